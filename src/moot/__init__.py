@@ -1,0 +1,34 @@
+"""moot: LLM judges with assigned stances debate an artifact, a decision or a position, and end in a
+verdict a person can trust.
+
+The public API is what `__all__` lists; everything else may change between versions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__all__ = [
+    "EvaluationResult",
+    "evaluate",
+    "evaluate_sync",
+    "resume",
+    "resume_sync",
+]
+
+if TYPE_CHECKING:
+    from moot.api import evaluate, evaluate_sync, resume, resume_sync
+    from moot.schemas.evaluation import EvaluationResult
+
+
+def __getattr__(name: str) -> Any:
+    """Import lazily, so that `import moot` (and `moot --help`) stays fast."""
+    if name in ("evaluate", "evaluate_sync", "resume", "resume_sync"):
+        from moot import api
+
+        return getattr(api, name)
+    if name == "EvaluationResult":
+        from moot.schemas.evaluation import EvaluationResult
+
+        return EvaluationResult
+    raise AttributeError(f"module 'moot' has no attribute {name!r}")

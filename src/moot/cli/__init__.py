@@ -1,0 +1,1 @@
+"""The `moot` command line: one thin module per command over the public API (`moot.api`)."""

@@ -1,0 +1,53 @@
+"""`moot demo`: a complete three-round debate on a bundled artifact, with scripted judges (no API key)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from moot.cli.output import check_format, emit, render_result
+from moot.cli.progress import ProgressPrinter
+
+DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
+DEMO_TASK = "Implement REST API for user management"
+DEMO_CRITERIA = "correctness:30,design:25,security:20,performance:15,docs:10"
+
+
+def demo(
+    judges: Annotated[
+        str | None, typer.Option(help="Use these judges instead of the scripted ones (e.g. real models).")
+    ] = None,
+    reports_dir: Annotated[
+        str, typer.Option(help="Where the per-judge reports are written.")
+    ] = ".specs/reports",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+) -> None:
+    """Watch a whole debate: three judges, three rounds, a critical finding, a majority and a minority."""
+    from moot import api
+    from moot.runs import RunOptions
+
+    check_format(fmt)
+    artifact = DEMO_DIR / "users-api" / "users.ts"
+    request, seats, moderator, _ = api.build_evaluation_request(
+        str(artifact),
+        task=DEMO_TASK,
+        criteria=DEMO_CRITERIA,
+        judges=judges or str(DEMO_DIR / "judges.yaml"),
+        reports_dir=reports_dir,
+    )
+    # Judges see the path the seed uses, not where the package happens to be installed.
+    request.artifacts[0].path = "src/api/users.ts"
+    request.solution_name = "users-api"
+    from datetime import date
+
+    from moot.reports.judge_files import choose_base
+
+    request.report_base = choose_base(Path(reports_dir), "users-api", date.today())  # noqa: DTZ011
+    printer = ProgressPrinter() if fmt == "text" else None
+    if printer:
+        printer._say(f"moot demo: evaluating src/api/users.ts with {len(seats)} judges")
+    result = asyncio.run(api.run_evaluation(request, seats, moderator, RunOptions(on_event=printer)))
+    emit(render_result("evaluate", result, fmt))

@@ -1,0 +1,64 @@
+"""`moot evaluate`: the scored multi-judge debate over an artifact."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+
+from moot.cli.output import TEXT_RENDERERS, check_format, emit, render_result
+from moot.cli.progress import ProgressPrinter
+from moot.schemas.evaluation import EvaluationResult
+
+
+def _text(data: dict[str, object]) -> str:
+    from moot.reports.text import evaluation_text
+
+    return evaluation_text(EvaluationResult.model_validate(data))
+
+
+TEXT_RENDERERS["evaluate"] = _text
+
+
+def evaluate(
+    solution: Annotated[
+        list[str], typer.Option("--solution", "-s", help="File, folder or glob; repeatable.")
+    ],
+    task: Annotated[str, typer.Option(help="What the solution was supposed to accomplish.")] = "",
+    criteria: Annotated[
+        str,
+        typer.Option(
+            help="name:weight,... or a rubric YAML file or a built-in rubric (code, design, documentation, plan)."
+        ),
+    ] = "code",
+    judges: Annotated[
+        str | None, typer.Option(help="Judges file (YAML, the seeds' debate_judges shape).")
+    ] = None,
+    max_rounds: Annotated[int | None, typer.Option(help="Most rounds (default 3).")] = None,
+    mode: Annotated[str, typer.Option(help="complete (up to max rounds) or quick (one round).")] = "complete",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    reports_dir: Annotated[str, typer.Option(help="Where per-judge reports are written.")] = ".specs/reports",
+    no_reports: Annotated[bool, typer.Option("--no-reports", help="Write no report files.")] = False,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
+    ] = None,
+) -> None:
+    """Evaluate an artifact by a debate between judges with assigned stances (seeds 000, 001, 003)."""
+    from moot import api
+
+    check_format(fmt)
+    request, seats, moderator, panel = api.build_evaluation_request(
+        solution,
+        task=task,
+        criteria=criteria,
+        judges=judges,
+        max_rounds=max_rounds,
+        mode=mode,  # type: ignore[arg-type]
+        reports_dir=None if no_reports else reports_dir,
+    )
+    show = progress if progress is not None else fmt == "text"
+    options = api.options_from_panel(panel, on_event=ProgressPrinter() if show else None)
+    result = asyncio.run(api.run_evaluation(request, seats, moderator, options))
+    emit(render_result("evaluate", result, fmt))

@@ -1,0 +1,45 @@
+"""Progress on stderr while a debate runs: rounds, answers and scores as they arrive, drops, retries."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from moot.engine.events import Event
+
+
+class ProgressPrinter:
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.t0 = time.monotonic()
+
+    def _say(self, text: str) -> None:
+        self.stream.write(f"[{time.monotonic() - self.t0:6.1f}s] {text}\n")
+        self.stream.flush()
+
+    def __call__(self, e: Event) -> None:
+        d = e.data
+        if e.kind == "round_started":
+            self._say(f"round {e.round}: asking {', '.join(d.get('judges', []))}")
+        elif e.kind == "judge_answered":
+            extra = " (after clarification)" if d.get("clarified") else ""
+            score = d.get("score")
+            what = f"score {score:g}" if isinstance(score, int | float) else str(d.get("summary", "answered"))
+            self._say(f"  {e.seat}: {what}{extra}")
+        elif e.kind == "judge_dropped":
+            self._say(f"  {e.seat}: DROPPED ({d.get('reason')})")
+        elif e.kind == "clarification":
+            self._say(f"  {e.seat}: reply unusable, asking once more ({d.get('reason')})")
+        elif e.kind == "retry":
+            self._say(f"  {e.seat}: {d.get('error')}; retrying in {d.get('wait')}s")
+        elif e.kind == "fallback":
+            self._say(f"  {e.seat}: {d.get('from')} failed ({d.get('error')}); trying its fallback")
+        elif e.kind == "round_finished":
+            if d.get("consensus"):
+                self._say(f"round {e.round}: consensus (range {d.get('range')})")
+            else:
+                reasons = "; ".join(d.get("reasons", [])) or "no consensus"
+                self._say(f"round {e.round}: {reasons}")
+        elif e.kind == "note":
+            self._say(str(d.get("text", "")))

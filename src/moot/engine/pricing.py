@@ -1,0 +1,74 @@
+"""Cost in USD per call from the offline `genai-prices` table, with overrides from config.
+
+Local and scripted judges cost nothing; a model the table does not know costs `None` (shown as
+unpriced), never a made-up number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from moot.judges.providers import PROVIDERS
+from moot.schemas.messages import Usage
+
+FREE_PROVIDERS = frozenset({"scripted", "function", "cli"})
+
+
+@dataclass(frozen=True)
+class PriceOverride:
+    input_per_mtok: float
+    output_per_mtok: float
+    cached_input_per_mtok: float | None = None
+
+
+@dataclass
+class Pricing:
+    overrides: dict[str, PriceOverride] = field(default_factory=dict)
+
+    def cost(self, provider: str, model: str, usage: Usage) -> float | None:
+        override = self.overrides.get(model) or self.overrides.get(f"{provider}/{model}")
+        if override is not None:
+            cached = min(usage.cached_tokens, usage.input_tokens)
+            cached_rate = override.cached_input_per_mtok
+            if cached_rate is None:
+                cached_rate = override.input_per_mtok
+            return round(
+                (
+                    (usage.input_tokens - cached) * override.input_per_mtok
+                    + cached * cached_rate
+                    + usage.output_tokens * override.output_per_mtok
+                )
+                / 1e6,
+                8,
+            )
+        prov = PROVIDERS.get(provider)
+        if provider in FREE_PROVIDERS or (prov is not None and prov.local):
+            return 0.0
+        return _table_cost(prov.price_provider if prov else None, model, usage)
+
+
+def _table_cost(price_provider: str | None, model: str, usage: Usage) -> float | None:
+    try:
+        calc = _calc_price()
+        from genai_prices import Usage as PriceUsage
+
+        result = calc(
+            PriceUsage(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cache_read_tokens=min(usage.cached_tokens, usage.input_tokens) or None,
+            ),
+            model,
+            provider_id=price_provider,
+        )
+    except Exception:  # the table does not know this model (LookupError and friends)
+        return None
+    return round(float(result.total_price), 8)
+
+
+@lru_cache(maxsize=1)
+def _calc_price():  # type: ignore[no-untyped-def]
+    from genai_prices import calc_price
+
+    return calc_price

@@ -1,0 +1,58 @@
+"""The exceptions moot raises, as one small tree.
+
+    MootError
+    ├── UsageError          bad input: the CLI prints one line and exits 2, before any LLM call
+    │   └── MissingExtra    an optional vendor SDK is not installed (message carries the pip hint)
+    ├── DebateAborted       the debate cannot go on (too few judges left, no challengers): exit 3
+    └── JudgeError          one call to one judge failed; the engine turns it into an outcome
+        ├── TransientJudgeError   worth retrying (429, 5xx, connection reset); may carry Retry-After
+        └── JudgeTimeout          the call ran past its timeout
+
+A JudgeError never escapes the engine: a failed judge is an outcome of the debate, not a crash.
+"""
+
+from __future__ import annotations
+
+
+class MootError(Exception):
+    """Base of every error moot raises on purpose."""
+
+
+class UsageError(MootError):
+    """The user's input cannot be used as given. The message names the problem in one line."""
+
+
+class MissingExtra(UsageError):
+    """An optional dependency is missing; the message says which extra installs it."""
+
+    def __init__(self, package: str, extra: str) -> None:
+        super().__init__(f"the '{package}' package is not installed: pip install 'moot[{extra}]'")
+        self.package = package
+        self.extra = extra
+
+
+class DebateAborted(MootError):
+    """The debate stopped because it could not reach a trustworthy end (CLI exit code 3)."""
+
+
+class JudgeError(MootError):
+    """A call to a judge failed for good (bad credentials, bad request, a CLI that exited non-zero)."""
+
+    kind: str = "error"
+
+
+class TransientJudgeError(JudgeError):
+    """A call failed in a way that a later identical call may not (rate limit, server error)."""
+
+    kind = "transient"
+
+    def __init__(self, message: str, *, retry_after: float | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.status = status
+
+
+class JudgeTimeout(JudgeError):
+    """The judge did not answer within its timeout."""
+
+    kind = "timeout"

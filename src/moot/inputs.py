@@ -1,0 +1,127 @@
+"""Reading what the user points at: artifact files, judges files, rubric files. The edge where bad input
+becomes a one-line `UsageError`, before any judge is built or called."""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from moot.errors import UsageError
+from moot.schemas.criteria import Criterion, parse_criteria_string, parse_rubric_data
+from moot.schemas.evaluation import Artifact
+
+MAX_ARTIFACT_BYTES = 2_000_000
+_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".specs"}
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except PermissionError:
+        raise UsageError(f"cannot read {path}: permission denied") from None
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from None
+    if b"\0" in data[:8192]:
+        raise UsageError(f"{path} is a binary file, not text")
+    if len(data) > MAX_ARTIFACT_BYTES:
+        raise UsageError(f"{path} is larger than {MAX_ARTIFACT_BYTES // 1_000_000} MB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text") from None
+
+
+def _files_under(folder: Path) -> list[Path]:
+    out = []
+    for p in sorted(folder.rglob("*")):
+        if any(part in _SKIP_DIRS or part.startswith(".") for part in p.relative_to(folder).parts):
+            continue
+        if p.is_file():
+            out.append(p)
+    return out
+
+
+def load_artifacts(specs: list[str]) -> list[Artifact]:
+    """Each spec is a file, a folder (its text files, recursively) or a glob. Every named file must be
+    readable text; a folder's binary files are skipped."""
+    if not specs:
+        raise UsageError("no artifact given (use --solution PATH)")
+    artifacts: list[Artifact] = []
+    seen: set[Path] = set()
+    for spec in specs:
+        path = Path(spec)
+        if any(ch in spec for ch in "*?["):
+            found = glob.glob(spec, recursive=True)  # noqa: PTH207 - user globs may be absolute or use **
+            matches = [Path(m) for m in sorted(found) if Path(m).is_file()]
+            if not matches:
+                raise UsageError(f"no file matches {spec}")
+            files, strict = matches, True
+        elif path.is_dir():
+            files, strict = _files_under(path), False
+            if not files:
+                raise UsageError(f"folder {spec} holds no files")
+        elif path.exists():
+            files, strict = [path], True
+        else:
+            raise UsageError(f"no such file: {spec}")
+        for f in files:
+            resolved = f.resolve()
+            if resolved in seen:
+                continue
+            try:
+                text = _read_text(f)
+            except UsageError:
+                if strict:
+                    raise
+                continue
+            seen.add(resolved)
+            artifacts.append(Artifact(path=str(f), text=text))
+    if not artifacts:
+        raise UsageError("no readable text files among " + ", ".join(specs))
+    return artifacts
+
+
+def load_yaml_file(path: str | Path, what: str) -> Any:
+    p = Path(path)
+    if not p.exists():
+        raise UsageError(f"{what} {path} does not exist")
+    if p.is_dir():
+        raise UsageError(f"{what} {path} is a folder, not a file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read {what} {path}: {e}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise UsageError(f"{what} {path} is not valid YAML{where}: {problem}") from None
+
+
+def load_criteria(value: str) -> list[Criterion]:
+    """`name:weight,...`, a built-in rubric name (code, design, documentation, plan), or a YAML file."""
+    if not value or not value.strip():
+        raise UsageError("--criteria is empty")
+    p = Path(value)
+    try:
+        if p.suffix.lower() in (".yaml", ".yml", ".json") or (p.exists() and p.is_file()):
+            return parse_rubric_data(load_yaml_file(p, "rubric file"))
+        return parse_criteria_string(value)
+    except ValueError as e:
+        raise UsageError(f"--criteria: {e}") from None
+
+
+def validation_message(e: ValidationError, where: str) -> str:
+    """One line naming the first problem pydantic found."""
+    err = e.errors()[0]
+    loc = ".".join(str(x) for x in err["loc"] if x != "__root__")
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key"
+    return f"{where}: {loc + ': ' if loc else ''}{msg}"

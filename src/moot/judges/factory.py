@@ -1,0 +1,78 @@
+"""Judge specs (from YAML or code) -> judges and seats. Credentials are checked here, before any call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from moot.errors import UsageError
+from moot.judges.base import Judge, Seat
+from moot.judges.providers import api_key_for, key_hint, resolve
+from moot.judges.scripted import ScriptedJudge
+from moot.schemas.config import JudgeSpec
+
+# Other judge kinds (agent CLIs, native vendor SDKs) register a builder here: wire name -> builder.
+WIRE_BUILDERS: dict[str, Callable[[JudgeSpec, str], Judge]] = {}
+
+
+def _build_api_judge(spec: JudgeSpec, model: str) -> Judge:
+    from moot.judges.openai_compat import OpenAICompatJudge
+
+    resolved = resolve(spec.model_copy(update={"model": model}))
+    key = api_key_for(spec, resolved)
+    if key is None and not resolved.provider.local and not spec.api_base:
+        raise UsageError(f"judge '{spec.label}' ({model}) needs an API key: set {key_hint(spec, resolved)}")
+    builder = WIRE_BUILDERS.get(resolved.provider.wire)
+    if builder is not None:
+        return builder(spec, model)
+    if resolved.provider.wire != "openai":
+        raise UsageError(
+            f"judge '{spec.label}': provider '{resolved.provider.name}' needs its vendor SDK adapter "
+            f"(pip install 'moot[{resolved.provider.wire}]')"
+        )
+    return OpenAICompatJudge(
+        model=resolved.model,
+        base_url=resolved.base_url,
+        api_key=key,
+        provider=resolved.provider.name,
+        temperature=spec.temperature,
+        max_tokens=spec.max_tokens,
+    )
+
+
+def build_judges(spec: JudgeSpec, *, base_dir: Path | None = None) -> list[Judge]:
+    """The judge for a spec, then one per fallback model, in the order they take the seat."""
+    if spec.replies is not None:
+        return [ScriptedJudge(spec.replies, model=spec.model or spec.label)]
+    if spec.script:
+        path = Path(spec.script)
+        if base_dir is not None and not path.is_absolute():
+            path = base_dir / path
+        return [ScriptedJudge.from_file(path, model=spec.model or path.stem)]
+    if spec.cli or spec.command:
+        builder = WIRE_BUILDERS.get("cli")
+        if builder is None:
+            raise UsageError(f"judge '{spec.label}': agent CLI judges are not available in this build")
+        return [builder(spec, spec.model)]
+    return [_build_api_judge(spec, m) for m in [spec.model, *spec.fallbacks]]
+
+
+def build_seat(
+    spec: JudgeSpec,
+    *,
+    seat_id: str,
+    number: int,
+    default_stance_prompt: str = "",
+    default_timeout: float = 120.0,
+    base_dir: Path | None = None,
+) -> Seat:
+    return Seat(
+        id=seat_id,
+        number=number,
+        label=spec.label,
+        stance=spec.stance,
+        stance_prompt=spec.stance_prompt or default_stance_prompt,
+        judges=build_judges(spec, base_dir=base_dir),
+        timeout=spec.timeout or default_timeout,
+        spec=spec.public_dict(),
+    )

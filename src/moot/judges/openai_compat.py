@@ -1,0 +1,129 @@
+"""Judges behind any OpenAI-compatible chat-completions endpoint (OpenAI, xAI, OpenRouter, vLLM,
+llama.cpp, Ollama, LM Studio), through the official `openai` SDK's async client.
+
+The SDK's own retries are switched off (`max_retries=0`): the engine retries every judge by one policy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from moot.errors import JudgeError, JudgeTimeout, MissingExtra, TransientJudgeError
+from moot.schemas.messages import Completion, Prompt, Usage
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+
+def _retry_after(headers: Any) -> float | None:
+    if headers is None:
+        return None
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return float(value) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value:
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+class OpenAICompatJudge:
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None,
+        api_key: str | None,
+        provider: str = "openai",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        json_schema_support: bool = False,
+    ) -> None:
+        self.model = model
+        self.provider = provider
+        self.base_url = base_url
+        self._api_key = api_key
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.json_schema_support = json_schema_support
+        self._client: AsyncOpenAI | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"OpenAICompatJudge(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _get_client(self) -> AsyncOpenAI:
+        if self._client is None:
+            try:
+                import openai
+            except ImportError:
+                raise MissingExtra("openai", "openai") from None
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key or "not-needed", base_url=self.base_url, max_retries=0
+            )
+        return self._client
+
+    async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
+        import openai
+
+        client = self._get_client()
+        messages: list[Any] = [{"role": "system", "content": prompt.system}]
+        messages += [{"role": m.role, "content": m.content} for m in prompt.messages]
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": timeout}
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        max_tokens = prompt.max_tokens or self.max_tokens
+        if max_tokens:
+            kwargs["max_completion_tokens"] = max_tokens
+        if prompt.json_schema and self.json_schema_support:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": prompt.json_schema},
+            }
+        try:
+            response = await client.chat.completions.create(**kwargs)
+        except openai.APITimeoutError:
+            raise JudgeTimeout(f"no reply within {timeout:g}s") from None
+        except openai.RateLimitError as e:
+            raise TransientJudgeError(
+                "rate limited (429)", retry_after=_retry_after(e.response.headers), status=429
+            ) from None
+        except openai.InternalServerError as e:
+            raise TransientJudgeError(
+                f"server error ({e.status_code})",
+                retry_after=_retry_after(e.response.headers),
+                status=e.status_code,
+            ) from None
+        except openai.APIConnectionError as e:
+            raise TransientJudgeError(f"connection failed: {type(e).__name__}") from None
+        except openai.AuthenticationError:
+            raise JudgeError("authentication failed (401): check the API key") from None
+        except openai.APIStatusError as e:
+            if e.status_code in (408, 409):
+                raise TransientJudgeError(f"HTTP {e.status_code}", status=e.status_code) from None
+            raise JudgeError(f"HTTP {e.status_code}: {str(e.message)[:200]}") from None
+        if not response.choices:
+            raise JudgeError("the reply had no choices")
+        text = response.choices[0].message.content or ""
+        usage = Usage()
+        if response.usage is not None:
+            u = response.usage
+            cached = getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", None) or 0
+            reasoning = getattr(getattr(u, "completion_tokens_details", None), "reasoning_tokens", None) or 0
+            usage = Usage(
+                input_tokens=u.prompt_tokens or 0,
+                output_tokens=u.completion_tokens or 0,
+                cached_tokens=cached,
+                reasoning_tokens=reasoning,
+            )
+        return Completion(text=text, usage=usage, model=response.model or self.model, provider=self.provider)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

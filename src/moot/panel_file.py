@@ -1,0 +1,80 @@
+"""The judges file (`--judges FILE`): one YAML file that may hold the blocks of every protocol.
+
+The seeds' own blocks load unchanged: `debate_judges:` and `consensus:` (seed 000), `debate_config:`
+(seed 002), `proponent:`/`challengers:` and the CLI settings (seed 004). Unknown top-level keys are an
+error, so a misspelt block is never silently ignored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from moot.errors import UsageError
+from moot.inputs import load_yaml_file, validation_message
+from moot.schemas.config import ConsensusSettings, JudgeSpec, VerdictThresholds
+
+
+def _judge_entry(value: Any) -> Any:
+    """A judge may be written as a bare model name."""
+    return {"model": value} if isinstance(value, str) else value
+
+
+class PanelFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    debate_judges: list[JudgeSpec] | None = None
+    judges: list[JudgeSpec] | None = None  # same as debate_judges
+    consensus: ConsensusSettings | None = None
+    verdict: VerdictThresholds | None = None
+    moderator: JudgeSpec | None = None
+    max_rounds: int | None = None
+    # seed 002 (moot decide)
+    debate_config: dict[str, Any] | None = None
+    # seed 004 (moot challenge)
+    proponent: JudgeSpec | None = None
+    challengers: list[JudgeSpec] | None = None
+    timeout_per_cli: float | None = None
+    min_challengers: int | None = None
+    # provider layer: aliases, prices, limits, retries
+    aliases: dict[str, str] = Field(default_factory=dict)
+    pricing: dict[str, Any] = Field(default_factory=dict)
+    limits: dict[str, Any] = Field(default_factory=dict)
+    retry: dict[str, Any] = Field(default_factory=dict)
+    budget: dict[str, Any] = Field(default_factory=dict)
+
+    path: str | None = Field(default=None, exclude=True)
+
+    @field_validator("debate_judges", "judges", "challengers", mode="before")
+    @classmethod
+    def _entries(cls, v: Any) -> Any:
+        return [_judge_entry(x) for x in v] if isinstance(v, list) else v
+
+    @field_validator("moderator", "proponent", mode="before")
+    @classmethod
+    def _entry(cls, v: Any) -> Any:
+        return _judge_entry(v)
+
+    @property
+    def panel(self) -> list[JudgeSpec] | None:
+        return self.debate_judges if self.debate_judges is not None else self.judges
+
+    @property
+    def base_dir(self) -> Path | None:
+        return Path(self.path).parent if self.path else None
+
+
+def load_panel_file(path: str | Path) -> PanelFile:
+    data = load_yaml_file(path, "judges file")
+    if data is None:
+        raise UsageError(f"judges file {path} is empty")
+    if not isinstance(data, dict):
+        raise UsageError(f"judges file {path} must hold a YAML mapping (e.g. debate_judges: [...])")
+    try:
+        panel = PanelFile.model_validate(data)
+    except ValidationError as e:
+        raise UsageError(validation_message(e, f"judges file {path}")) from None
+    panel.path = str(path)
+    return panel

@@ -1,0 +1,114 @@
+"""Markdown renderings of a scored evaluation (seed 003's consensus report)."""
+
+from __future__ import annotations
+
+from moot.schemas.evaluation import EvaluationResult
+
+
+def score_table(result: EvaluationResult) -> list[str]:
+    """Seed 003's table: one row per criterion, one column per judge, and the panel's final score."""
+    judges = [j for j in result.judges if j.final_score is not None]
+    head = "| Criterion | " + " | ".join(f"{j.judge} ({j.stance})" for j in judges) + " | Final |"
+    rows = [head, "|" + "---|" * (len(judges) + 2)]
+    for key in result.criteria:
+        scores = [j.final_scores.get(key) for j in judges]
+        present = [s for s in scores if s is not None]
+        final = round(sum(present) / len(present), 2) if present else None
+        cells = " | ".join(f"{s:g}/5" if s is not None else "-" for s in scores)
+        rows.append(f"| {key} | {cells} | {final:g}/5 |" if final is not None else f"| {key} | {cells} | - |")
+    overall = " | ".join(f"{j.final_score:g}/5" for j in judges)
+    rows.append(f"| **overall** | {overall} | **{result.summary.consensus_score:g}/5** |")
+    return rows
+
+
+def consensus_report(result: EvaluationResult) -> str:
+    s = result.summary
+    title = "Consensus Evaluation Report" if result.consensus_reached else "Evaluation Report (no consensus)"
+    lines = [
+        f"# {title}",
+        "",
+        f"- Debate: {result.debate_id}",
+        f"- Artifact: {result.artifact_evaluated}",
+        f"- Task: {result.task or '(none given)'}",
+        f"- Verdict: **{s.final_verdict}** ({s.consensus_method}, confidence {s.confidence})",
+        f"- Rounds: {result.rounds_completed}"
+        + (
+            f", consensus reached in round {result.consensus_reached_at}"
+            if result.consensus_reached_at
+            else ""
+        ),
+        "",
+        "## Consensus Scores" if result.consensus_reached else "## Final Scores",
+        "",
+        *score_table(result),
+        "",
+        f"**{'Consensus ' if result.consensus_reached else ''}Overall Score**: {s.consensus_score:g}/5.0",
+        "",
+        "## Debate Summary",
+        "",
+    ]
+    for name, r in result.round_progression.items():
+        status = "consensus" if r.consensus else "; ".join(r.reasons) or "no consensus"
+        lines.append(
+            f"- {name.replace('_', ' ')}: scores {', '.join(f'{x:g}' for x in r.scores)} (range {r.range:g}): {status}"
+        )
+    lines.append("")
+    if result.majority_judges and not result.consensus_reached:
+        lines += [
+            f"Majority ({', '.join(result.majority_judges)}): {result.majority_score:g}; "
+            f"minority ({', '.join(result.minority_judges)}): "
+            + (f"{result.minority_score:g}" if result.minority_score is not None else "-"),
+            "",
+        ]
+    if result.convergent_findings:
+        lines += ["## Consensus Strengths and Weaknesses", ""]
+        lines += [f"- [{f.priority}] {f.finding}" for f in result.convergent_findings] + [""]
+    if result.divergent_findings:
+        lines += ["## Persistent Disagreements", ""]
+        for d in result.divergent_findings:
+            lines.append(f"- {d.finding}")
+            lines += [f"  - {j}: {v}" for j, v in d.positions.items()]
+        lines.append("")
+    lines += ["## Majority Opinion", "", result.majority_opinion or "-", ""]
+    if result.minority_opinion:
+        lines += ["## Minority Opinion", "", result.minority_opinion, ""]
+    if result.recommendations:
+        lines += ["## Recommendations", ""]
+        lines += [
+            f"- **{r.priority}** {r.action}" + (f" — {r.rationale}" if r.rationale else "")
+            for r in result.recommendations
+        ]
+        lines.append("")
+    if result.user_attention_needed:
+        lines += ["## Needs Human Review", ""]
+        lines += [
+            f"- {a.issue}" + (f": {a.recommendation}" if a.recommendation else "")
+            for a in result.user_attention_needed
+        ]
+        lines.append("")
+    lines += ["## Final Recommendation", "", _final_recommendation(result), ""]
+    if result.notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    sp = result.spend
+    lines += [
+        "## Cost",
+        "",
+        f"{sp.calls} calls ({sp.judge_calls} judge, {sp.clarifications} clarification, {sp.moderator_calls} moderator; "
+        f"{sp.retries} transport retries), {sp.input_tokens} input / {sp.output_tokens} output tokens, "
+        f"${sp.cost_usd:.4f}, {sp.wall_seconds:.1f}s",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _final_recommendation(result: EvaluationResult) -> str:
+    s = result.summary
+    word = {"PASS": "Pass", "CONDITIONAL": "Needs revision (conditional)", "FAIL": "Fail"}[s.final_verdict]
+    why = {
+        "unanimous": f"all judges agree within the consensus ranges on {s.consensus_score:g}/5",
+        "majority": f"a majority of judges ({', '.join(result.majority_judges)}) scores {s.consensus_score:g}/5; "
+        "the minority opinion above should be read before acting",
+        "forced": f"the judges did not converge; the median score {s.consensus_score:g}/5 stands and "
+        "automated evaluation could not reach consensus: flagged for human review",
+    }[s.consensus_method]
+    return f"{word}: {why}."

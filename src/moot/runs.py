@@ -1,0 +1,81 @@
+"""The life of one debate in the store, shared by every protocol: created (or resumed), running,
+then finished, failed or interrupted. Judges' clients are closed whatever happens."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from moot.engine import Engine, EventSink, RetryPolicy
+from moot.engine.limits import Limits
+from moot.engine.pricing import Pricing
+from moot.errors import DebateAborted
+from moot.judges.base import Seat
+from moot.protocols.common import new_debate_id, storable
+from moot.store.db import Store
+
+R = TypeVar("R", bound=BaseModel)
+
+
+@dataclass
+class RunOptions:
+    """How to run a debate, whatever its protocol: where state goes, who hears progress, call policy."""
+
+    store: Store | None = None
+    on_event: EventSink | None = None
+    debate_id: str | None = None
+    policy: RetryPolicy | None = None
+    limits: Limits | None = None
+    pricing: Pricing | None = None
+    deadline: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+async def run_debate(
+    protocol: str,
+    request: BaseModel,
+    title: str,
+    seats: Sequence[Seat],
+    body: Callable[[Engine], Awaitable[R]],
+    options: RunOptions,
+    *,
+    resuming: bool = False,
+) -> R:
+    store = options.store or Store.open_default()
+    debate_id = options.debate_id or new_debate_id()
+    if not resuming:
+        store.create_debate(debate_id, protocol, storable(request), title=title)
+    else:
+        store.set_status(debate_id, "running")
+    engine = Engine(
+        store,
+        debate_id,
+        policy=options.policy,
+        limits=options.limits,
+        pricing=options.pricing,
+        on_event=options.on_event,
+        deadline=options.deadline,
+    )
+    try:
+        result = await body(engine)
+    except DebateAborted as e:
+        store.set_status(debate_id, "failed", error=str(e))
+        raise
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        store.set_status(
+            debate_id, "interrupted", error="interrupted; continue with: moot resume " + debate_id
+        )
+        raise
+    except BaseException as e:
+        store.set_status(debate_id, "failed", error=f"{type(e).__name__}: {e}")
+        raise
+    finally:
+        for seat in seats:
+            for judge in seat.judges:
+                await judge.aclose()
+    store.set_status(debate_id, "finished", result=result.model_dump(mode="json"))
+    return result

@@ -1,0 +1,93 @@
+"""Settings a user writes: judges files, consensus rules, verdict thresholds.
+
+The shapes follow the seeds so that their YAML blocks (`debate_judges:`, `consensus:`, `debate_config:`)
+load unchanged. Unknown keys are rejected so that a typo is an error rather than a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class JudgeSpec(BaseModel):
+    """One judge as a user configures it. Secrets never leave this object (see `public_dict`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = ""
+    name: str | None = None  # display name; defaults to the model
+    stance: str = "neutral"
+    stance_prompt: str | None = None
+    # API judges
+    provider: str | None = None
+    api_base: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
+    api_key_env: str | None = None
+    timeout: float | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    fallbacks: list[str] = Field(default_factory=list)
+    # scripted judges (tests, demo): a YAML file of replies, or the replies inline
+    script: str | None = None
+    replies: list[Any] | None = None
+    # agent CLI judges
+    cli: str | None = None
+    command: list[str] | str | None = None
+    allow_tools: bool = False  # the agent may run tools / change files (the seeds' --yolo); opt-in only
+
+    @model_validator(mode="after")
+    def _has_identity(self) -> JudgeSpec:
+        if not (self.model or self.cli or self.command or self.script or self.replies is not None):
+            raise ValueError("a judge needs a 'model' (or 'cli', 'command', 'script')")
+        return self
+
+    @field_validator("timeout")
+    @classmethod
+    def _positive_timeout(cls, v: float | None) -> float | None:
+        if v is not None and v <= 0:
+            raise ValueError("timeout must be a positive number of seconds")
+        return v
+
+    @property
+    def label(self) -> str:
+        return self.name or self.model or self.cli or "judge"
+
+    def public_dict(self) -> dict[str, Any]:
+        """The spec as it may be written to the store or a report: never the key itself."""
+        data = self.model_dump(exclude_none=True, exclude_defaults=True)
+        if data.pop("api_key", None) is not None:
+            data["api_key_redacted"] = True
+        return data
+
+
+class ConsensusSettings(BaseModel):
+    """Seed 000's consensus block, plus seed 003's explicit-acceptance rule as a setting."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    overall_score_range: float = 0.5
+    dimension_score_range: float = 1.0
+    critical_finding_agreement: bool = True
+    require_explicit_acceptance: bool = False  # seed 003: "all judges explicitly state they accept"
+
+    @field_validator("overall_score_range", "dimension_score_range")
+    @classmethod
+    def _non_negative(cls, v: float) -> float:
+        if v < 0:
+            raise ValueError("a score range cannot be negative")
+        return v
+
+
+class VerdictThresholds(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pass_at: float = 4.0
+    conditional_at: float = 3.0
+
+    @model_validator(mode="after")
+    def _ordered(self) -> VerdictThresholds:
+        if self.conditional_at > self.pass_at:
+            raise ValueError("verdict thresholds: conditional_at must not exceed pass_at")
+        return self

@@ -1,0 +1,127 @@
+"""Weighted evaluation criteria (seed 003's `name:weight,...` and its rubrics, seed 000's plan dimensions)."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Criterion(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    weight: float  # normalised: the weights of a rubric sum to 1
+    description: str = ""
+
+    @property
+    def key(self) -> str:
+        return criterion_key(self.name)
+
+
+def criterion_key(name: str) -> str:
+    """The form judges are asked to use as a YAML key: 'Design Quality' -> 'design_quality'."""
+    return re.sub(r"[^a-z0-9]+", "_", name.strip().lower()).strip("_")
+
+
+BUILTIN_RUBRICS: dict[str, list[tuple[str, float, str]]] = {
+    "plan": [
+        ("problem_understanding", 20, "Is the problem understood and stated correctly?"),
+        ("architecture_quality", 25, "Is the architecture sound, simple and fit for the problem?"),
+        ("risk_mitigation", 20, "Are the risks named and mitigated?"),
+        ("implementation_clarity", 20, "Could an engineer implement this without guessing?"),
+        ("feasibility", 15, "Can it be built with the time and people at hand?"),
+    ],
+    "code": [
+        ("correctness", 30, "Does it work? Handles edge cases?"),
+        ("design_quality", 25, "Clean architecture? Maintainable?"),
+        ("efficiency", 20, "Performance considerations?"),
+        ("code_quality", 15, "Readable? Well-documented?"),
+        ("testing", 10, "Test coverage? Test quality?"),
+    ],
+    "design": [
+        ("completeness", 30, "All requirements addressed?"),
+        ("feasibility", 25, "Can it actually be built?"),
+        ("scalability", 20, "Handles growth?"),
+        ("simplicity", 15, "Appropriately simple?"),
+        ("documentation", 10, "Clear and comprehensive?"),
+    ],
+    "documentation": [
+        ("accuracy", 35, "Technically correct?"),
+        ("completeness", 30, "Covers all necessary topics?"),
+        ("clarity", 20, "Easy to understand?"),
+        ("usability", 15, "Helpful examples? Good structure?"),
+    ],
+}
+
+
+def normalise(raw: list[tuple[str, Any, str]]) -> list[Criterion]:
+    """Check names and weights and scale the weights to sum to 1. Raises ValueError naming the problem."""
+    if not raw:
+        raise ValueError("no criteria given")
+    seen: set[str] = set()
+    weights: list[float] = []
+    for name, weight, _ in raw:
+        key = criterion_key(str(name))
+        if not key:
+            raise ValueError(f"criterion name {name!r} is empty")
+        if key in seen:
+            raise ValueError(f"criterion {name!r} is given twice")
+        seen.add(key)
+        try:
+            w = float(weight)
+        except (TypeError, ValueError):
+            raise ValueError(f"criterion {name!r}: weight {weight!r} is not a number") from None
+        if not math.isfinite(w) or w <= 0:
+            raise ValueError(f"criterion {name!r}: weight {weight!r} must be a positive number")
+        weights.append(w)
+    total = sum(weights)
+    return [
+        Criterion(name=str(name).strip(), weight=w / total, description=str(desc or ""))
+        for (name, _, desc), w in zip(raw, weights, strict=True)
+    ]
+
+
+def parse_criteria_string(text: str) -> list[Criterion]:
+    """Parse seed 003's `correctness:30,design:25,...` form, or the name of a built-in rubric."""
+    text = text.strip()
+    if text in BUILTIN_RUBRICS:
+        return normalise(list(BUILTIN_RUBRICS[text]))
+    raw: list[tuple[str, Any, str]] = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, sep, weight = part.partition(":")
+        if not sep:
+            raise ValueError(f"criterion {part.strip()!r} has no weight (expected name:weight)")
+        raw.append((name.strip(), weight.strip(), ""))
+    return normalise(raw)
+
+
+def parse_rubric_data(data: Any) -> list[Criterion]:
+    """Parse a rubric loaded from YAML: a list of {name, weight, description}, or a mapping name -> weight
+    or name -> {weight, description}, optionally under a top-level `criteria:` or `dimensions:` key."""
+    if isinstance(data, dict):
+        for key in ("criteria", "dimensions", "rubric", "evaluation_criteria"):
+            if key in data:
+                data = data[key]
+                break
+    raw: list[tuple[str, Any, str]] = []
+    if isinstance(data, list):
+        for i, item in enumerate(data, 1):
+            if not isinstance(item, dict) or "name" not in item or "weight" not in item:
+                raise ValueError(f"rubric entry {i} needs 'name' and 'weight'")
+            raw.append((str(item["name"]), item["weight"], str(item.get("description", ""))))
+    elif isinstance(data, dict):
+        for name, value in data.items():
+            if isinstance(value, dict):
+                if "weight" not in value:
+                    raise ValueError(f"rubric entry {name!r} needs a 'weight'")
+                raw.append((str(name), value["weight"], str(value.get("description", ""))))
+            else:
+                raw.append((str(name), value, ""))
+    else:
+        raise ValueError("a rubric file must hold a list or a mapping of criteria")
+    return normalise(raw)

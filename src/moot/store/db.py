@@ -1,0 +1,217 @@
+"""The SQLite store. One connection per Store; writes are small and committed at once (WAL mode), so a
+crash or kill loses nothing that had completed, and `moot resume` can replay finished calls."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from moot.store.migrations import MIGRATIONS
+
+
+def default_db_path() -> Path:
+    """`$MOOT_HOME/moot.db`, or the platform's user data folder."""
+    home = os.environ.get("MOOT_HOME")
+    if home:
+        return Path(home) / "moot.db"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("moot", appauthor=False)) / "moot.db"
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass
+class CallRecord:
+    debate_id: str
+    call_key: str
+    round: int
+    seat: str
+    kind: str
+    model: str
+    prompt_json: str
+    status: str  # "ok" | "timeout" | "error"
+    reply: str | None = None
+    error: str | None = None
+    answered_by: str = ""
+    provider: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float | None = None
+    retries: int = 0
+    started_at: str = ""
+    finished_at: str = ""
+
+
+@dataclass
+class DebateRow:
+    id: str
+    protocol: str
+    title: str
+    status: str  # "running" | "finished" | "failed" | "interrupted"
+    request: dict[str, Any]
+    result: dict[str, Any] | None
+    error: str | None
+    created_at: str
+    updated_at: str
+
+
+_CALL_FIELDS = [f for f in CallRecord.__dataclass_fields__]
+
+
+class Store:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._migrate()
+
+    @classmethod
+    def open_default(cls) -> Store:
+        return cls(default_db_path())
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _migrate(self) -> None:
+        with self._lock:
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            for i, script in enumerate(MIGRATIONS[version:], start=version + 1):
+                self._db.executescript(f"BEGIN; {script}; PRAGMA user_version = {i}; COMMIT;")
+
+    # debates
+
+    def create_debate(self, debate_id: str, protocol: str, request: dict[str, Any], title: str = "") -> None:
+        ts = now_iso()
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO debates (id, protocol, title, status, request_json, created_at, updated_at)"
+                " VALUES (?, ?, ?, 'running', ?, ?, ?)",
+                (debate_id, protocol, title, json.dumps(request), ts, ts),
+            )
+
+    def set_status(
+        self, debate_id: str, status: str, *, result: dict[str, Any] | None = None, error: str | None = None
+    ) -> None:
+        with self._lock:
+            self._db.execute(
+                "UPDATE debates SET status = ?, result_json = COALESCE(?, result_json), error = ?,"
+                " updated_at = ? WHERE id = ?",
+                (status, json.dumps(result) if result is not None else None, error, now_iso(), debate_id),
+            )
+
+    def update_request(self, debate_id: str, request: dict[str, Any]) -> None:
+        with self._lock:
+            self._db.execute(
+                "UPDATE debates SET request_json = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(request), now_iso(), debate_id),
+            )
+
+    def _row(self, r: sqlite3.Row) -> DebateRow:
+        return DebateRow(
+            id=r["id"],
+            protocol=r["protocol"],
+            title=r["title"],
+            status=r["status"],
+            request=json.loads(r["request_json"]),
+            result=json.loads(r["result_json"]) if r["result_json"] else None,
+            error=r["error"],
+            created_at=r["created_at"],
+            updated_at=r["updated_at"],
+        )
+
+    def get_debate(self, debate_id: str) -> DebateRow | None:
+        """A debate by its id, or by a unique prefix of it (at least 4 characters)."""
+        with self._lock:
+            r = self._db.execute("SELECT * FROM debates WHERE id = ?", (debate_id,)).fetchone()
+            if r is None and len(debate_id) >= 4:
+                rows = self._db.execute(
+                    "SELECT * FROM debates WHERE id LIKE ? LIMIT 2", (debate_id.replace("%", "") + "%",)
+                ).fetchall()
+                r = rows[0] if len(rows) == 1 else None
+        return self._row(r) if r is not None else None
+
+    def list_debates(self, limit: int = 20, protocol: str | None = None) -> list[DebateRow]:
+        sql = "SELECT * FROM debates"
+        args: list[Any] = []
+        if protocol:
+            sql += " WHERE protocol = ?"
+            args.append(protocol)
+        sql += " ORDER BY created_at DESC LIMIT ?"
+        args.append(limit)
+        with self._lock:
+            rows = self._db.execute(sql, args).fetchall()
+        return [self._row(r) for r in rows]
+
+    # calls
+
+    def record_call(self, call: CallRecord) -> None:
+        cols = ", ".join(_CALL_FIELDS)
+        marks = ", ".join("?" for _ in _CALL_FIELDS)
+        with self._lock:
+            self._db.execute(
+                f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})",  # noqa: S608 - fixed column names
+                [getattr(call, f) for f in _CALL_FIELDS],
+            )
+
+    def find_call(self, debate_id: str, call_key: str) -> CallRecord | None:
+        with self._lock:
+            r = self._db.execute(
+                "SELECT * FROM calls WHERE debate_id = ? AND call_key = ?", (debate_id, call_key)
+            ).fetchone()
+        return CallRecord(**{f: r[f] for f in _CALL_FIELDS}) if r is not None else None
+
+    def calls(self, debate_id: str) -> list[CallRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM calls WHERE debate_id = ? ORDER BY id", (debate_id,)
+            ).fetchall()
+        return [CallRecord(**{f: r[f] for f in _CALL_FIELDS}) for r in rows]
+
+    # rounds and report sections
+
+    def record_round(self, debate_id: str, round_no: int, data: dict[str, Any]) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO rounds (debate_id, round, data_json) VALUES (?, ?, ?)",
+                (debate_id, round_no, json.dumps(data)),
+            )
+
+    def rounds(self, debate_id: str) -> dict[int, dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT round, data_json FROM rounds WHERE debate_id = ? ORDER BY round", (debate_id,)
+            ).fetchall()
+        return {r["round"]: json.loads(r["data_json"]) for r in rows}
+
+    def has_section(self, debate_id: str, path: str, section: str) -> bool:
+        with self._lock:
+            r = self._db.execute(
+                "SELECT 1 FROM report_sections WHERE debate_id = ? AND path = ? AND section = ?",
+                (debate_id, path, section),
+            ).fetchone()
+        return r is not None
+
+    def mark_section(self, debate_id: str, path: str, section: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO report_sections (debate_id, path, section) VALUES (?, ?, ?)",
+                (debate_id, path, section),
+            )

@@ -1,0 +1,62 @@
+"""Schema migrations: small, ordered, append-only. Never edit one that has shipped; add the next.
+
+The database's `PRAGMA user_version` is the number of migrations applied.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 1: debates, their calls and their rounds
+    """
+    CREATE TABLE debates (
+        id TEXT PRIMARY KEY,
+        protocol TEXT NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL,
+        request_json TEXT NOT NULL,
+        result_json TEXT,
+        error TEXT,
+        format_version INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE calls (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        debate_id TEXT NOT NULL REFERENCES debates(id),
+        call_key TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        seat TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        model TEXT NOT NULL,
+        answered_by TEXT NOT NULL DEFAULT '',
+        provider TEXT NOT NULL DEFAULT '',
+        prompt_json TEXT NOT NULL,
+        reply TEXT,
+        status TEXT NOT NULL,
+        error TEXT,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cached_tokens INTEGER NOT NULL DEFAULT 0,
+        reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+        latency_s REAL NOT NULL DEFAULT 0,
+        cost_usd REAL,
+        retries INTEGER NOT NULL DEFAULT 0,
+        started_at TEXT NOT NULL,
+        finished_at TEXT NOT NULL,
+        UNIQUE (debate_id, call_key)
+    );
+    CREATE INDEX calls_by_debate ON calls (debate_id, id);
+    CREATE TABLE rounds (
+        debate_id TEXT NOT NULL REFERENCES debates(id),
+        round INTEGER NOT NULL,
+        data_json TEXT NOT NULL,
+        PRIMARY KEY (debate_id, round)
+    );
+    CREATE TABLE report_sections (
+        debate_id TEXT NOT NULL REFERENCES debates(id),
+        path TEXT NOT NULL,
+        section TEXT NOT NULL,
+        PRIMARY KEY (debate_id, path, section)
+    );
+    """,
+]
