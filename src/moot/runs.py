@@ -66,9 +66,7 @@ async def run_debate(
         store.set_status(debate_id, "failed", error=str(e))
         raise
     except (asyncio.CancelledError, KeyboardInterrupt):
-        store.set_status(
-            debate_id, "interrupted", error="interrupted; continue with: moot resume " + debate_id
-        )
+        store.set_status(debate_id, "interrupted", error="interrupted; continue with: moot resume " + debate_id)
         raise
     except BaseException as e:
         store.set_status(debate_id, "failed", error=f"{type(e).__name__}: {e}")

@@ -41,9 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Abort:
         return _fail("interrupted", 130)
     except KeyboardInterrupt:
-        return _fail(
-            "interrupted: the debate can be continued with 'moot resume DEBATE_ID' (see 'moot list')", 130
-        )
+        return _fail("interrupted: the debate can be continued with 'moot resume DEBATE_ID' (see 'moot list')", 130)
     except UsageError as e:
         return _fail(str(e), 2)
     except DebateAborted as e:

@@ -20,9 +20,7 @@ def demo(
     judges: Annotated[
         str | None, typer.Option(help="Use these judges instead of the scripted ones (e.g. real models).")
     ] = None,
-    reports_dir: Annotated[
-        str, typer.Option(help="Where the per-judge reports are written.")
-    ] = ".specs/reports",
+    reports_dir: Annotated[str, typer.Option(help="Where the per-judge reports are written.")] = ".specs/reports",
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
 ) -> None:
     """Watch a whole debate: three judges, three rounds, a critical finding, a majority and a minority."""

@@ -63,9 +63,7 @@ def _rows(judges_file: str | None) -> list[dict[str, Any]]:
 
 
 def doctor(
-    judges: Annotated[
-        str | None, typer.Option(help="Judges file to check (default: the seeds' lineup).")
-    ] = None,
+    judges: Annotated[str | None, typer.Option(help="Judges file to check (default: the seeds' lineup).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
 ) -> None:
     """List every configured judge: its vendor, whether its credential is present, whether it is usable."""

@@ -22,9 +22,7 @@ TEXT_RENDERERS["evaluate"] = _text
 
 
 def evaluate(
-    solution: Annotated[
-        list[str], typer.Option("--solution", "-s", help="File, folder or glob; repeatable.")
-    ],
+    solution: Annotated[list[str], typer.Option("--solution", "-s", help="File, folder or glob; repeatable.")],
     task: Annotated[str, typer.Option(help="What the solution was supposed to accomplish.")] = "",
     criteria: Annotated[
         str,
@@ -32,9 +30,7 @@ def evaluate(
             help="name:weight,... or a rubric YAML file or a built-in rubric (code, design, documentation, plan)."
         ),
     ] = "code",
-    judges: Annotated[
-        str | None, typer.Option(help="Judges file (YAML, the seeds' debate_judges shape).")
-    ] = None,
+    judges: Annotated[str | None, typer.Option(help="Judges file (YAML, the seeds' debate_judges shape).")] = None,
     max_rounds: Annotated[int | None, typer.Option(help="Most rounds (default 3).")] = None,
     mode: Annotated[str, typer.Option(help="complete (up to max rounds) or quick (one round).")] = "complete",
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",

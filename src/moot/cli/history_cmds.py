@@ -101,9 +101,7 @@ def list_debates(
     for r in rows:
         verdict = ""
         if r.result:
-            verdict = str(
-                (r.result.get("summary") or {}).get("final_verdict") or r.result.get("outcome") or ""
-            )
+            verdict = str((r.result.get("summary") or {}).get("final_verdict") or r.result.get("outcome") or "")
         emit(f"{r.id}  {r.created_at[:19]}  {r.protocol:9} {r.status:11} {verdict:12} {r.title[:60]}\n")
 
 

@@ -84,9 +84,7 @@ def check_consensus(
     Fewer than two positions is never consensus: one judge cannot agree with itself.
     """
     overall = spread([p.overall_score for p in positions]) if positions else 0.0
-    dims = (
-        {c.key: spread([p.dimension_scores[c.key] for p in positions]) for c in criteria} if positions else {}
-    )
+    dims = {c.key: spread([p.dimension_scores[c.key] for p in positions]) for c in criteria} if positions else {}
     reasons: list[str] = []
     if len(positions) < 2:
         reasons.append("fewer than two judges")

@@ -66,9 +66,7 @@ async def ask(
     try:
         return Answer(parse(second.text), second.text, "ok", clarified=True, answered_by=second.answered_by)
     except ReplyError as e:
-        return Answer(
-            None, second.text, "unparsed", f"unusable reply after clarification: {e}", clarified=True
-        )
+        return Answer(None, second.text, "unparsed", f"unusable reply after clarification: {e}", clarified=True)
 
 
 def _failed(o: CallOutcome, *, clarified: bool = False) -> Answer[T]:

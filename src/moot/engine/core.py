@@ -76,9 +76,7 @@ class Engine:
             return seat.timeout
         return max(0.01, min(seat.timeout, self.deadline - time.monotonic()))
 
-    async def _attempt(
-        self, judge: Judge, seat: Seat, prompt: Prompt, round_no: int
-    ) -> tuple[Completion, int]:
+    async def _attempt(self, judge: Judge, seat: Seat, prompt: Prompt, round_no: int) -> tuple[Completion, int]:
         """Call one judge, retrying transient failures. Returns the completion and the retries spent."""
         retries = 0
         while True:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,8 +12,24 @@ from moot.judges.providers import api_key_for, key_hint, resolve
 from moot.judges.scripted import ScriptedJudge
 from moot.schemas.config import JudgeSpec
 
-# Other judge kinds (agent CLIs, native vendor SDKs) register a builder here: wire name -> builder.
-WIRE_BUILDERS: dict[str, Callable[[JudgeSpec, str], Judge]] = {}
+# Judge kinds beyond OpenAI-compatible: wire name -> "module:function" building a Judge from a spec and a
+# model name. Imported only when a judge of that kind is configured, so vendor SDKs stay lazy.
+WIRE_BUILDERS: dict[str, str] = {
+    "anthropic": "moot.judges.anthropic_native:build",
+    "gemini": "moot.judges.gemini_native:build",
+    "cli": "moot.judges.agent_cli:build",
+}
+
+
+def _builder(wire: str) -> Callable[[JudgeSpec, str], Judge] | None:
+    target = WIRE_BUILDERS.get(wire)
+    if target is None:
+        return None
+    module, _, name = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+    except (ImportError, AttributeError):
+        return None
 
 
 def _build_api_judge(spec: JudgeSpec, model: str) -> Judge:
@@ -22,7 +39,7 @@ def _build_api_judge(spec: JudgeSpec, model: str) -> Judge:
     key = api_key_for(spec, resolved)
     if key is None and not resolved.provider.local and not spec.api_base:
         raise UsageError(f"judge '{spec.label}' ({model}) needs an API key: set {key_hint(spec, resolved)}")
-    builder = WIRE_BUILDERS.get(resolved.provider.wire)
+    builder = _builder(resolved.provider.wire)
     if builder is not None:
         return builder(spec, model)
     if resolved.provider.wire != "openai":
@@ -50,7 +67,7 @@ def build_judges(spec: JudgeSpec, *, base_dir: Path | None = None) -> list[Judge
             path = base_dir / path
         return [ScriptedJudge.from_file(path, model=spec.model or path.stem)]
     if spec.cli or spec.command:
-        builder = WIRE_BUILDERS.get("cli")
+        builder = _builder("cli")
         if builder is None:
             raise UsageError(f"judge '{spec.label}': agent CLI judges are not available in this build")
         return [builder(spec, spec.model)]

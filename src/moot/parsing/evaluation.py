@@ -108,9 +108,7 @@ def _responses(data: dict[str, Any]) -> dict[str, CriticalResponse]:
     for fid, resp in pairs:
         word = _RESPONSE_WORDS.get(str(resp).strip().lower())
         if fid is None or word is None:
-            raise ReplyError(
-                f"critical_responses: {resp!r} for {fid!r} is not one of accept, reject, withdraw"
-            )
+            raise ReplyError(f"critical_responses: {resp!r} for {fid!r} is not one of accept, reject, withdraw")
         out[str(fid).strip().upper()] = word
     return out
 

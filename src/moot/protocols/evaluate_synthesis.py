@@ -37,9 +37,7 @@ def _opinion(state: DebateState, seat_ids: list[str]) -> str:
     return "\n\n".join(parts)
 
 
-def engine_synthesis(
-    result: EvaluationResult, state: DebateState, request: EvaluationRequest
-) -> EvaluationResult:
+def engine_synthesis(result: EvaluationResult, state: DebateState, request: EvaluationRequest) -> EvaluationResult:
     """Findings and recommendations derived from structured data only (no reading of prose for agreement)."""
     active = [s.id for s in state.active]
     latest = {s.id: state.latest(s) for s in state.active}
@@ -52,9 +50,7 @@ def engine_synthesis(
         s = states[f.id]
         if s == "agreed":
             convergent.append(
-                ConvergentFinding(
-                    finding=f.finding, priority="CRITICAL", action_required=True, source_judges=["all"]
-                )
+                ConvergentFinding(finding=f.finding, priority="CRITICAL", action_required=True, source_judges=["all"])
             )
             recs.append(
                 Recommendation(
@@ -68,9 +64,7 @@ def engine_synthesis(
             for j in active:
                 resp = state.responses.get(j, {}).get(f.id)
                 if j != f.raised_by:
-                    positions[j] = {"accept": "accepts it", "reject": "rejects it"}.get(
-                        resp or "", "did not answer"
-                    )
+                    positions[j] = {"accept": "accepts it", "reject": "rejects it"}.get(resp or "", "did not answer")
             divergent.append(DivergentFinding(finding=f"{f.id}: {f.finding}", positions=positions))
             recs.append(
                 Recommendation(
@@ -131,9 +125,7 @@ def engine_synthesis(
         for ex in latest[seat.id].agreements:
             if ex.with_judge and ex.on_point:
                 convergent.append(
-                    ConvergentFinding(
-                        finding=ex.on_point, priority="MEDIUM", source_judges=[seat.id, ex.with_judge]
-                    )
+                    ConvergentFinding(finding=ex.on_point, priority="MEDIUM", source_judges=[seat.id, ex.with_judge])
                 )
 
     if result.consensus_reached:
@@ -230,9 +222,7 @@ async def moderator_synthesis(
     )
     if answer.value is None:
         return base.model_copy(
-            update={
-                "notes": [*base.notes, f"moderator failed ({answer.reason}); synthesis written by the engine"]
-            }
+            update={"notes": [*base.notes, f"moderator failed ({answer.reason}); synthesis written by the engine"]}
         )
     data = answer.value
     update: dict[str, Any] = {"synthesis_by": f"moderator:{moderator.label}"}

@@ -44,9 +44,7 @@ def choose_base(reports_dir: Path, name: str, today: date) -> str:
     return candidate
 
 
-def _scores_table(
-    position: ScoredPosition, weights: dict[str, float], previous: ScoredPosition | None
-) -> str:
+def _scores_table(position: ScoredPosition, weights: dict[str, float], previous: ScoredPosition | None) -> str:
     rows = ["| Criterion | Weight | Score | Change |", "|---|---|---|---|"]
     for key, w in weights.items():
         now = position.dimension_scores[key]
@@ -98,10 +96,7 @@ class JudgeReports:
             lines += ["", "---", "", marker, ""]
             if position.disagreements:
                 lines += ["### Disagreements Identified", ""]
-                lines += [
-                    f"- with {d.with_judge or 'another judge'} on {d.on_point}"
-                    for d in position.disagreements
-                ]
+                lines += [f"- with {d.with_judge or 'another judge'} on {d.on_point}" for d in position.disagreements]
                 lines.append("")
             lines += ["### Revised Assessment", ""]
         lines += [_scores_table(position, weights, previous), ""]
@@ -134,7 +129,5 @@ class JudgeReports:
 
     def write_consensus(self, result: EvaluationResult) -> list[str]:
         atomic_write(self.consensus_path, consensus_report(result))
-        judge_paths = [
-            str(self.path_for(j.number)) for j in result.judges if self.path_for(j.number).exists()
-        ]
+        judge_paths = [str(self.path_for(j.number)) for j in result.judges if self.path_for(j.number).exists()]
         return [*judge_paths, str(self.consensus_path)]

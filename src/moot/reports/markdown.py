@@ -32,11 +32,7 @@ def consensus_report(result: EvaluationResult) -> str:
         f"- Task: {result.task or '(none given)'}",
         f"- Verdict: **{s.final_verdict}** ({s.consensus_method}, confidence {s.confidence})",
         f"- Rounds: {result.rounds_completed}"
-        + (
-            f", consensus reached in round {result.consensus_reached_at}"
-            if result.consensus_reached_at
-            else ""
-        ),
+        + (f", consensus reached in round {result.consensus_reached_at}" if result.consensus_reached_at else ""),
         "",
         "## Consensus Scores" if result.consensus_reached else "## Final Scores",
         "",
@@ -82,8 +78,7 @@ def consensus_report(result: EvaluationResult) -> str:
     if result.user_attention_needed:
         lines += ["## Needs Human Review", ""]
         lines += [
-            f"- {a.issue}" + (f": {a.recommendation}" if a.recommendation else "")
-            for a in result.user_attention_needed
+            f"- {a.issue}" + (f": {a.recommendation}" if a.recommendation else "") for a in result.user_attention_needed
         ]
         lines.append("")
     lines += ["## Final Recommendation", "", _final_recommendation(result), ""]

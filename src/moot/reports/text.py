@@ -11,11 +11,7 @@ def evaluation_text(result: EvaluationResult) -> str:
     out = [
         f"Verdict: {s.final_verdict}  score {s.consensus_score:g}/5  ({s.consensus_method}, confidence {s.confidence})",
         f"Debate {result.debate_id}: {result.rounds_completed} round(s), "
-        + (
-            f"consensus in round {result.consensus_reached_at}"
-            if result.consensus_reached
-            else "no consensus"
-        ),
+        + (f"consensus in round {result.consensus_reached_at}" if result.consensus_reached else "no consensus"),
         "",
     ]
     judges = {j.judge: j for j in result.judges}

@@ -180,9 +180,7 @@ class Store:
 
     def calls(self, debate_id: str) -> list[CallRecord]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT * FROM calls WHERE debate_id = ? ORDER BY id", (debate_id,)
-            ).fetchall()
+            rows = self._db.execute("SELECT * FROM calls WHERE debate_id = ? ORDER BY id", (debate_id,)).fetchall()
         return [CallRecord(**{f: r[f] for f in _CALL_FIELDS}) for r in rows]
 
     # rounds and report sections

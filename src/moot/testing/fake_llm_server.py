@@ -71,9 +71,7 @@ class FakeLLMServer:
                 return queue.popleft()
         if self.responder is not None:
             return self.responder(model, body)
-        return Reply(
-            status=400, raw_body=json.dumps({"error": {"message": f"no scripted reply left for {model}"}})
-        )
+        return Reply(status=400, raw_body=json.dumps({"error": {"message": f"no scripted reply left for {model}"}}))
 
     def remaining(self, model: str) -> int:
         with self._lock:
@@ -118,9 +116,7 @@ class FakeLLMServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
@@ -176,9 +172,7 @@ class FakeLLMServer:
             return
         prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
         usage = {
-            "prompt_tokens": reply.input_tokens
-            if reply.input_tokens is not None
-            else max(1, prompt_chars // 4),
+            "prompt_tokens": reply.input_tokens if reply.input_tokens is not None else max(1, prompt_chars // 4),
             "completion_tokens": reply.output_tokens
             if reply.output_tokens is not None
             else max(1, len(reply.text) // 4),
@@ -191,9 +185,7 @@ class FakeLLMServer:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": model,
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}
-            ],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}],
             "usage": usage,
         }
         self._send(h, 200, dict(reply.headers), json.dumps(completion).encode())
