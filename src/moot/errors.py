@@ -4,6 +4,7 @@
     ├── UsageError          bad input: the CLI prints one line and exits 2, before any LLM call
     │   └── MissingExtra    an optional vendor SDK is not installed (message carries the pip hint)
     ├── DebateAborted       the debate cannot go on (too few judges left, no challengers): exit 3
+    ├── Interrupted         Ctrl-C: the debate is resumable (exit 130)
     └── JudgeError          one call to one judge failed; the engine turns it into an outcome
         ├── TransientJudgeError   worth retrying (429, 5xx, connection reset); may carry Retry-After
         └── JudgeTimeout          the call ran past its timeout
@@ -33,6 +34,15 @@ class MissingExtra(UsageError):
 
 class DebateAborted(MootError):
     """The debate stopped because it could not reach a trustworthy end (CLI exit code 3)."""
+
+
+class Interrupted(MootError):
+    """The user interrupted a debate (Ctrl-C). It is resumable: the message says how (exit 130)."""
+
+    def __init__(self, debate_id: str | None) -> None:
+        where = f"moot resume {debate_id}" if debate_id else "moot resume DEBATE_ID (see 'moot list')"
+        super().__init__(f"interrupted; nothing that completed is lost: continue with '{where}'")
+        self.debate_id = debate_id
 
 
 class JudgeError(MootError):

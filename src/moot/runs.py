@@ -47,6 +47,7 @@ async def run_debate(
 ) -> R:
     store = options.store or Store.open_default()
     debate_id = options.debate_id or new_debate_id()
+    options.debate_id = debate_id  # so that a caller interrupted mid-debate can say what to resume
     if not resuming:
         store.create_debate(debate_id, protocol, storable(request), title=title)
     else:

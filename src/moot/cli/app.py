@@ -11,7 +11,7 @@ import sys
 import typer
 
 from moot.cli import demo_cmd, doctor_cmd, evaluate_cmd, history_cmds
-from moot.errors import DebateAborted, MootError, UsageError
+from moot.errors import DebateAborted, Interrupted, MootError, UsageError
 
 app = typer.Typer(
     name="moot",
@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         return _fail("interrupted: the debate can be continued with 'moot resume DEBATE_ID' (see 'moot list')", 130)
     except UsageError as e:
         return _fail(str(e), 2)
+    except Interrupted as e:
+        return _fail(str(e), 130)
     except DebateAborted as e:
         return _fail(str(e), 3)
     except MootError as e:
@@ -57,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(e, "format_message") and getattr(e, "exit_code", None) == 2:
             return _fail(e.format_message().replace("\n", " "), 2)
         raise
+    if rv == 130:  # typer turns a KeyboardInterrupt outside a debate into a silent exit 130
+        return _fail("interrupted", 130)
     return rv if isinstance(rv, int) else 0
 
 

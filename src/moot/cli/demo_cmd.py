@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +9,7 @@ import typer
 
 from moot.cli.output import check_format, emit, render_result
 from moot.cli.progress import ProgressPrinter
+from moot.cli.running import run_cli
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
 DEMO_TASK = "Implement REST API for user management"
@@ -47,5 +47,6 @@ def demo(
     printer = ProgressPrinter() if fmt == "text" else None
     if printer:
         printer._say(f"moot demo: evaluating src/api/users.ts with {len(seats)} judges")
-    result = asyncio.run(api.run_evaluation(request, seats, moderator, RunOptions(on_event=printer)))
+    options = RunOptions(on_event=printer)
+    result = run_cli(lambda: api.run_evaluation(request, seats, moderator, options), options)
     emit(render_result("evaluate", result, fmt))

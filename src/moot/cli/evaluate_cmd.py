@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 import typer
 
 from moot.cli.output import TEXT_RENDERERS, check_format, emit, render_result
 from moot.cli.progress import ProgressPrinter
+from moot.cli.running import run_cli
 from moot.schemas.evaluation import EvaluationResult
 
 
@@ -56,5 +56,5 @@ def evaluate(
     )
     show = progress if progress is not None else fmt == "text"
     options = api.options_from_panel(panel, on_event=ProgressPrinter() if show else None)
-    result = asyncio.run(api.run_evaluation(request, seats, moderator, options))
+    result = run_cli(lambda: api.run_evaluation(request, seats, moderator, options), options)
     emit(render_result("evaluate", result, fmt))

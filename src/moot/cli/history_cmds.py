@@ -9,7 +9,7 @@ import typer
 
 from moot.cli.output import check_format, emit, render_result
 from moot.cli.progress import ProgressPrinter
-from moot.errors import UsageError
+from moot.errors import Interrupted, UsageError
 
 
 def show(
@@ -120,5 +120,8 @@ def resume(
     store = Store.open_default()
     row = store.get_debate(debate_id)
     printer = ProgressPrinter() if fmt == "text" else None
-    result = asyncio.run(api.resume(debate_id, judges=judges, store=store, on_event=printer))
+    try:
+        result = asyncio.run(api.resume(debate_id, judges=judges, store=store, on_event=printer))
+    except KeyboardInterrupt:
+        raise Interrupted(row.id if row else debate_id) from None
     emit(render_result(row.protocol if row else "evaluate", result, fmt))

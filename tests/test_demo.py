@@ -1,0 +1,44 @@
+"""`moot demo`: the whole protocol on the bundled artifact, with no API key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from moot.cli.app import main
+
+
+def test_demo_runs_three_rounds_and_writes_reports(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    code = main(["demo", "--reports-dir", str(tmp_path / "r")])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Verdict: CONDITIONAL" in captured.out
+    assert "majority judge-1, judge-2 at 3.65; minority judge-3 at 2.9" in captured.out
+    for n in (1, 2, 3):
+        assert f"round {n}: asking judge-1, judge-2, judge-3" in captured.err
+    reports = sorted(p.name for p in (tmp_path / "r").iterdir())
+    assert reports == [f"users-api-{reports[0][10:20]}.{s}.md" for s in ("1", "2", "3", "consensus")]
+    judge3 = (tmp_path / "r" / reports[2]).read_text()
+    assert judge3.startswith("Done by Judge 3") and "## Debate Round 2" in judge3 and "## Debate Round 3" in judge3
+
+
+def test_demo_json_is_one_object_on_stdout(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["demo", "--reports-dir", str(tmp_path / "r"), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert captured.err == ""
+    assert out["artifact_evaluated"] == "src/api/users.ts"
+    assert out["critical_findings"][0]["state"] == "agreed"
+    assert out["synthesis_by"].startswith("moderator:")
+    assert out["spend"]["calls"] == 10  # 3 judges x 3 rounds + the moderator
+
+
+def test_second_demo_the_same_day_does_not_append_to_the_first(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["demo", "--reports-dir", str(tmp_path / "r"), "--format", "json"]) == 0
+    assert main(["demo", "--reports-dir", str(tmp_path / "r"), "--format", "json"]) == 0
+    capsys.readouterr()
+    names = sorted(p.name for p in (tmp_path / "r").iterdir())
+    assert len(names) == 8 and any("-2.1.md" in n for n in names)
+    for name in names:
+        if name.endswith(".1.md"):
+            assert (tmp_path / "r" / name).read_text().count("Done by Judge 1") == 1
