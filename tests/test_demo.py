@@ -42,3 +42,9 @@ def test_second_demo_the_same_day_does_not_append_to_the_first(tmp_path: Path, c
     for name in names:
         if name.endswith(".1.md"):
             assert (tmp_path / "r" / name).read_text().count("Done by Judge 1") == 1
+
+
+def test_live_demo_without_keys_names_the_missing_key(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["demo", "--live"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("moot: error: judge 'gemini-3-pro-preview'") and "GEMINI_API_KEY" in err

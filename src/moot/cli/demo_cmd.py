@@ -10,6 +10,7 @@ import typer
 from moot.cli.output import check_format, emit, render_result
 from moot.cli.progress import ProgressPrinter
 from moot.cli.running import run_cli
+from moot.errors import UsageError
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
 DEMO_TASK = "Implement REST API for user management"
@@ -20,6 +21,9 @@ def demo(
     judges: Annotated[
         str | None, typer.Option(help="Use these judges instead of the scripted ones (e.g. real models).")
     ] = None,
+    live: Annotated[
+        bool, typer.Option("--live", help="Use the seeds' real lineup (needs GEMINI/OPENAI/XAI API keys).")
+    ] = False,
     reports_dir: Annotated[str, typer.Option(help="Where the per-judge reports are written.")] = ".specs/reports",
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
 ) -> None:
@@ -28,12 +32,14 @@ def demo(
     from moot.runs import RunOptions
 
     check_format(fmt)
+    if live and judges:
+        raise UsageError("--live and --judges cannot be combined: --live uses the seeds' lineup")
     artifact = DEMO_DIR / "users-api" / "users.ts"
     request, seats, moderator, _ = api.build_evaluation_request(
         str(artifact),
         task=DEMO_TASK,
         criteria=DEMO_CRITERIA,
-        judges=judges or str(DEMO_DIR / "judges.yaml"),
+        judges=None if live else (judges or str(DEMO_DIR / "judges.yaml")),
         reports_dir=reports_dir,
     )
     # Judges see the path the seed uses, not where the package happens to be installed.
