@@ -8,13 +8,14 @@ from pathlib import Path
 
 from moot.errors import UsageError
 from moot.judges.base import Judge, Seat
-from moot.judges.providers import api_key_for, key_hint, resolve
+from moot.judges.providers import api_key_for, key_hint, needs_key, resolve
 from moot.judges.scripted import ScriptedJudge
 from moot.schemas.config import JudgeSpec
 
-# Judge kinds beyond OpenAI-compatible: wire name -> "module:function" building a Judge from a spec and a
-# model name. Imported only when a judge of that kind is configured, so vendor SDKs stay lazy.
+# Judge kinds: wire name -> "module:function" building a Judge from a spec and a model name. Imported only
+# when a judge of that kind is configured, so vendor SDKs stay lazy.
 WIRE_BUILDERS: dict[str, str] = {
+    "openai": "moot.judges.openai_compat:build",
     "anthropic": "moot.judges.anthropic_native:build",
     "gemini": "moot.judges.gemini_native:build",
     "cli": "moot.judges.agent_cli:build",
@@ -33,28 +34,14 @@ def _builder(wire: str) -> Callable[[JudgeSpec, str], Judge] | None:
 
 
 def _build_api_judge(spec: JudgeSpec, model: str) -> Judge:
-    from moot.judges.openai_compat import OpenAICompatJudge
-
+    """One vendor judge. The credential is checked here, so a missing key stops the run before any call."""
     resolved = resolve(spec.model_copy(update={"model": model}))
-    key = api_key_for(spec, resolved)
-    if key is None and not resolved.provider.local and not spec.api_base:
+    if needs_key(spec, resolved) and api_key_for(spec, resolved) is None:
         raise UsageError(f"judge '{spec.label}' ({model}) needs an API key: set {key_hint(spec, resolved)}")
     builder = _builder(resolved.provider.wire)
-    if builder is not None:
-        return builder(spec, model)
-    if resolved.provider.wire != "openai":
-        raise UsageError(
-            f"judge '{spec.label}': provider '{resolved.provider.name}' needs its vendor SDK adapter "
-            f"(pip install 'moot[{resolved.provider.wire}]')"
-        )
-    return OpenAICompatJudge(
-        model=resolved.model,
-        base_url=resolved.base_url,
-        api_key=key,
-        provider=resolved.provider.name,
-        temperature=spec.temperature,
-        max_tokens=spec.max_tokens,
-    )
+    if builder is None:
+        raise UsageError(f"judge '{spec.label}': no adapter for the '{resolved.provider.wire}' wire protocol")
+    return builder(spec, model)
 
 
 def build_judges(spec: JudgeSpec, *, base_dir: Path | None = None) -> list[Judge]:

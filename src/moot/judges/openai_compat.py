@@ -8,29 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from moot.errors import JudgeError, JudgeTimeout, MissingExtra, TransientJudgeError
+from moot.errors import JudgeError, MissingExtra
+from moot.judges.providers import api_key_for, resolve
+from moot.judges.wire_errors import map_stainless_error
+from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
-
-
-def _retry_after(headers: Any) -> float | None:
-    if headers is None:
-        return None
-    value = headers.get("retry-after-ms")
-    if value:
-        try:
-            return float(value) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value:
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
 
 
 class OpenAICompatJudge:
@@ -69,15 +54,14 @@ class OpenAICompatJudge:
         return self._client
 
     async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
-        import openai
-
         client = self._get_client()
+        import openai
         messages: list[Any] = [{"role": "system", "content": prompt.system}]
         messages += [{"role": m.role, "content": m.content} for m in prompt.messages]
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": timeout}
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
-        max_tokens = prompt.max_tokens or self.max_tokens
+        max_tokens = self.max_tokens or prompt.max_tokens
         if max_tokens:
             kwargs["max_completion_tokens"] = max_tokens
         if prompt.json_schema and self.json_schema_support:
@@ -87,26 +71,8 @@ class OpenAICompatJudge:
             }
         try:
             response = await client.chat.completions.create(**kwargs)
-        except openai.APITimeoutError:
-            raise JudgeTimeout(f"no reply within {timeout:g}s") from None
-        except openai.RateLimitError as e:
-            raise TransientJudgeError(
-                "rate limited (429)", retry_after=_retry_after(e.response.headers), status=429
-            ) from None
-        except openai.InternalServerError as e:
-            raise TransientJudgeError(
-                f"server error ({e.status_code})",
-                retry_after=_retry_after(e.response.headers),
-                status=e.status_code,
-            ) from None
-        except openai.APIConnectionError as e:
-            raise TransientJudgeError(f"connection failed: {type(e).__name__}") from None
-        except openai.AuthenticationError:
-            raise JudgeError("authentication failed (401): check the API key") from None
-        except openai.APIStatusError as e:
-            if e.status_code in (408, 409):
-                raise TransientJudgeError(f"HTTP {e.status_code}", status=e.status_code) from None
-            raise JudgeError(f"HTTP {e.status_code}: {str(e.message)[:200]}") from None
+        except openai.OpenAIError as e:
+            raise (map_stainless_error(openai, e, timeout) or JudgeError(str(e)[:200])) from None
         if not response.choices:
             raise JudgeError("the reply had no choices")
         text = response.choices[0].message.content or ""
@@ -127,3 +93,22 @@ class OpenAICompatJudge:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def build(spec: JudgeSpec, model: str) -> OpenAICompatJudge:
+    """An OpenAI-compatible judge for `spec`, asking for `model` (the primary or a fallback)."""
+    resolved = resolve(spec.model_copy(update={"model": model}))
+    try:
+        import openai  # noqa: F401  (fail now, with the install hint, rather than at the first call)
+    except ImportError:
+        raise MissingExtra("openai", "openai") from None
+    return OpenAICompatJudge(
+        model=resolved.model,
+        base_url=resolved.base_url,
+        api_key=api_key_for(spec, resolved),
+        provider=resolved.provider.name,
+        temperature=spec.temperature,
+        max_tokens=spec.max_tokens,
+        # JSON-schema replies: the vendors' own endpoints honour them; the user's local servers may not
+        json_schema_support=resolved.provider.name in ("openai", "xai", "openrouter"),
+    )

@@ -1,8 +1,12 @@
 """Which vendor a model name belongs to, and how to reach it: one table, extendable from config.
 
 A judge is named `provider/model` (`openai/gpt-5.2`, `ollama/llama3.3`) or by a bare known name
-(`gpt-5.2`, `grok-4`, `haiku`) that the alias table resolves. A judge with `api_base` is an
-OpenAI-compatible endpoint and its model name is sent as given.
+(`gpt-5.2`, `grok-4`, `haiku`) that the alias table resolves. Users add aliases in their judges file
+(`aliases: {fast: anthropic/claude-haiku-4-5}`); `expand_aliases` applies them when the file is loaded.
+
+A judge with `api_base` and no `provider` is an OpenAI-compatible endpoint and its model name is sent as
+given; with `provider` too, that vendor's wire protocol is spoken to the given address (a proxy, a test
+server).
 """
 
 from __future__ import annotations
@@ -13,6 +17,10 @@ from dataclasses import dataclass
 from moot.errors import UsageError
 from moot.schemas.config import JudgeSpec
 
+# The most output tokens a judge may write when its spec sets no `max_tokens`: Anthropic requires a bound,
+# and under a cost cap every vendor gets it, so that a round's worst case is a real bound.
+DEFAULT_MAX_OUTPUT_TOKENS = 8192
+
 
 @dataclass(frozen=True)
 class Provider:
@@ -22,26 +30,28 @@ class Provider:
     key_envs: tuple[str, ...]
     price_provider: str | None = None  # genai-prices provider id
     local: bool = False  # runs on the user's machine: no key needed, costs nothing
+    # default limits, so that a five-judge panel or a batch stays under a vendor's entry-tier limits
+    concurrency: int = 8
+    rpm: float | None = None
 
 
 PROVIDERS: dict[str, Provider] = {
-    "openai": Provider("openai", "openai", None, ("OPENAI_API_KEY",), "openai"),
-    "xai": Provider("xai", "openai", "https://api.x.ai/v1", ("XAI_API_KEY",), "x-ai"),
+    "openai": Provider("openai", "openai", None, ("OPENAI_API_KEY",), "openai", concurrency=8, rpm=500),
+    "xai": Provider("xai", "openai", "https://api.x.ai/v1", ("XAI_API_KEY",), "x-ai", concurrency=8, rpm=60),
     "gemini": Provider(
-        "gemini",
-        "openai",
-        "https://generativelanguage.googleapis.com/v1beta/openai/",
-        ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-        "google",
+        "gemini", "gemini", None, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "google", concurrency=4, rpm=60
     ),
-    "anthropic": Provider("anthropic", "anthropic", None, ("ANTHROPIC_API_KEY",), "anthropic"),
+    "anthropic": Provider(
+        "anthropic", "anthropic", None, ("ANTHROPIC_API_KEY",), "anthropic", concurrency=4, rpm=50
+    ),
     "openrouter": Provider(
-        "openrouter", "openai", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",), "openrouter"
+        "openrouter", "openai", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",), "openrouter", rpm=60
     ),
-    "ollama": Provider("ollama", "openai", "http://127.0.0.1:11434/v1", (), None, local=True),
-    "vllm": Provider("vllm", "openai", "http://127.0.0.1:8000/v1", (), None, local=True),
-    "llamacpp": Provider("llamacpp", "openai", "http://127.0.0.1:8080/v1", (), None, local=True),
-    "lmstudio": Provider("lmstudio", "openai", "http://127.0.0.1:1234/v1", (), None, local=True),
+    # local servers answer one or two requests at a time; more only queues them behind each other
+    "ollama": Provider("ollama", "openai", "http://127.0.0.1:11434/v1", (), None, local=True, concurrency=2),
+    "vllm": Provider("vllm", "openai", "http://127.0.0.1:8000/v1", (), None, local=True, concurrency=8),
+    "llamacpp": Provider("llamacpp", "openai", "http://127.0.0.1:8080/v1", (), None, local=True, concurrency=2),
+    "lmstudio": Provider("lmstudio", "openai", "http://127.0.0.1:1234/v1", (), None, local=True, concurrency=2),
 }
 
 ALIASES: dict[str, str] = {
@@ -52,9 +62,11 @@ ALIASES: dict[str, str] = {
     "gemini-3-pro-preview": "gemini/gemini-3-pro-preview",
     "gemini-2.5-pro": "gemini/gemini-2.5-pro",
     "gemini-2.5-flash": "gemini/gemini-2.5-flash",
+    "gemini": "gemini/gemini-3-pro-preview",
     "haiku": "anthropic/claude-haiku-4-5",
     "sonnet": "anthropic/claude-sonnet-4-5",
     "opus": "anthropic/claude-opus-4-1",
+    "claude": "anthropic/claude-sonnet-4-5",
 }
 
 _PREFIX_GUESSES = (
@@ -75,33 +87,64 @@ class Resolved:
     base_url: str | None
 
 
+def alias_target(name: str, aliases: dict[str, str] | None = None) -> str:
+    """Follow aliases (the user's first, then the built-in table) until a name is not an alias."""
+    table = {**ALIASES, **(aliases or {})}
+    seen: set[str] = set()
+    while name in table and name not in seen:
+        seen.add(name)
+        name = table[name]
+    return name
+
+
+def expand_aliases(spec: JudgeSpec, aliases: dict[str, str]) -> JudgeSpec:
+    """The spec with the user's aliases applied to its model and fallbacks; the alias stays its display name."""
+    if not aliases:
+        return spec
+    update: dict[str, object] = {}
+    if spec.model in aliases:
+        update["model"] = alias_target(spec.model, aliases)
+        if spec.name is None:
+            update["name"] = spec.model
+    if any(f in aliases for f in spec.fallbacks):
+        update["fallbacks"] = [alias_target(f, aliases) for f in spec.fallbacks]
+    return spec.model_copy(update=update) if update else spec
+
+
 def resolve(spec: JudgeSpec, aliases: dict[str, str] | None = None) -> Resolved:
     """Resolve a judge spec to a provider, a model name and a base URL. Raises UsageError if unknown."""
-    table = {**ALIASES, **(aliases or {})}
-    name = table.get(spec.model, spec.model)
-    if spec.api_base:
-        prov = PROVIDERS.get(spec.provider or "")
-        prefix, _, rest = name.partition("/")
-        model = rest if prefix in PROVIDERS and rest and spec.provider is None else name
-        base = Provider(spec.provider or "custom", "openai", spec.api_base, (), None)
-        return Resolved(prov or base, model if prov else name, spec.api_base)
+    name = alias_target(spec.model, aliases)
     prefix, sep, rest = name.partition("/")
+    if spec.api_base and spec.provider is None:
+        # an OpenAI-compatible endpoint of the user's: the model name is theirs, sent as given
+        return Resolved(Provider("custom", "openai", spec.api_base, ()), name, spec.api_base)
+    if spec.provider is not None:
+        prov = PROVIDERS.get(spec.provider)
+        if prov is None:
+            if not spec.api_base:
+                raise UsageError(
+                    f"judge '{spec.label}': unknown provider '{spec.provider}' "
+                    f"(known: {', '.join(PROVIDERS)}; or give api_base for an OpenAI-compatible server)"
+                )
+            prov = Provider(spec.provider, "openai", spec.api_base, ())
+        model = rest if sep and prefix == spec.provider else name
+        return Resolved(prov, model, spec.api_base or prov.base_url)
     if sep and prefix in PROVIDERS:
         prov = PROVIDERS[prefix]
         return Resolved(prov, rest, prov.base_url)
-    if spec.provider:
-        if spec.provider not in PROVIDERS:
-            raise UsageError(f"judge '{spec.label}': unknown provider '{spec.provider}'")
-        prov = PROVIDERS[spec.provider]
-        return Resolved(prov, name, prov.base_url)
     for start, pname in _PREFIX_GUESSES:
         if name.startswith(start):
             prov = PROVIDERS[pname]
             return Resolved(prov, name, prov.base_url)
     raise UsageError(
         f"judge '{spec.label}': cannot tell which provider serves model '{spec.model}' "
-        "(write it as provider/model, or give api_base)"
+        f"(write it as provider/model with provider one of {', '.join(PROVIDERS)}, or give api_base)"
     )
+
+
+def needs_key(spec: JudgeSpec, resolved: Resolved) -> bool:
+    """Vendors' clouds need a credential; local servers and the user's own endpoints may not."""
+    return not (resolved.provider.local or spec.api_base)
 
 
 def api_key_for(spec: JudgeSpec, resolved: Resolved) -> str | None:

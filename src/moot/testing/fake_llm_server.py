@@ -1,4 +1,7 @@
-"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions protocol with scripted replies.
+"""A real HTTP server on 127.0.0.1 that speaks three vendors' wire protocols with scripted replies:
+OpenAI chat completions (`{base_url}/chat/completions`), Anthropic messages (`{root_url}/v1/messages`) and
+Gemini generateContent (`{root_url}/v1beta/models/MODEL:generateContent`), each with its own usage and
+error shapes.
 
 Replies are queued per model name; each may carry a delay, an HTTP status (429, 500, ...), headers
 (Retry-After) and usage figures. A `responder` function can answer instead of a queue (benchmarks).
@@ -44,6 +47,7 @@ class SeenRequest:
     body: dict[str, Any]
     headers: dict[str, str]
     at: float
+    wire: str = "openai"  # "openai" | "anthropic" | "gemini"
 
 
 class FakeLLMServer:
@@ -154,38 +158,139 @@ class FakeLLMServer:
                 status, out_headers, payload = route(self, path, body, headers)
                 self._send(h, status, out_headers, payload)
                 return
-        if not path.endswith("/chat/completions"):
+        wire, model = _wire_of(path, body)
+        if wire is None:
             if path.endswith("/models"):
                 self._send(h, 200, {}, json.dumps({"object": "list", "data": []}).encode())
                 return
             self._send(h, 404, {}, b'{"error": {"message": "not found"}}')
             return
-        model = str(body.get("model", ""))
         with self._lock:
-            self.requests.append(SeenRequest(path, model, body, headers, time.monotonic()))
+            self.requests.append(SeenRequest(path, model, body, headers, time.monotonic(), wire))
+            number = len(self.requests)
         reply = self.next_reply(model, body)
         if reply.delay:
             time.sleep(reply.delay)
         if reply.raw_body is not None or reply.status != 200:
-            text = reply.raw_body or json.dumps({"error": {"message": f"scripted error {reply.status}"}})
+            text = reply.raw_body or _error_body(wire, reply.status)
             self._send(h, reply.status, dict(reply.headers), text.encode())
             return
-        prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
-        usage = {
-            "prompt_tokens": reply.input_tokens if reply.input_tokens is not None else max(1, prompt_chars // 4),
-            "completion_tokens": reply.output_tokens
-            if reply.output_tokens is not None
-            else max(1, len(reply.text) // 4),
+        tokens_in = reply.input_tokens if reply.input_tokens is not None else max(1, len(_prompt_text(wire, body)) // 4)
+        tokens_out = reply.output_tokens if reply.output_tokens is not None else max(1, len(reply.text) // 4)
+        answer = WIRE_REPLIES[wire](model, reply, tokens_in, tokens_out, number)
+        self._send(h, 200, dict(reply.headers), json.dumps(answer).encode())
+
+
+# the three wire protocols: which one a request speaks, and a well-formed reply in each
+
+
+def _wire_of(path: str, body: dict[str, Any]) -> tuple[str | None, str]:
+    if path.endswith("/chat/completions"):
+        return "openai", str(body.get("model", ""))
+    if path.endswith("/messages"):
+        return "anthropic", str(body.get("model", ""))
+    if ":generateContent" in path:
+        return "gemini", path.rsplit("/", 1)[-1].split(":", 1)[0]
+    return None, ""
+
+
+def _texts(node: Any) -> list[str]:
+    """Every text in a request body's message structure, whatever the wire's nesting."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, list):
+        return [t for item in node for t in _texts(item)]
+    if isinstance(node, dict):
+        out: list[str] = []
+        for key in ("text", "content", "parts"):
+            if key in node:
+                out += _texts(node[key])
+        return out
+    return []
+
+
+def _prompt_text(wire: str, body: dict[str, Any]) -> str:
+    if wire == "openai":
+        return "".join(_texts(body.get("messages", [])))
+    if wire == "anthropic":
+        return "".join(_texts(body.get("system", "")) + _texts(body.get("messages", [])))
+    return "".join(_texts(body.get("systemInstruction", {})) + _texts(body.get("contents", [])))
+
+
+_ERROR_NAMES = {429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error"}
+_GEMINI_STATUS = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 400: "INVALID_ARGUMENT"}
+
+
+def _error_body(wire: str, status: int) -> str:
+    message = f"scripted error {status}"
+    if wire == "anthropic":
+        kind = _ERROR_NAMES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+        return json.dumps({"type": "error", "error": {"type": kind, "message": message}})
+    if wire == "gemini":
+        return json.dumps(
+            {"error": {"code": status, "message": message, "status": _GEMINI_STATUS.get(status, "UNKNOWN")}}
+        )
+    return json.dumps({"error": {"message": message}})
+
+
+def _openai_reply(model: str, reply: Reply, tokens_in: int, tokens_out: int, number: int) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}],
+        "usage": {
+            "prompt_tokens": tokens_in,
+            "completion_tokens": tokens_out,
+            "total_tokens": tokens_in + tokens_out,
             "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
             "completion_tokens_details": {"reasoning_tokens": reply.reasoning_tokens},
-        }
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]  # type: ignore[operator]
-        completion = {
-            "id": f"chatcmpl-{len(self.requests)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}],
-            "usage": usage,
-        }
-        self._send(h, 200, dict(reply.headers), json.dumps(completion).encode())
+        },
+    }
+
+
+def _anthropic_reply(model: str, reply: Reply, tokens_in: int, tokens_out: int, number: int) -> dict[str, Any]:
+    # Anthropic counts cache reads apart from input_tokens (which are the uncached ones)
+    cached = min(reply.cached_tokens, tokens_in)
+    return {
+        "id": f"msg_{number:08d}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": reply.text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": tokens_in - cached,
+            "output_tokens": tokens_out,
+            "cache_read_input_tokens": cached,
+            "cache_creation_input_tokens": 0,
+        },
+    }
+
+
+def _gemini_reply(model: str, reply: Reply, tokens_in: int, tokens_out: int, number: int) -> dict[str, Any]:
+    # Gemini counts thinking apart from candidates; both are billed as output
+    thoughts = min(reply.reasoning_tokens, tokens_out)
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": reply.text}]}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {
+            "promptTokenCount": tokens_in,
+            "candidatesTokenCount": tokens_out - thoughts,
+            "thoughtsTokenCount": thoughts,
+            "cachedContentTokenCount": reply.cached_tokens,
+            "totalTokenCount": tokens_in + tokens_out,
+        },
+        "modelVersion": model,
+        "responseId": f"resp-{number}",
+    }
+
+
+WIRE_REPLIES: dict[str, Callable[[str, Reply, int, int, int], dict[str, Any]]] = {
+    "openai": _openai_reply,
+    "anthropic": _anthropic_reply,
+    "gemini": _gemini_reply,
+}

@@ -1,0 +1,111 @@
+"""Claude judges through the official `anthropic` SDK's async client, natively (the messages API).
+
+Native rather than through Anthropic's OpenAI-compatible layer, which ignores structured output. The
+stable prefix of every prompt (instructions, rubric, artifact) is the system block, marked for prompt
+caching, so that the second judge and every later round read it from the cache.
+
+The SDK's own retries are switched off (`max_retries=0`): the engine retries every judge by one policy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from moot.errors import JudgeError, MissingExtra
+from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS, api_key_for, resolve
+from moot.judges.wire_errors import map_stainless_error
+from moot.schemas.config import JudgeSpec
+from moot.schemas.messages import Completion, Prompt, Usage
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+
+def _sdk() -> Any:
+    try:
+        import anthropic
+    except ImportError:
+        raise MissingExtra("anthropic", "anthropic") from None
+    return anthropic
+
+
+class AnthropicJudge:
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None = None,
+        provider: str = "anthropic",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.model = model
+        self.provider = provider
+        self.base_url = base_url
+        self._api_key = api_key
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self._client: AsyncAnthropic | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"AnthropicJudge(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _get_client(self) -> AsyncAnthropic:
+        if self._client is None:
+            self._client = _sdk().AsyncAnthropic(
+                api_key=self._api_key or "not-needed", base_url=self.base_url, max_retries=0
+            )
+        return self._client
+
+    def request(self, prompt: Prompt) -> dict[str, Any]:
+        """The messages-API arguments for a prompt (pure, so that tests can read what would be sent)."""
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens or prompt.max_tokens or DEFAULT_MAX_OUTPUT_TOKENS,
+            "system": [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": m.role, "content": m.content} for m in prompt.messages],
+        }
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if prompt.json_schema:
+            kwargs["output_config"] = {"format": {"type": "json_schema", "schema": prompt.json_schema}}
+        return kwargs
+
+    async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
+        client = self._get_client()
+        sdk = _sdk()
+        try:
+            response = await client.messages.create(**self.request(prompt), timeout=timeout)
+        except sdk.AnthropicError as e:
+            raise (map_stainless_error(sdk, e, timeout) or JudgeError(str(e)[:200])) from None
+        text = "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
+        u = response.usage
+        cache_read = u.cache_read_input_tokens or 0
+        cache_write = u.cache_creation_input_tokens or 0
+        usage = Usage(
+            # Anthropic's input_tokens are the uncached ones; moot counts all input, cached as a share of it
+            input_tokens=(u.input_tokens or 0) + cache_read + cache_write,
+            output_tokens=u.output_tokens or 0,
+            cached_tokens=cache_read,
+        )
+        return Completion(text=text, usage=usage, model=response.model or self.model, provider=self.provider)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
+def build(spec: JudgeSpec, model: str) -> AnthropicJudge:
+    """A Claude judge for `spec`, asking for `model` (the primary or a fallback)."""
+    resolved = resolve(spec.model_copy(update={"model": model}))
+    _sdk()  # fail now, with the install hint, rather than at the first call
+    return AnthropicJudge(
+        model=resolved.model,
+        api_key=api_key_for(spec, resolved),
+        base_url=resolved.base_url,
+        provider=resolved.provider.name,
+        temperature=spec.temperature,
+        max_tokens=spec.max_tokens,
+    )

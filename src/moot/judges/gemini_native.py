@@ -1,0 +1,141 @@
+"""Gemini judges through the official `google-genai` SDK's async client (generateContent).
+
+The SDK's own retries are switched off explicitly (`HttpRetryOptions(attempts=1)`): by default it retries
+with tenacity, and its aiohttp path even retries connection errors implicitly. The engine retries every
+judge by one policy, so stacking a second one would multiply waits and calls behind the user's back.
+When a prompt carries a JSON schema, the reply is asked for as JSON of that schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from moot.errors import JudgeError, JudgeTimeout, MissingExtra, TransientJudgeError
+from moot.judges.providers import api_key_for, resolve
+from moot.judges.wire_errors import status_error
+from moot.schemas.config import JudgeSpec
+from moot.schemas.messages import Completion, Prompt, Usage
+
+
+def _sdk() -> tuple[Any, Any, Any]:
+    try:
+        from google import genai
+        from google.genai import errors, types
+    except ImportError:
+        raise MissingExtra("google-genai", "gemini") from None
+    return genai, types, errors
+
+
+def _transport_error(e: Exception, timeout: float) -> JudgeError | None:
+    """httpx / httpx2 / aiohttp failures under the SDK, told apart by class name (three libraries)."""
+    names = {cls.__name__ for cls in type(e).__mro__}
+    if names & {"TimeoutException", "ServerTimeoutError", "TimeoutError"}:
+        return JudgeTimeout(f"no reply within {timeout:g}s")
+    if names & {"TransportError", "NetworkError", "ClientConnectionError", "ClientOSError"}:
+        return TransientJudgeError(f"connection failed: {type(e).__name__}")
+    return None
+
+
+class GeminiJudge:
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None = None,
+        provider: str = "gemini",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.model = model
+        self.provider = provider
+        self.base_url = base_url
+        self._api_key = api_key
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self._client: Any = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"GeminiJudge(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            genai, types, _ = _sdk()
+            options = types.HttpOptions(
+                base_url=self.base_url,
+                api_version="v1beta",
+                retry_options=types.HttpRetryOptions(attempts=1),  # the engine retries, once, by one policy
+            )
+            self._client = genai.Client(api_key=self._api_key or "not-needed", http_options=options)
+        return self._client
+
+    def request(self, prompt: Prompt, timeout: float) -> dict[str, Any]:
+        """The generateContent arguments for a prompt (pure, so that tests can read what would be sent)."""
+        _, types, _ = _sdk()
+        config: dict[str, Any] = {
+            "system_instruction": prompt.system,
+            "http_options": types.HttpOptions(
+                timeout=max(1, int(timeout * 1000)), retry_options=types.HttpRetryOptions(attempts=1)
+            ),
+        }
+        max_tokens = self.max_tokens or prompt.max_tokens
+        if max_tokens:
+            config["max_output_tokens"] = max_tokens
+        if self.temperature is not None:
+            config["temperature"] = self.temperature
+        if prompt.json_schema:
+            config["response_mime_type"] = "application/json"
+            config["response_json_schema"] = prompt.json_schema
+        contents = [
+            types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
+            for m in prompt.messages
+        ]
+        return {"model": self.model, "contents": contents, "config": types.GenerateContentConfig(**config)}
+
+    async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
+        client = self._get_client()
+        _, _, errors = _sdk()
+        try:
+            response = await client.aio.models.generate_content(**self.request(prompt, timeout))
+        except errors.APIError as e:
+            headers = getattr(e.response, "headers", None)
+            raise status_error(int(e.code or 0), e.message or str(e), headers) from None
+        except Exception as e:
+            mapped = _transport_error(e, timeout)
+            if mapped is None:
+                raise
+            raise mapped from None
+        text = response.text or ""
+        u = response.usage_metadata
+        usage = Usage()
+        if u is not None:
+            thoughts = u.thoughts_token_count or 0
+            usage = Usage(
+                input_tokens=u.prompt_token_count or 0,
+                # thinking is billed as output, as OpenAI's reasoning tokens are
+                output_tokens=(u.candidates_token_count or 0) + thoughts,
+                cached_tokens=u.cached_content_token_count or 0,
+                reasoning_tokens=thoughts,
+            )
+        return Completion(
+            text=text, usage=usage, model=response.model_version or self.model, provider=self.provider
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aio.aclose()
+            self._client = None
+
+
+def build(spec: JudgeSpec, model: str) -> GeminiJudge:
+    """A Gemini judge for `spec`, asking for `model` (the primary or a fallback)."""
+    resolved = resolve(spec.model_copy(update={"model": model}))
+    _sdk()  # fail now, with the install hint, rather than at the first call
+    return GeminiJudge(
+        model=resolved.model,
+        api_key=api_key_for(spec, resolved),
+        base_url=resolved.base_url,
+        provider=resolved.provider.name,
+        temperature=spec.temperature,
+        max_tokens=spec.max_tokens,
+    )

@@ -1,0 +1,64 @@
+"""Vendor SDK failures -> moot's error tree, in one place for every adapter.
+
+Which failures are worth retrying is decided here (429, 408, 409, 5xx, 529, connection resets); how often
+and how long to wait is decided once, by the engine's retry policy. A Retry-After header is carried along.
+"""
+
+from __future__ import annotations
+
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
+
+TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date), if present."""
+    if headers is None:
+        return None
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return max(0.0, float(value) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        from datetime import UTC, datetime
+
+        return max(0.0, (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds())
+    except (TypeError, ValueError):
+        return None
+
+
+def status_error(status: int, message: str, headers: Any = None) -> JudgeError:
+    """The error for an HTTP status a vendor answered with."""
+    short = " ".join(str(message).split())[:200]
+    if status == 429:
+        return TransientJudgeError("rate limited (429)", retry_after=retry_after(headers), status=status)
+    if status >= 500 or status in TRANSIENT_STATUSES:
+        return TransientJudgeError(f"server error ({status})", retry_after=retry_after(headers), status=status)
+    if status in (401, 403):
+        return JudgeError(f"authentication failed ({status}): check the API key")
+    return JudgeError(f"HTTP {status}: {short}")
+
+
+def map_stainless_error(sdk: Any, e: Exception, timeout: float) -> JudgeError | None:
+    """Errors of the `openai` and `anthropic` SDKs (same generator, same shapes); None if not theirs."""
+    if isinstance(e, sdk.APITimeoutError):
+        return JudgeTimeout(f"no reply within {timeout:g}s")
+    if isinstance(e, sdk.APIStatusError):
+        return status_error(e.status_code, getattr(e, "message", str(e)), e.response.headers)
+    if isinstance(e, sdk.APIConnectionError):
+        return TransientJudgeError(f"connection failed: {type(e).__name__}")
+    if isinstance(e, sdk.APIError):
+        return JudgeError(f"{type(e).__name__}: {str(e)[:200]}")
+    return None
