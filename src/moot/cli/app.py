@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from moot.cli import demo_cmd, doctor_cmd, evaluate_cmd, history_cmds
+from moot.cli import decide_cmd, demo_cmd, doctor_cmd, evaluate_cmd, history_cmds, mcp_cmd, report_cmd
 from moot.errors import DebateAborted, Interrupted, MootError, UsageError
 
 app = typer.Typer(
@@ -22,11 +22,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("evaluate")(evaluate_cmd.evaluate)
+app.command("decide")(decide_cmd.decide)
 app.command("demo")(demo_cmd.demo)
 app.command("doctor")(doctor_cmd.doctor)
 app.command("show")(history_cmds.show)
 app.command("list")(history_cmds.list_debates)
 app.command("resume")(history_cmds.resume)
+app.command("report")(report_cmd.report)
+app.command("mcp")(mcp_cmd.mcp)
 
 
 def _fail(message: str, code: int) -> int:

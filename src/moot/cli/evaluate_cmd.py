@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from moot.cli.output import TEXT_RENDERERS, check_format, emit, render_result
+from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
+from moot.cli.output import TEXT_RENDERERS, check_format, emit
 from moot.cli.progress import ProgressPrinter
 from moot.cli.running import run_cli
 from moot.schemas.evaluation import EvaluationResult
@@ -33,18 +34,26 @@ def evaluate(
     judges: Annotated[str | None, typer.Option(help="Judges file (YAML, the seeds' debate_judges shape).")] = None,
     max_rounds: Annotated[int | None, typer.Option(help="Most rounds (default 3).")] = None,
     mode: Annotated[str, typer.Option(help="complete (up to max rounds) or quick (one round).")] = "complete",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, yaml or github (Markdown).")] = "text",
     reports_dir: Annotated[str, typer.Option(help="Where per-judge reports are written.")] = ".specs/reports",
     no_reports: Annotated[bool, typer.Option("--no-reports", help="Write no report files.")] = False,
     progress: Annotated[
         bool | None,
         typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
     ] = None,
-) -> None:
+    html: Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")] = None,
+    fail_under: Annotated[
+        float | None, typer.Option("--fail-under", help="Exit 1 when the final score is under this (CI gate).")
+    ] = None,
+    require: Annotated[
+        str | None, typer.Option("--require", help="Exit 1 unless the verdict is at least PASS or CONDITIONAL.")
+    ] = None,
+) -> int:
     """Evaluate an artifact by a debate between judges with assigned stances (seeds 000, 001, 003)."""
     from moot import api
 
-    check_format(fmt)
+    check_format(fmt, GATE_FORMATS)
+    require = check_gate_options(fail_under, require)
     request, seats, moderator, panel = api.build_evaluation_request(
         solution,
         task=task,
@@ -57,4 +66,5 @@ def evaluate(
     show = progress if progress is not None else fmt == "text"
     options = api.options_from_panel(panel, on_event=ProgressPrinter() if show else None)
     result = run_cli(lambda: api.run_evaluation(request, seats, moderator, options), options)
-    emit(render_result("evaluate", result, fmt))
+    emit(render("evaluate", result, fmt))
+    return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=html)

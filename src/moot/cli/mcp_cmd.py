@@ -1,0 +1,45 @@
+"""`moot mcp`: serve moot's tools to a coding agent over the Model Context Protocol (stdio, or HTTP)."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated
+
+import typer
+
+from moot.errors import MissingExtra, UsageError
+
+
+def check_host(host: str) -> str:
+    """Only IP literals and localhost: a typo should fail here, not bind somewhere unexpected."""
+    if host == "localhost":
+        return host
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        raise UsageError(f"--host must be an IP address or localhost (got {host!r})") from None
+    return host
+
+
+def mcp(
+    http: Annotated[
+        int | None,
+        typer.Option("--http", help="Serve streamable HTTP on this port (at /mcp) instead of stdio.", min=1, max=65535),
+    ] = None,
+    host: Annotated[
+        str, typer.Option(help="Address to bind with --http (default 127.0.0.1: this machine only).")
+    ] = "127.0.0.1",
+) -> None:
+    """Serve the MCP tools evaluate, show_debate, list_debates and doctor (stdio by default)."""
+    check_host(host)
+    try:
+        from moot.mcp import build_server
+    except ImportError as e:
+        if "mcp" not in str(e):
+            raise
+        raise MissingExtra("mcp", "mcp") from None
+    server = build_server()
+    if http is None:
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=host, port=http)

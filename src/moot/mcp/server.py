@@ -1,0 +1,238 @@
+"""`moot mcp`: the Model Context Protocol server, a thin adapter over the public API and the store.
+
+Tools: `evaluate` (and `decide`, `challenge` where this version has them), `show_debate`, `list_debates`,
+`doctor`. Each returns the same JSON as the CLI's `--format json` (as structured content and as text).
+A debate reports one progress notification when each round starts and one when it ends. Bad arguments
+become a tool error with the CLI's one-line message; the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Annotated, Any, TypeVar
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
+
+from moot.engine.events import Event, EventSink
+from moot.errors import MootError
+from moot.reports.serialize import to_json
+
+T = TypeVar("T")
+INSTRUCTIONS = (
+    "moot runs debates between LLM judges with assigned stances. `evaluate` scores an artifact (files) "
+    "against criteria and returns a verdict (PASS, CONDITIONAL or FAIL) with findings and recommendations. "
+    "Debates are stored: `list_debates` and `show_debate` read them back; `doctor` says which judges are usable."
+)
+
+
+def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
+    """The CLI's `--format json` text, plus the same data as structured content."""
+    plain = data.model_dump(mode="json") if isinstance(data, BaseModel) else dict(data)
+    return CallToolResult(content=[TextContent(type="text", text=to_json(plain))], structured_content=plain)
+
+
+def progress_note(event: Event, total: int | None) -> tuple[float, float | None, str] | None:
+    """The progress notification for an engine event, or None for events that are not round boundaries.
+
+    Progress only ever increases: round N's start is N - 0.5, its end N.
+    """
+    if event.kind == "round_started":
+        who = event.data.get("judges")
+        tail = f" with {', '.join(map(str, who))}" if isinstance(who, list) else ""
+        return event.round - 0.5, total, f"round {event.round} started{tail}"
+    if event.kind == "round_finished":
+        scores = event.data.get("scores")
+        consensus = event.data.get("consensus")
+        message = f"round {event.round} finished"
+        if isinstance(scores, list):
+            message += ": scores " + ", ".join(f"{s:g}" if isinstance(s, int | float) else str(s) for s in scores)
+        if isinstance(consensus, bool):
+            message += "; consensus" if consensus else "; no consensus yet"
+        return float(event.round), total, message
+    return None
+
+
+async def with_progress(ctx: Context, total: int | None, run: Callable[[EventSink], Awaitable[T]]) -> T:
+    """Run a debate, forwarding its round events to the client as progress notifications, in order.
+
+    The engine's event sink is synchronous; a memory stream hands events to a task that awaits the
+    notifications, so a slow client never blocks a round.
+    """
+    send, receive = anyio.create_memory_object_stream[Event](math.inf)
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    async def forward() -> None:
+        async with receive:
+            async for event in receive:
+                note = progress_note(event, total)
+                if note is not None:
+                    await ctx.report_progress(*note)
+
+    async def debate() -> None:
+        with send:
+            try:
+                outcome.append(await run(send.send_nowait))
+            except Exception as e:
+                failure.append(e)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(forward)
+        await debate()
+    if failure:
+        raise failure[0]
+    return outcome[0]
+
+
+def _tool_error(e: MootError) -> ToolError:
+    return ToolError(str(e))
+
+
+# the tools
+
+
+async def evaluate(
+    ctx: Context,
+    solution: Annotated[list[str] | str, Field(description="Files, folders or globs to evaluate.")],
+    task: Annotated[str, Field(description="What the solution was supposed to accomplish.")] = "",
+    criteria: Annotated[
+        str,
+        Field(description="name:weight,... or a rubric YAML file or code, design, documentation, plan."),
+    ] = "code",
+    judges: Annotated[
+        str | None, Field(description="Judges file (YAML). Default: the seeds' three-vendor lineup.")
+    ] = None,
+    max_rounds: Annotated[int | None, Field(description="Most rounds (default 3).")] = None,
+    mode: Annotated[str, Field(description="complete (up to max rounds) or quick (one round).")] = "complete",
+    reports_dir: Annotated[str | None, Field(description="Where per-judge reports are written.")] = ".specs/reports",
+    no_reports: Annotated[bool, Field(description="Write no report files.")] = False,
+    html: Annotated[str | None, Field(description="Also write the HTML report to this file.")] = None,
+) -> CallToolResult:
+    """Evaluate an artifact by a debate between judges with assigned stances; returns the verdict JSON."""
+    from moot import api
+
+    try:
+        request, seats, moderator, panel = api.build_evaluation_request(
+            [solution] if isinstance(solution, str) else solution,
+            task=task,
+            criteria=criteria,
+            judges=judges,
+            max_rounds=max_rounds,
+            mode=mode,  # type: ignore[arg-type]
+            reports_dir=None if no_reports else reports_dir,
+        )
+
+        async def run(sink: EventSink) -> BaseModel:
+            options = api.options_from_panel(panel, on_event=sink)
+            return await api.run_evaluation(request, seats, moderator, options)
+
+        result = await with_progress(ctx, request.rounds_allowed, run)
+        data = result.model_dump(mode="json")
+        if html:
+            _write_html(str(data["debate_id"]), html)
+    except MootError as e:
+        raise _tool_error(e) from None
+    return json_result(data)
+
+
+def _write_html(debate_id: str, path: str) -> None:
+    from moot.reports.html import write_html_report
+    from moot.store import Store
+
+    write_html_report(Store.open_default(), debate_id, path)
+
+
+async def show_debate(
+    debate_id: Annotated[str, Field(description="Debate id (or a unique prefix of it).")],
+    calls: Annotated[bool, Field(description="List every call instead: judge, round, status, tokens, cost.")] = False,
+) -> CallToolResult:
+    """A debate from the store, finished or not: its result JSON, or where it stopped."""
+    from moot.store import Store
+
+    store = Store.open_default()
+    row = store.get_debate(debate_id)
+    if row is None:
+        raise ToolError(f"no debate {debate_id} in {store.path}")
+    if calls:
+        return json_result(
+            {
+                "debate_id": row.id,
+                "calls": [{k: v for k, v in c.__dict__.items() if k != "prompt_json"} for c in store.calls(row.id)],
+            }
+        )
+    if row.result is not None:
+        return json_result(row.result)
+    return json_result(
+        {
+            "debate_id": row.id,
+            "protocol": row.protocol,
+            "status": row.status,
+            "error": row.error,
+            "rounds": {f"round_{k}": v for k, v in store.rounds(row.id).items()},
+            "calls_completed": len(store.calls(row.id)),
+        }
+    )
+
+
+async def list_debates(
+    limit: Annotated[int, Field(description="How many, newest first.", ge=1, le=1000)] = 20,
+) -> CallToolResult:
+    """Recent debates: id, protocol, status, title, when."""
+    from moot.store import Store
+
+    rows = Store.open_default().list_debates(limit)
+    return json_result(
+        {
+            "debates": [
+                {
+                    "debate_id": r.id,
+                    "protocol": r.protocol,
+                    "status": r.status,
+                    "title": r.title,
+                    "created_at": r.created_at,
+                }
+                for r in rows
+            ]
+        }
+    )
+
+
+async def doctor(
+    judges: Annotated[str | None, Field(description="Judges file to check (default: the seeds' lineup).")] = None,
+) -> CallToolResult:
+    """Every configured judge: its vendor, whether its credential is present (never its value), usable or not."""
+    from moot.cli.doctor_cmd import _rows
+
+    try:
+        return json_result({"judges": _rows(judges)})
+    except MootError as e:
+        raise _tool_error(e) from None
+
+
+# protocol name -> (tool function, description); protocols other than evaluate register themselves here
+PROTOCOL_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {"evaluate": evaluate}
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("moot")
+    except PackageNotFoundError:
+        return "0"
+
+
+def build_server(name: str = "moot") -> MCPServer:
+    """A fresh server with every tool registered (nothing runs until a transport starts it)."""
+    server: MCPServer = MCPServer(name=name, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+    for tool_name, fn in PROTOCOL_TOOLS.items():
+        server.add_tool(fn, name=tool_name, structured_output=False)
+    server.add_tool(show_debate, name="show_debate", structured_output=False)
+    server.add_tool(list_debates, name="list_debates", structured_output=False)
+    server.add_tool(doctor, name="doctor", structured_output=False)
+    return server

@@ -1,0 +1,160 @@
+"""`--format github`: a result as GitHub-flavoured Markdown, for a job summary or a pull-request comment.
+
+Pure functions of the result's JSON. Judge and artifact text is untrusted here too: HTML is escaped,
+table cells cannot break their table, and `@name` cannot notify anyone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+ICONS = {"PASS": "✅", "CONDITIONAL": "⚠️", "FAIL": "❌"}
+
+
+def md(text: Any) -> str:
+    """Untrusted text made inert in GitHub Markdown: no HTML, no mentions."""
+    s = "" if text is None else str(text)
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return s.replace("@", "@\u200b")
+
+
+def cell(text: Any) -> str:
+    """Untrusted text inside a table cell: on one line, pipes escaped."""
+    return md(text).replace("|", "\\|").replace("\r", "").replace("\n", "<br>")
+
+
+def _num(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, int | float) and not isinstance(value, bool) else "-"
+
+
+def _d(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _l(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _cost(result: Mapping[str, Any]) -> str:
+    sp = _d(result.get("spend"))
+    if not sp:
+        return ""
+    return (
+        f"<sub>{sp.get('calls', 0)} calls · {sp.get('input_tokens', 0)} input / {sp.get('output_tokens', 0)} output "
+        f"tokens · ${float(sp.get('cost_usd') or 0):.4f} · {float(sp.get('wall_seconds') or 0):.1f}s · "
+        f"debate `{md(result.get('debate_id', ''))}`</sub>"
+    )
+
+
+def evaluation_markdown(result: Mapping[str, Any]) -> str:
+    s = _d(result.get("summary"))
+    verdict = str(s.get("final_verdict") or "?")
+    rounds = f"{result.get('rounds_completed', '?')} round(s)" + (
+        f", consensus in round {result['consensus_reached_at']}" if result.get("consensus_reached_at") else ""
+    )
+    lines = [
+        f"## {ICONS.get(verdict, '❔')} moot evaluate: {md(verdict)} ({_num(s.get('consensus_score'))}/5)",
+        "",
+        f"**{md(result.get('artifact_evaluated', ''))}**"
+        + (f": {md(result.get('task'))}" if result.get("task") else ""),
+        "",
+        f"{md(s.get('consensus_method', '-'))} · confidence {md(s.get('confidence', '-'))} · {rounds}",
+        "",
+    ]
+    judges = [_d(j) for j in _l(result.get("judges")) if _d(j).get("final_score") is not None]
+    if judges:
+        lines.append(
+            "| Criterion | " + " | ".join(cell(f"{j.get('judge')} ({j.get('stance')})") for j in judges) + " |"
+        )
+        lines.append("|---" * (len(judges) + 1) + "|")
+        for key in _d(result.get("criteria")):
+            scores = [_num(_d(j.get("final_scores")).get(key)) for j in judges]
+            lines.append(f"| {cell(key)} | " + " | ".join(scores) + " |")
+        lines.append("| **overall** | " + " | ".join(f"**{_num(j.get('final_score'))}**" for j in judges) + " |")
+        lines.append("")
+    dropped = [_d(j) for j in _l(result.get("judges")) if _d(j).get("status", "ok") != "ok"]
+    for j in dropped:
+        lines.append(f"- {md(j.get('judge'))} ({md(j.get('model'))}): {md(j.get('status'))}")
+    if dropped:
+        lines.append("")
+    recs = [_d(r) for r in _l(result.get("recommendations"))]
+    if recs:
+        lines += ["### Recommendations", ""]
+        lines += [
+            f"- **{md(r.get('priority'))}** {md(r.get('action'))}"
+            + (f" — {md(r.get('rationale'))}" if r.get("rationale") else "")
+            for r in recs
+        ]
+        lines.append("")
+    critical = [_d(c) for c in _l(result.get("critical_findings"))]
+    if critical:
+        lines += ["### Critical findings", ""]
+        lines += [
+            f"- {md(c.get('id', ''))} {md(c.get('finding', ''))}"
+            + (f" ({md(c.get('state'))})" if c.get("state") else "")
+            for c in critical
+        ]
+        lines.append("")
+    attention = [_d(a) for a in _l(result.get("user_attention_needed"))]
+    if attention:
+        lines += ["### Needs human review", ""] + [f"- {md(a.get('issue'))}" for a in attention] + [""]
+    details = [
+        ("Majority opinion", result.get("majority_opinion")),
+        ("Minority opinion", result.get("minority_opinion")),
+    ]
+    for title, text in details:
+        if text:
+            lines += [f"<details><summary>{title}</summary>", "", md(text), "", "</details>", ""]
+    progression = _d(result.get("round_progression"))
+    if progression:
+        lines += [
+            "<details><summary>Rounds</summary>",
+            "",
+            "| Round | Scores | Range | Consensus |",
+            "|---|---|---|---|",
+        ]
+        for name, p in progression.items():
+            pd = _d(p)
+            agreed = "yes" if pd.get("consensus") else cell("; ".join(map(str, _l(pd.get("reasons")))))
+            lines.append(
+                f"| {cell(name.replace('_', ' '))} | {', '.join(_num(x) for x in _l(pd.get('scores')))} | "
+                f"{_num(pd.get('range'))} | {agreed} |"
+            )
+        lines += ["", "</details>", ""]
+    cost = _cost(result)
+    if cost:
+        lines += [cost, ""]
+    return "\n".join(lines)
+
+
+def generic_markdown(result: Mapping[str, Any]) -> str:
+    """Any protocol without a renderer of its own: its headline keys, then the rest as a list."""
+    protocol = md(result.get("protocol", "debate"))
+    head = next(
+        (
+            result[k]
+            for k in ("outcome", "final_verdict", "recommended_option", "chosen_option", "final_position")
+            if result.get(k)
+        ),
+        "",
+    )
+    lines = [f"## moot {protocol}: {md(head)}", ""]
+    for key, value in result.items():
+        if key in ("debate_id", "protocol", "spend") or value in (None, "", [], {}):
+            continue
+        if isinstance(value, str | int | float | bool):
+            lines.append(f"- **{md(key.replace('_', ' '))}**: {md(value)}")
+    lines.append("")
+    cost = _cost(result)
+    if cost:
+        lines += [cost, ""]
+    return "\n".join(lines)
+
+
+GITHUB_RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {"evaluate": evaluation_markdown}
+
+
+def github_markdown(result: Mapping[str, Any]) -> str:
+    renderer = GITHUB_RENDERERS.get(str(result.get("protocol", "")), generic_markdown)
+    return renderer(result)
