@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from moot.engine import Engine, EventSink, RetryPolicy
+from moot.engine.budget import Budget
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
 from moot.errors import DebateAborted
@@ -32,6 +33,7 @@ class RunOptions:
     limits: Limits | None = None
     pricing: Pricing | None = None
     deadline: float | None = None
+    budget: Budget | None = None  # --max-cost and the wall-clock budget
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -60,6 +62,7 @@ async def run_debate(
         pricing=options.pricing,
         on_event=options.on_event,
         deadline=options.deadline,
+        budget=options.budget,
     )
     try:
         result = await body(engine)

@@ -88,22 +88,17 @@ def make_seats(
 
 
 def options_from_panel(panel: PanelFile | None, **kwargs: Any) -> RunOptions:
-    """Run options with the judges file's `retry:` and `limits:` settings applied."""
-    from moot.engine import RetryPolicy
-    from moot.engine.limits import Limits, ProviderLimit
+    """Run options with the judges file's `retry:`, `limits:`, `pricing:` and `budget:` settings applied."""
+    from moot.engine import settings
 
     options = RunOptions(**kwargs)
     if panel is None:
         return options
-    try:
-        if panel.retry:
-            options.policy = RetryPolicy(**panel.retry)
-        if panel.limits:
-            per = {k: ProviderLimit(**v) for k, v in panel.limits.items() if k != "default"}
-            default = ProviderLimit(**panel.limits["default"]) if "default" in panel.limits else ProviderLimit()
-            options.limits = Limits(default=default, per_provider=per)
-    except TypeError as e:
-        raise UsageError(f"judges file {panel.path}: {e}") from None
+    where = f"judges file {panel.path}"
+    options.policy = settings.retry_policy(panel.retry, f"{where}: retry") or options.policy
+    options.limits = settings.limits(panel.limits, f"{where}: limits") or options.limits
+    options.pricing = settings.pricing(panel.pricing, f"{where}: pricing") or options.pricing
+    options.budget = settings.budget(panel.budget, f"{where}: budget") or options.budget
     return options
 
 

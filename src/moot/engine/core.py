@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from moot.engine.budget import CLARIFY_OVERHEAD_TOKENS, TYPICAL_REPLY_TOKENS, Budget, CallCost, over_budget, tokens_of
 from moot.engine.events import Event, EventSink, ignore
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
+from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.messages import Completion, Prompt, Usage
 from moot.store.db import CallRecord, Store, now_iso
 
@@ -32,7 +35,8 @@ class RetryPolicy:
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None and retry_after >= 0:
-            return min(retry_after, self.max_delay)
+            # never earlier than the vendor asked; a little later at random, so judges do not return in a herd
+            return min(retry_after * random.uniform(1.0, 1.1), self.max_delay)
         return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
 
 
@@ -61,6 +65,7 @@ class Engine:
         pricing: Pricing | None = None,
         on_event: EventSink | None = None,
         deadline: float | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.store = store
         self.debate_id = debate_id
@@ -68,8 +73,96 @@ class Engine:
         self.limits = limits or Limits()
         self.pricing = pricing or Pricing()
         self.emit: EventSink = on_event or ignore
+        self.budget = budget or Budget()
+        if self.budget.wall_seconds is not None:
+            own = time.monotonic() + self.budget.wall_seconds
+            deadline = own if deadline is None else min(deadline, own)
         self.deadline = deadline  # time.monotonic() by which the whole debate must end
         self.calls_made = 0  # real (not replayed) calls in this run
+
+    # budget: what rounds may still start
+
+    @staticmethod
+    def output_bound(seat: Seat) -> int:
+        """The most output tokens one call of this seat may produce (its `max_tokens`, else the default)."""
+        bound = seat.spec.get("max_tokens")
+        return bound if isinstance(bound, int) and bound > 0 else DEFAULT_MAX_OUTPUT_TOKENS
+
+    def _price(self, seat: Seat, usage: Usage) -> float | None:
+        """The cost of `usage` at the dearest model of the seat (a fallback may take the seat)."""
+        costs = [self.pricing.cost(j.provider, j.model, usage) for j in seat.judges]
+        return None if any(c is None for c in costs) else max(c for c in costs if c is not None)
+
+    def call_cost(self, seat: Seat, prompt: Prompt, round_no: int, *, cached_prefix: bool = False) -> CallCost:
+        """What one planned call should cost typically, and at worst (with a clarification, at the bound)."""
+        tokens_in = tokens_of(prompt.as_text())
+        cached = tokens_of(prompt.system) if cached_prefix else 0
+        typical = self._price(
+            seat, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS, cached_tokens=cached)
+        )
+        return CallCost(seat.id, seat.label, round_no, tokens_in, typical, self.worst_cost(seat, tokens_in))
+
+    def worst_cost(self, seat: Seat, tokens_in: int) -> float | None:
+        """A call of `tokens_in` input tokens answered at the output bound, then its clarification."""
+        bound = self.output_bound(seat)
+        first = self._price(seat, Usage(input_tokens=tokens_in, output_tokens=bound))
+        clarify = self._price(
+            seat, Usage(input_tokens=tokens_in + bound + CLARIFY_OVERHEAD_TOKENS, output_tokens=bound)
+        )
+        return None if first is None or clarify is None else round(first + clarify, 8)
+
+    def spent(self) -> float:
+        """Dollars this debate has paid so far (including calls made before a resume)."""
+        return round(sum(c.cost_usd or 0.0 for c in self.store.calls(self.debate_id)), 8)
+
+    def round_gate(
+        self,
+        round_no: int,
+        planned: Sequence[tuple[Seat, Prompt, str]],
+        reserve: Sequence[tuple[Seat, int]] = (),
+    ) -> str | None:
+        """Why round `round_no` must not start (the budget), or None if it may.
+
+        `planned` are the round's calls (seat, prompt, call key); calls already in the store are replayed
+        for free and not counted. `reserve` are calls the debate must still be able to make afterwards
+        (a moderator's synthesis), as (seat, estimated input tokens).
+        """
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            reason = f"stopped before round {round_no}: the debate's wall-clock budget ran out"
+            self.emit(Event("budget_stop", round_no, data={"reason": reason}))
+            return reason
+        cap = self.budget.max_cost_usd
+        if cap is None:
+            return None
+        costs = [
+            self.call_cost(seat, prompt, round_no)
+            for seat, prompt, key in planned
+            if self.store.find_call(self.debate_id, key) is None
+        ]
+        worst_each = [(seat.label, self.worst_cost(seat, tokens_in)) for seat, tokens_in in reserve]
+        worst_each += [(c.model, c.worst_usd) for c in costs]
+        unpriced = sorted({name for name, cost in worst_each if cost is None})
+        if unpriced:
+            reason = (
+                f"not starting round {round_no}: no price known for {', '.join(unpriced)}, so --max-cost cannot be kept"
+            )
+        else:
+            worst = sum(cost or 0.0 for _, cost in worst_each)
+            spent = self.spent()
+            if not over_budget(spent, worst, cap):
+                return None
+            reason = (
+                f"stopped before round {round_no}: its worst case (${worst:.4f}) on top of ${spent:.4f} spent "
+                f"could cross --max-cost ${cap:g}"
+            )
+        self.emit(Event("budget_stop", round_no, data={"reason": reason}))
+        return reason
+
+    def bounded(self, seat: Seat, prompt: Prompt) -> Prompt:
+        """Under a cost cap every call gets an output bound, so that the worst case the gate priced holds."""
+        if self.budget.max_cost_usd is None or prompt.max_tokens is not None:
+            return prompt
+        return prompt.model_copy(update={"max_tokens": self.output_bound(seat)})
 
     def _timeout(self, seat: Seat) -> float:
         if self.deadline is None:
@@ -105,6 +198,7 @@ class Engine:
         done = self.store.find_call(self.debate_id, key)
         if done is not None:
             return _outcome_from_record(done)
+        prompt = self.bounded(seat, prompt)
         started_at, t0 = now_iso(), time.monotonic()
         retries_total = 0
         errors: list[str] = []

@@ -1,5 +1,11 @@
 """Per-provider concurrency and requests-per-minute limits, so that a wide panel or a batch of debates
-does not trip a vendor's rate limits. One `Limits` is shared by every call of an engine."""
+does not trip a vendor's rate limits. One `Limits` is shared by every call of an engine.
+
+A provider's limit is, in order: the judges file's `limits: {PROVIDER: ...}`, its `limits: {default: ...}`,
+the provider table's defaults (entry-tier vendor limits; one or two at a time for local servers), and
+finally `ProviderLimit()`. Requests per minute are spaced evenly (a slot every 60/rpm seconds) rather than
+sent in a burst that the vendor would answer with 429s.
+"""
 
 from __future__ import annotations
 
@@ -9,23 +15,38 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+from moot.judges.providers import PROVIDERS
+
 
 @dataclass(frozen=True)
 class ProviderLimit:
     concurrency: int = 8
     rpm: float | None = None  # requests per minute; None: unlimited
 
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if self.rpm is not None and self.rpm <= 0:
+            raise ValueError("rpm must be a positive number of requests per minute")
+
 
 @dataclass
 class Limits:
-    default: ProviderLimit = field(default_factory=ProviderLimit)
+    default: ProviderLimit | None = None  # the user's default for every provider, over the table's
     per_provider: dict[str, ProviderLimit] = field(default_factory=dict)
     _sems: dict[str, asyncio.Semaphore] = field(default_factory=dict, init=False)
     _next_slot: dict[str, float] = field(default_factory=dict, init=False)
     _slot_lock: dict[str, asyncio.Lock] = field(default_factory=dict, init=False)
 
     def limit_for(self, provider: str) -> ProviderLimit:
-        return self.per_provider.get(provider, self.default)
+        if provider in self.per_provider:
+            return self.per_provider[provider]
+        if self.default is not None:
+            return self.default
+        known = PROVIDERS.get(provider)
+        if known is not None:
+            return ProviderLimit(concurrency=known.concurrency, rpm=known.rpm)
+        return ProviderLimit()
 
     async def _wait_rpm(self, provider: str, rpm: float) -> None:
         lock = self._slot_lock.setdefault(provider, asyncio.Lock())
@@ -39,7 +60,7 @@ class Limits:
     @asynccontextmanager
     async def slot(self, provider: str) -> AsyncIterator[None]:
         limit = self.limit_for(provider)
-        sem = self._sems.setdefault(provider, asyncio.Semaphore(max(1, limit.concurrency)))
+        sem = self._sems.setdefault(provider, asyncio.Semaphore(limit.concurrency))
         async with sem:
             if limit.rpm:
                 await self._wait_rpm(provider, limit.rpm)

@@ -17,9 +17,16 @@ FREE_PROVIDERS = frozenset({"scripted", "function", "cli"})
 
 @dataclass(frozen=True)
 class PriceOverride:
+    """USD per million tokens, for a model the offline table does not know (or that you pay differently)."""
+
     input_per_mtok: float
     output_per_mtok: float
     cached_input_per_mtok: float | None = None
+
+    def __post_init__(self) -> None:
+        rates = (self.input_per_mtok, self.output_per_mtok, self.cached_input_per_mtok or 0.0)
+        if any(not isinstance(r, int | float) or r < 0 for r in rates):
+            raise ValueError("prices must be numbers of dollars per million tokens, not negative")
 
 
 @dataclass

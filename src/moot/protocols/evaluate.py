@@ -227,6 +227,15 @@ class Evaluation:
                     self.reports.write_round(seat, st.positions[seat.id][-1], st.texts[seat.id][-1], self)
         return summary
 
+    def _budget_stop(self, round_no: int) -> str | None:
+        """Ask the engine whether the round fits the budget (--max-cost, wall clock), moderator included."""
+        planned = [(s, self._prompt(s, round_no), f"r{round_no}/{s.id}") for s in self.state.active]
+        reserve = []
+        if self.moderator is not None:  # the synthesis reads every judge's latest reply
+            per_judge = max(self.engine.output_bound(s) for s in self.state.active)
+            reserve.append((self.moderator, len(self.system) // 4 + per_judge * len(self.state.active)))
+        return self.engine.round_gate(round_no, planned, reserve)
+
     def _register_findings(self, position: ScoredPosition) -> None:
         st = self.state
         known = {f.id for f in st.findings}
@@ -253,6 +262,12 @@ class Evaluation:
         r = self.request
         st = self.state
         for round_no in range(1, r.rounds_allowed + 1):
+            stop = self._budget_stop(round_no)
+            if stop is not None:
+                if round_no == 1:
+                    raise DebateAborted(stop)
+                st.notes.append(f"{stop}; the verdict is from the {round_no - 1} round(s) done")
+                break
             summary = await self._round(round_no)
             st.progression[f"round_{round_no}"] = summary
             self.engine.store.record_round(self.engine.debate_id, round_no, summary.model_dump(mode="json"))
