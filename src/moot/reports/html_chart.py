@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-WIDTH = 640
+WIDTH = 960
 HEIGHT = 260
 LEFT = 44
-RIGHT = 150  # room for the legend
+RIGHT = 190  # room for the legend
 TOP = 16
 BOTTOM = 34
 COLOURS = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#4d7c0f")

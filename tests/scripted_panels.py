@@ -1,0 +1,73 @@
+"""Judges files of scripted judges (replies inline) for the report, gate, MCP and docs tests: no server,
+no network, and a debate that ends the same way every time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from .replies import CRITERIA, round1, round2
+
+INJECTED = (
+    "<script>document.title='pwned'</script>"
+    "<img src=x onerror=\"document.title='pwned-by-img'\">"
+    "</pre></details><b id=injected>bold?</b>"
+)
+
+
+def converging_panel(tmp_path: Path, *, inject: bool = False, low: bool = False, name: str = "panel.yaml") -> Path:
+    """Three judges that disagree in round 1 and agree in round 2 (final score about 4.07, PASS).
+
+    `inject` puts markup and a script into judge-3's first reply; `low` makes the panel agree on about
+    2.9 instead (a FAIL).
+    """
+    shift = -1.2 if low else 0.0
+    j3_first = round1(3.0 + shift, 3 if not low else 2, prose=INJECTED if inject else "")
+    keys = ["correctness", "design", "security", "performance", "docs"]
+    judges = [
+        {
+            "model": "scripted",
+            "name": "alpha",
+            "stance": "neutral",
+            "replies": [round1(4.0 + shift, 4), round2(4.0 + shift)],
+        },
+        {
+            "model": "scripted",
+            "name": "beta",
+            "stance": "for",
+            "replies": [
+                round1(4.8 + shift, 5 if not low else 4),
+                round2(4.3 + shift, {"security": 4, "design": 4} if not low else None),
+            ],
+        },
+        {
+            "model": "scripted",
+            "name": "gamma",
+            "stance": "against",
+            "replies": [j3_first, round2(3.9 + shift, {k: 4 if not low else 3 for k in keys})],
+        },
+    ]
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump({"debate_judges": judges}, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def artifact(tmp_path: Path) -> Path:
+    path = tmp_path / "plan.md"
+    path.write_text("# Plan\n<b>bold</b> <script>alert(1)</script>\n", encoding="utf-8")
+    return path
+
+
+def evaluate_args(tmp_path: Path, panel: Path, *extra: str) -> list[str]:
+    return [
+        "evaluate",
+        "--solution",
+        str(artifact(tmp_path)),
+        "--criteria",
+        CRITERIA,
+        "--judges",
+        str(panel),
+        "--no-reports",
+        *extra,
+    ]

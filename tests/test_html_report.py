@@ -1,0 +1,131 @@
+"""The HTML report without a browser: what it shows, that it escapes, and `moot report` / `--html`."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from moot.cli.app import main
+from moot.reports.html import load_record, render_html
+from moot.reports.html_chart import build_chart
+from moot.reports.html_views import DebateRecord, build_view
+from moot.store import Store
+
+from .scripted_panels import INJECTED, converging_panel, evaluate_args
+
+
+def run_debate(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str, **panel: bool) -> dict:  # type: ignore[type-arg]
+    code = main(evaluate_args(tmp_path, converging_panel(tmp_path, **panel), "--format", "json", *extra))
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def test_chart_has_one_series_per_judge_and_higher_scores_higher() -> None:
+    chart = build_chart({"a": {1: 4.0, 2: 4.0}, "b": {1: 4.8, 2: 4.3}, "c": {1: 3.0, 2: 3.9}}, band=(3.8, 4.3))
+    assert chart is not None
+    assert [s.name for s in chart.series] == ["a", "b", "c"]
+    b, c = chart.series[1], chart.series[2]
+    assert b.points[0].y < c.points[0].y  # SVG y grows downwards: 4.8 is drawn above 3.0
+    assert b.points[0].x < b.points[1].x
+    assert len(b.polyline.split()) == 2
+    assert chart.band is not None and chart.band[0] < chart.band[1]
+    assert [t.label for t in chart.x_ticks] == ["round 1", "round 2"]
+
+
+def test_chart_of_nothing_is_none_and_one_round_is_centred() -> None:
+    assert build_chart({}) is None
+    one = build_chart({"a": {1: 3.0}, "b": {1: 5.0}})
+    assert one is not None and one.series[0].points[0].x == one.series[1].points[0].x
+
+
+def test_report_shows_verdict_first_chart_tables_findings_cost_and_every_reply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run_debate(tmp_path, capsys)
+    html = render_html(load_record(Store.open_default(), result["debate_id"]))
+    assert html.startswith("<!DOCTYPE html>")
+    verdict_at = html.index('class="word">PASS<')
+    assert verdict_at < html.index("<svg") < html.index("Scores per criterion")
+    assert "4.07/5" in html and "unanimous" in html
+    assert len(re.findall(r'<polyline class="series"', html)) == 3
+    # per-criterion table: one row per judge and round (3 judges x 2 rounds), carried-over scores included
+    table = html[html.index("Scores per criterion") : html.index("Round progression")]
+    assert table.count("<tr>") == 1 + 6
+    assert "Cost per judge" in html and "Cost per round" in html
+    # every reply is there, collapsed
+    assert html.count('<details class="reply">') == 6
+    assert "<details open" not in html
+
+
+def test_everything_from_judges_and_artifacts_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_debate(tmp_path, capsys, "--task", "<i>ship it</i>", inject=True)
+    html = render_html(load_record(Store.open_default(), result["debate_id"]))
+    assert "<script" not in html.lower()
+    assert "<img" not in html.lower()
+    assert "<i>ship it</i>" not in html and "&lt;i&gt;ship it&lt;/i&gt;" in html
+    assert "&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;" in html
+    assert "<b id=injected>" not in html and "&lt;/pre&gt;&lt;/details&gt;&lt;b id=injected&gt;" in html
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    assert INJECTED not in html
+
+
+def test_report_is_self_contained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_debate(tmp_path, capsys)
+    html = render_html(load_record(Store.open_default(), result["debate_id"]))
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    assert "@import" not in html and "<link" not in html
+
+
+def test_moot_report_writes_the_file_and_html_on_evaluate_writes_the_same(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run_debate(tmp_path, capsys, "--html", str(tmp_path / "eval.html"))
+    assert (tmp_path / "eval.html").exists()
+    assert main(["report", result["debate_id"][:8], "--html", str(tmp_path / "out" / "report.html")]) == 0
+    err = capsys.readouterr().err
+    assert "report.html" in err
+    written = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert written == (tmp_path / "eval.html").read_text(encoding="utf-8")
+    assert main(["report", result["debate_id"], "--html", "-"]) == 0
+    assert capsys.readouterr().out == written
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["report", "no-such-debate", "--html", "x.html"], "no debate no-such-debate"),
+        (["report", "no-such-debate"], "needs --html"),
+    ],
+)
+def test_moot_report_bad_input_is_one_line_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("moot: error: ") and message in err and err.count("\n") == 1
+    assert not Path("x.html").exists()
+
+
+def test_unfinished_and_unknown_protocol_debates_still_render() -> None:
+    record = DebateRecord(
+        debate_id="d1",
+        protocol="someday",
+        title="a <b>title</b>",
+        status="failed",
+        created_at="2026-11-22T00:00:00",
+        request={},
+        result={"outcome": "CONTESTED", "confidence": "REQUIRES_INPUT", "distribution": {"A": ["risk"]}},
+        error="fewer than two judges left",
+        calls=[],
+    )
+    view = build_view(record)
+    assert view.verdict.headline == "CONTESTED"
+    html = render_html(record)
+    assert "CONTESTED" in html and "REQUIRES_INPUT" in html and "fewer than two judges left" in html
+    assert "a &lt;b&gt;title&lt;/b&gt;" in html
+    bare = render_html(DebateRecord("d2", "evaluate", "", "running", "2026-11-22T00:00:00", {}, None, None, []))
+    assert "RUNNING" in bare
