@@ -1,0 +1,130 @@
+"""The CI gate: `--fail-under` / `--require` exit codes, and `--format github` Markdown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from moot.cli.app import main
+from moot.cli.gate import gate_failure
+from moot.reports.github import cell, github_markdown, md
+
+from .scripted_panels import converging_panel, evaluate_args
+
+
+def result(score: float | None, verdict: str | None) -> dict:  # type: ignore[type-arg]
+    summary = {}
+    if score is not None:
+        summary["consensus_score"] = score
+    if verdict is not None:
+        summary["final_verdict"] = verdict
+    return {"summary": summary}
+
+
+@pytest.mark.parametrize(
+    ("score", "fail_under", "fails"),
+    [(4.0, 4.0, False), (3.99, 4.0, True), (4.5, 4.0, False), (1.0, 1.0, False), (None, 3.0, True)],
+)
+def test_fail_under_boundaries(score: float | None, fail_under: float, fails: bool) -> None:
+    why = gate_failure(result(score, "PASS"), fail_under=fail_under)
+    assert (why is not None) is fails
+    if fails:
+        assert "fail-under" in str(why)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "require", "fails"),
+    [
+        ("PASS", "PASS", False),
+        ("CONDITIONAL", "PASS", True),
+        ("FAIL", "PASS", True),
+        ("CONDITIONAL", "CONDITIONAL", False),
+        ("PASS", "CONDITIONAL", False),
+        ("FAIL", "CONDITIONAL", True),
+        (None, "CONDITIONAL", True),
+    ],
+)
+def test_require_orders_verdicts(verdict: str | None, require: str, fails: bool) -> None:
+    assert (gate_failure(result(4.0, verdict), require=require) is not None) is fails
+
+
+def test_no_gate_never_fails_and_both_reasons_are_given() -> None:
+    assert gate_failure(result(None, None)) is None
+    why = gate_failure(result(2.0, "FAIL"), fail_under=3.0, require="PASS")
+    assert why is not None and "2 is under" in why and "FAIL is below" in why
+
+
+def test_cli_gate_passes_with_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        evaluate_args(
+            tmp_path, converging_panel(tmp_path), "--format", "json", "--fail-under", "4.0", "--require", "pass"
+        )
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["summary"]["final_verdict"] == "PASS" and out["summary"]["consensus_score"] == 4.07
+    assert code == 0
+
+
+@pytest.mark.parametrize("gate", [["--fail-under", "4.1"], ["--require", "PASS"], ["--require", "CONDITIONAL"]])
+def test_cli_gate_fails_with_exit_1_and_still_prints_the_result(
+    gate: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    panel = converging_panel(tmp_path, low=gate != ["--fail-under", "4.1"])
+    code = main(evaluate_args(tmp_path, panel, "--format", "json", *gate))
+    captured = capsys.readouterr()
+    assert code == 1
+    assert json.loads(captured.out)["debate_id"]
+    assert "moot: gate failed: " in captured.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--fail-under", "7"], "--fail-under must be a score between 1 and 5"),
+        (["--require", "GREAT"], "--require must be PASS or CONDITIONAL"),
+        (["--format", "html"], "--format must be one of text, json, yaml, github"),
+    ],
+)
+def test_bad_gate_options_exit_2_before_any_call(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(evaluate_args(tmp_path, converging_panel(tmp_path), *args)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("moot: error: ") and message in err and err.count("\n") == 1
+    assert main(["list", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["debates"] == []  # no debate was started
+
+
+def test_format_github_is_a_job_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        evaluate_args(tmp_path, converging_panel(tmp_path, inject=True), "--format", "github", "--task", "<i>t</i>")
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.startswith("## ✅ moot evaluate: PASS (4.07/5)")
+    assert "| **overall** | **4** | **4.3** | **3.9** |" in out
+    assert "<i>" not in out and "&lt;i&gt;t&lt;/i&gt;" in out
+    assert "<details><summary>Rounds</summary>" in out
+
+
+def test_github_markdown_keeps_untrusted_text_inert() -> None:
+    assert md("<script>x</script> @octocat") == "&lt;script&gt;x&lt;/script&gt; @\u200boctocat"
+    assert cell("a|b\nc") == "a\\|b<br>c"
+    text = github_markdown(
+        {
+            "protocol": "evaluate",
+            "summary": {"final_verdict": "FAIL", "consensus_score": 2.0},
+            "recommendations": [{"priority": "MUST", "action": "<img src=x onerror=alert(1)>"}],
+            "minority_opinion": "@team please </details> look",
+        }
+    )
+    assert text.startswith("## ❌ moot evaluate: FAIL (2/5)")
+    assert "<img" not in text and "&lt;/details&gt;" in text and "@\u200bteam" in text
+
+
+def test_github_markdown_of_another_protocol_names_its_outcome() -> None:
+    text = github_markdown({"protocol": "someday", "outcome": "CONTESTED", "confidence": "REQUIRES_INPUT"})
+    assert text.startswith("## moot someday: CONTESTED")
+    assert "**confidence**: REQUIRES_INPUT" in text
