@@ -9,7 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
+    "DecisionResult",
     "EvaluationResult",
+    "decide",
+    "decide_sync",
     "evaluate",
     "evaluate_sync",
     "resume",
@@ -17,16 +20,21 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from moot.api import evaluate, evaluate_sync, resume, resume_sync
+    from moot.api import decide, decide_sync, evaluate, evaluate_sync, resume, resume_sync
+    from moot.schemas.decision import DecisionResult
     from moot.schemas.evaluation import EvaluationResult
 
 
 def __getattr__(name: str) -> Any:
     """Import lazily, so that `import moot` (and `moot --help`) stays fast."""
-    if name in ("evaluate", "evaluate_sync", "resume", "resume_sync"):
+    if name in ("evaluate", "evaluate_sync", "resume", "resume_sync", "decide", "decide_sync"):
         from moot import api
 
         return getattr(api, name)
+    if name == "DecisionResult":
+        from moot.schemas.decision import DecisionResult
+
+        return DecisionResult
     if name == "EvaluationResult":
         from moot.schemas.evaluation import EvaluationResult
 

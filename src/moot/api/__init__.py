@@ -5,16 +5,22 @@ server are thin adapters over these functions.
 """
 
 from moot.api.common import Panelist, make_seats, options_from_panel, resume, resume_sync
+from moot.api.decide import build_decision_request, decide, decide_sync, record_choice, run_decision
 from moot.api.evaluate import build_evaluation_request, evaluate, evaluate_sync, run_evaluation
 
 __all__ = [
     "Panelist",
+    "build_decision_request",
     "build_evaluation_request",
+    "decide",
+    "decide_sync",
     "evaluate",
     "evaluate_sync",
     "make_seats",
     "options_from_panel",
+    "record_choice",
     "resume",
     "resume_sync",
+    "run_decision",
     "run_evaluation",
 ]

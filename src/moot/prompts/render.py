@@ -25,6 +25,8 @@ DELIMITER_TAGS = (
     "position",
     "reply",
     "objection",
+    "question",
+    "option",
 )
 _TAG = re.compile(r"<\s*/?\s*(?:" + "|".join(DELIMITER_TAGS) + r")\b[^>]*>", re.IGNORECASE)
 

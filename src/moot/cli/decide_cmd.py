@@ -1,0 +1,118 @@
+"""`moot decide`: judges with the Risk, Value and Effort stances debate the options of a question (seed 002).
+
+A contested result asks the person at the terminal to choose, and records the choice; with `--no-input`,
+without a terminal, or with `--format json`, it is returned as it stands and the exit code is 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Annotated
+
+import typer
+
+from moot.cli.output import TEXT_RENDERERS, check_format, emit, render_result
+from moot.cli.progress import ProgressPrinter
+from moot.errors import UsageError
+from moot.schemas.decision import DecisionResult
+
+MAX_ASKS = 3
+
+
+def _text(data: dict[str, object]) -> str:
+    from moot.reports.decision import decision_text
+
+    return decision_text(DecisionResult.model_validate(data))
+
+
+TEXT_RENDERERS["decide"] = _text
+
+
+def _at_terminal() -> bool:
+    """Whether a person can answer: both stdin and stdout are a terminal."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _ask_choice(result: DecisionResult) -> DecisionResult:
+    """Ask the person to choose an option; Enter (or end of input) leaves the decision contested."""
+    from moot import api
+
+    ids = "/".join(o.id for o in result.options)
+    for _ in range(MAX_ASKS):
+        sys.stderr.write(f"Your choice [{ids}] (Enter to leave it contested): ")
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        answer = line.strip()
+        if not answer:
+            return result
+        try:
+            return api.record_choice(result.debate_id, answer)
+        except UsageError as e:
+            sys.stderr.write(f"{e}\n")
+    return result
+
+
+def decide(
+    question: Annotated[str | None, typer.Option("--question", "-q", help="The question to decide.")] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option("--option", "-o", help="ID=LABEL[: description]; repeat for each option (two or more)."),
+    ] = None,
+    context: Annotated[
+        list[str] | None, typer.Option("--context", "-c", help="A file (or folder) of context, e.g. the spec.")
+    ] = None,
+    debate_context: Annotated[
+        str | None, typer.Option(help="A YAML file holding the seed's debate_context block (and debate_config).")
+    ] = None,
+    judges: Annotated[
+        str | None, typer.Option(help="Judges file (YAML): a judge list and/or the seed's debate_config block.")
+    ] = None,
+    threshold: Annotated[
+        float | None, typer.Option(help="Consensus threshold in (0, 1] (default 0.67: two of three).")
+    ] = None,
+    question_id: Annotated[str | None, typer.Option(help="Names the files (default: from the question).")] = None,
+    feature_dir: Annotated[
+        str | None, typer.Option(help="Files go to FEATURE_DIR/sadd/ (default: the context's, else .specs).")
+    ] = None,
+    no_files: Annotated[bool, typer.Option("--no-files", help="Write no files (the store keeps everything).")] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    no_input: Annotated[
+        bool, typer.Option("--no-input", help="Never ask; a contested result is returned as it stands.")
+    ] = False,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
+    ] = None,
+) -> None:
+    """Decide between options by an adversarial debate of Risk, Value and Effort judges (seed 002)."""
+    from moot import api
+
+    check_format(fmt)
+    request, seats, panel = api.build_decision_request(
+        question,
+        option,
+        context_files=context,
+        debate_context=debate_context,
+        judges=judges,
+        threshold=threshold,
+        question_id=question_id,
+        feature_dir=feature_dir,
+        write_files=not no_files,
+    )
+    show = progress if progress is not None else fmt == "text"
+    options = api.options_from_panel(panel, on_event=ProgressPrinter() if show else None)
+    result = asyncio.run(api.run_decision(request, seats, options))
+    ask = not result.consensus and not no_input and fmt != "json" and _at_terminal()
+    if not ask:
+        emit(render_result("decide", result, fmt))
+        return
+    if fmt == "text":
+        emit(render_result("decide", result, fmt))
+        result = _ask_choice(result)
+        if result.user_choice:
+            emit(f"Decision recorded: {result.user_choice} (chosen by you)\n")
+        return
+    sys.stderr.write(render_result("decide", result, "text"))
+    result = _ask_choice(result)
+    emit(render_result("decide", result, fmt))

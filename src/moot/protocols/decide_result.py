@@ -1,0 +1,102 @@
+"""The end of an option-choice debate: from its state to the seed's result (consensus or contested).
+
+A pure function of the debate's data: no call, no file. Everything a person needs to decide is here: each
+stance's perspective, the change log, the distribution of options to judges, and the seed's user prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from moot.judges.base import Seat
+from moot.prompts import render
+from moot.schemas.decision import DecisionJudge, DecisionRequest, DecisionResult, RoundTally
+
+if TYPE_CHECKING:
+    from moot.protocols.decide import DecideState
+
+CONTESTED_MESSAGE = "Judges disagree. Review perspectives below."
+
+
+def perspective(state: DecideState, seat_id: str) -> str:
+    """`Option A - why (changed from B)`, as the seed writes each stance's perspective."""
+    rec = state.latest(seat_id)
+    reply = state.counted.get(seat_id)
+    if rec is None or reply is None:
+        last = max(state.recommendations.get(seat_id, {0: None}))
+        return f"No recommendation - its round-{last} reply gave no usable recommendation"
+    why = reply.perspective or reply.rationale or "(no reason given)"
+    text = f"Option {rec} - {why}"
+    changed = [e for e in state.change_log if e.judge == seat_id]
+    if changed and changed[0].from_ != rec:
+        text += f" (changed from {changed[0].from_})"
+    return text
+
+
+def _judges(seats: Sequence[Seat], state: DecideState) -> list[DecisionJudge]:
+    out = []
+    for seat in seats:
+        dropped = state.dropped.get(seat.id)
+        out.append(
+            DecisionJudge(
+                judge=seat.id,
+                model=seat.label,
+                answered_by=state.answered_by.get(seat.id, ""),
+                stance=seat.stance,
+                status=f"dropped: {dropped[1]}" if dropped else "ok",
+                dropped_in_round=dropped[0] if dropped else None,
+                recommendations={f"round_{r}": rec for r, rec in state.recommendations.get(seat.id, {}).items()},
+            )
+        )
+    return out
+
+
+def build_result(request: DecisionRequest, seats: Sequence[Seat], state: DecideState, debate_id: str) -> DecisionResult:
+    ctx = request.context
+    last_round = max(state.tallies)
+    final = state.tallies[last_round]
+    consensus_at = next((r for r, t in sorted(state.tallies.items()) if t.reached), None)
+    rounds = {
+        f"round_{r}": RoundTally(
+            recommendations={s: recs[r] for s, recs in state.recommendations.items() if r in recs},
+            distribution=t.distribution,
+            consensus=t.reached,
+            option=t.option if t.reached else None,
+            share=t.share,
+            answered=t.answered,
+        )
+        for r, t in sorted(state.tallies.items())
+    }
+    perspectives = {s.id: perspective(state, s.id) for s in state.active}
+    if final.reached:
+        message = (
+            f"{final.votes} of {final.answered} judges recommend {final.option}"
+            + (f" (after round {consensus_at})" if consensus_at and consensus_at > 1 else "")
+            + "."
+        )
+    else:
+        message = CONTESTED_MESSAGE
+    return DecisionResult(
+        debate_id=debate_id,
+        question_id=ctx.question_id,
+        question=ctx.question_text,
+        options=list(ctx.options),
+        consensus=final.reached,
+        outcome="RECOMMENDED" if final.reached else "CONTESTED",
+        recommended_option=final.option if final.reached else None,
+        confidence="HIGH" if final.reached else "REQUIRES_INPUT",
+        perspectives=perspectives,
+        change_log=list(state.change_log),
+        distribution=final.distribution,
+        no_recommendation=list(final.no_recommendation),
+        rounds_completed=last_round,
+        consensus_reached_at=consensus_at,
+        consensus_threshold=request.config.consensus_threshold,
+        message=message,
+        user_prompt=None if final.reached else render("decide/user_prompt.j2", options=ctx.options),
+        decided_by="judges" if final.reached else None,
+        rounds=rounds,
+        judges=_judges(seats, state),
+        notes=list(state.notes),
+    )

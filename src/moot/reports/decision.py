@@ -1,0 +1,203 @@
+"""Renderings of an option-choice debate (seed 002): the judges' files, the decision record, terminal text.
+
+On disk, as the seed lays them out under `{feature_dir}/sadd/`:
+
+    debate-{question_id}-{stance}.md      a judge's round-1 recommendation
+    debate-{question_id}-{stance}-r2.md   its round-2 response (-r3.md ... if more rounds are allowed)
+    debate-{question_id}-decision.md      the decision record for people
+
+Every file is a pure function of the debate's data and is written whole (atomically), so a resumed debate
+rewrites the same bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from moot.reports.files import atomic_write, fence
+from moot.schemas.decision import DecisionOption, DecisionResult, StanceReply
+
+
+def round_file_name(question_id: str, judge: str, round_no: int) -> str:
+    suffix = "" if round_no == 1 else f"-r{round_no}"
+    return f"debate-{question_id}-{judge}{suffix}.md"
+
+
+def record_file_name(question_id: str) -> str:
+    return f"debate-{question_id}-decision.md"
+
+
+def judge_round_markdown(
+    *,
+    judge: str,
+    title: str,
+    model: str,
+    round_no: int,
+    question: str,
+    reply: StanceReply | None,
+    text: str,
+    note: str = "",
+) -> str:
+    """One judge's file for one round: what it recommends and why, then its reply exactly as given."""
+    kind = "Independent Recommendation" if round_no == 1 else "Adversarial Response"
+    lines = [f"# {title} Judge ({judge}, {model}): Round {round_no}, {kind}", "", f"Question: {question}", ""]
+    if reply is None:
+        lines += ["**Recommendation**: none (no usable recommendation)", ""]
+    else:
+        lines.append(f"**Recommendation**: {reply.recommendation}")
+        if reply.confidence:
+            lines.append(f"**Confidence**: {reply.confidence}")
+        if reply.changed_from:
+            lines.append(f"**Changed from**: {reply.changed_from}. What convinced me: {reply.change_reason or '-'}")
+        lines.append("")
+        if reply.rationale:
+            lines += ["## Rationale", "", reply.rationale, ""]
+        if reply.assessments:
+            lines += ["## Assessment of each option", ""]
+            lines += [f"- **{oid}**: {text_}" for oid, text_ in reply.assessments.items()] + [""]
+        if reply.challenges:
+            lines += ["## Challenges", ""]
+            lines += [f"- to **{c.judge}**: {c.argument}" for c in reply.challenges] + [""]
+    if note:
+        lines += [f"> {note}", ""]
+    lines += ["## Reply as given", "", fence(text, "yaml"), ""]
+    return "\n".join(lines)
+
+
+def _options_lines(options: list[DecisionOption]) -> list[str]:
+    return [f"- **{o.id}**: {o.text}" for o in options]
+
+
+def _outcome_line(result: DecisionResult) -> str:
+    if result.consensus:
+        return (
+            f"**RECOMMENDED: {result.recommended_option}** (confidence {result.confidence}, consensus in round "
+            f"{result.consensus_reached_at})"
+        )
+    line = f"**CONTESTED** (confidence {result.confidence}): {result.message}"
+    if result.user_choice:
+        line += f"\n\n**Decided by the user: {result.user_choice}**"
+    return line
+
+
+def decision_record(result: DecisionResult) -> str:
+    """The Markdown decision record: question, options, each judge per round, change log, outcome."""
+    rounds = list(result.rounds)
+    lines = [
+        f"# Decision record: {result.question_id}",
+        "",
+        f"- Debate: {result.debate_id}",
+        f"- Question: {result.question}",
+        f"- Consensus threshold: {result.consensus_threshold:g}",
+        f"- Rounds: {result.rounds_completed}",
+        "",
+        "## Options",
+        "",
+        *_options_lines(result.options),
+        "",
+        "## Recommendations per round",
+        "",
+        "| Judge | Stance | Model | " + " | ".join(r.replace("_", " ") for r in rounds) + " |",
+        "|" + "---|" * (3 + len(rounds)),
+    ]
+    for j in result.judges:
+        cells = []
+        for r in rounds:
+            if r in j.recommendations:
+                cells.append(j.recommendations[r] or "none")
+            else:
+                cells.append("dropped" if j.dropped_in_round is not None else "-")
+        lines.append(f"| {j.judge} | {j.stance} | {j.answered_by or j.model} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for name, tally in result.rounds.items():
+        spread = "; ".join(f"{o}: {', '.join(js)}" for o, js in tally.distribution.items()) or "none"
+        status = f"consensus on {tally.option}" if tally.consensus else "no consensus"
+        lines.append(f"- {name.replace('_', ' ')}: {spread} ({status}, top share {tally.share:.0%})")
+    lines += ["", "## Change log", ""]
+    if result.change_log:
+        lines += [
+            f"- {e.judge}, round {e.round}: {e.from_} -> {e.to}. Reason: {e.reason or '-'}" for e in result.change_log
+        ]
+    else:
+        lines.append("No judge changed its recommendation.")
+    lines += ["", "## Perspectives", ""]
+    lines += [f"- **{judge}**: {text}" for judge, text in result.perspectives.items()]
+    lines += ["", "## Outcome", "", _outcome_line(result), ""]
+    if not result.consensus and result.distribution:
+        lines += ["Distribution:", ""]
+        lines += [f"- {o}: {', '.join(js)}" for o, js in result.distribution.items()] + [""]
+    if result.notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    sp = result.spend
+    lines += [
+        "## Cost",
+        "",
+        f"{sp.calls} calls ({sp.clarifications} clarifications, {sp.retries} transport retries), "
+        f"{sp.input_tokens} input / {sp.output_tokens} output tokens, ${sp.cost_usd:.4f}, {sp.wall_seconds:.1f}s",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def decision_text(result: DecisionResult) -> str:
+    """What `moot decide` and `moot show` print at a terminal."""
+    if result.consensus:
+        head = f"RECOMMENDED: {result.recommended_option}  (confidence {result.confidence})"
+    else:
+        head = f"CONTESTED  (confidence {result.confidence})"
+    out = [
+        head,
+        f"Debate {result.debate_id}: {result.rounds_completed} round(s), "
+        + (f"consensus in round {result.consensus_reached_at}" if result.consensus else "no consensus"),
+        f"Question: {result.question}",
+        "",
+        "Perspectives:",
+    ]
+    out += [f"  {judge}: {text}" for judge, text in result.perspectives.items()]
+    if result.change_log:
+        out += ["", "Changes:"]
+        out += [f"  {e.judge} (round {e.round}): {e.from_} -> {e.to}: {e.reason}" for e in result.change_log]
+    if not result.consensus:
+        out += ["", "Distribution:"]
+        out += [f"  {o}: {', '.join(js)}" for o, js in result.distribution.items()]
+        if result.no_recommendation:
+            out.append(f"  (no recommendation: {', '.join(result.no_recommendation)})")
+        if result.user_choice:
+            out += ["", f"Decided by the user: {result.user_choice}"]
+        elif result.user_prompt:
+            out += ["", result.user_prompt.rstrip()]
+    if result.notes:
+        out += ["", "Notes:"] + [f"  - {n}" for n in result.notes]
+    sp = result.spend
+    out += [
+        "",
+        f"Spent: {sp.calls} calls ({sp.clarifications} clarifications, {sp.retries} retries), "
+        f"{sp.input_tokens}+{sp.output_tokens} tokens, ${sp.cost_usd:.4f}, {sp.wall_seconds:.1f}s",
+    ]
+    if result.files:
+        out += ["Files:"] + [f"  {p}" for p in result.files]
+    return "\n".join(out) + "\n"
+
+
+class DecisionFiles:
+    """Writes a debate's files under `{feature_dir}/sadd/`."""
+
+    def __init__(self, directory: Path, question_id: str) -> None:
+        self.directory = directory
+        self.question_id = question_id
+
+    def round_path(self, judge: str, round_no: int) -> Path:
+        return self.directory / round_file_name(self.question_id, judge, round_no)
+
+    @property
+    def record_path(self) -> Path:
+        return self.directory / record_file_name(self.question_id)
+
+    def write_round(self, judge: str, round_no: int, markdown: str) -> Path:
+        path = self.round_path(judge, round_no)
+        atomic_write(path, markdown)
+        return path
+
+    def write_record(self, result: DecisionResult) -> Path:
+        atomic_write(self.record_path, decision_record(result))
+        return self.record_path

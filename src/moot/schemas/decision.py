@@ -1,0 +1,278 @@
+"""Option choice under adversarial debate (seed 002, `moot decide`): the question, the settings, each judge's
+recommendation per round and the result.
+
+The seed's blocks load unchanged: `debate_context:` as `DebateContext`, `debate_config:` as `DebateConfig`.
+The JSON form of `DecisionResult` is a contract: its keys follow the seed's `debate_result` shapes
+(`consensus`, `recommended_option`, `outcome`, `confidence`, `perspectives`, `change_log`, `distribution`,
+`rounds_completed`), and `debate_result` holds the seed's own document for the outcome reached.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
+
+from moot.schemas.config import JudgeSpec
+from moot.schemas.spend import Spend
+
+Outcome = Literal["RECOMMENDED", "CONTESTED"]
+DecisionConfidence = Literal["HIGH", "REQUIRES_INPUT"]
+
+_ID = re.compile(r"^[^\s=]+$")
+
+
+class DecisionOption(BaseModel):
+    """One option of the question. `id` is what the user gave ("A", "online-only") and what judges cite."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    label: str = ""
+    description: str = ""
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _clean_id(cls, v: Any) -> Any:
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            v = str(v)
+        if isinstance(v, str):
+            v = v.strip()
+            if not v:
+                raise ValueError("an option id cannot be empty")
+            if not _ID.match(v):
+                raise ValueError(f"option id {v!r} must be one word (a letter or a name without spaces)")
+        return v
+
+    @property
+    def text(self) -> str:
+        """`label: description`, or whichever of them is given."""
+        if self.label and self.description:
+            return f"{self.label}: {self.description}"
+        return self.label or self.description or self.id
+
+
+class DebateContext(BaseModel):
+    """Seed 002's `debate_context` block: the question, its options and what the judges need to know."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question_id: str = ""
+    question_text: str
+    options: list[DecisionOption]
+    spec_context: str = ""
+    feature_name: str = ""
+    feature_dir: str = ""
+
+    @field_validator("question_id", "feature_name", "feature_dir", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> Any:
+        return "" if v is None else str(v).strip() if isinstance(v, int | float | str) else v
+
+    @field_validator("question_text")
+    @classmethod
+    def _question(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("the question is empty")
+        return v.strip()
+
+    @field_validator("spec_context", mode="before")
+    @classmethod
+    def _spec(cls, v: Any) -> Any:
+        return "" if v is None else v
+
+    @model_validator(mode="after")
+    def _options(self) -> DebateContext:
+        if len(self.options) < 2:
+            raise ValueError(f"a decision needs at least two options (got {len(self.options)})")
+        seen: dict[str, str] = {}
+        for o in self.options:
+            key = o.id.casefold()
+            if key in seen:
+                raise ValueError(f"duplicate option id {o.id!r}")
+            seen[key] = o.id
+        if self.question_id and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", self.question_id):
+            raise ValueError(
+                f"question_id {self.question_id!r} may hold only letters, digits, '.', '_' and '-' (it names files)"
+            )
+        return self
+
+    @property
+    def option_ids(self) -> list[str]:
+        return [o.id for o in self.options]
+
+
+class DebateConfig(BaseModel):
+    """Seed 002's `debate_config` block."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_rounds: int = 2
+    consensus_threshold: float = 0.67
+    timeout_per_judge: float = 120.0
+    require_stance_maintenance: bool = True
+    require_change_documentation: bool = True
+
+    @field_validator("max_rounds")
+    @classmethod
+    def _rounds(cls, v: int) -> int:
+        if v < 1:
+            raise ValueError(f"max_rounds must be at least 1 (got {v})")
+        return v
+
+    @field_validator("consensus_threshold")
+    @classmethod
+    def _threshold(cls, v: float) -> float:
+        if not 0 < v <= 1:
+            raise ValueError(f"consensus_threshold must be in (0, 1] (got {v:g})")
+        return v
+
+    @field_validator("timeout_per_judge")
+    @classmethod
+    def _timeout(cls, v: float) -> float:
+        if v <= 0:
+            raise ValueError("timeout_per_judge must be a positive number of seconds")
+        return v
+
+
+class DecisionRequest(BaseModel):
+    """Everything a decision debate needs, as stored (so that `moot resume` can rebuild it)."""
+
+    context: DebateContext
+    config: DebateConfig = Field(default_factory=DebateConfig)
+    judges: list[JudgeSpec]
+    seat_ids: list[str] = Field(default_factory=list)
+    files_dir: str | None = None  # {feature_dir}/sadd, or None to write no files
+    base_dir: str | None = None
+
+
+class Challenge(BaseModel):
+    """A round-2 counter-argument aimed at another judge's position."""
+
+    judge: str
+    argument: str
+
+
+class StanceReply(BaseModel):
+    """One judge's validated reply in one round."""
+
+    judge: str
+    round: int
+    recommendation: str
+    confidence: str = ""
+    rationale: str = ""
+    perspective: str = ""  # one line: why this option, from the judge's stance
+    assessments: dict[str, str] = Field(default_factory=dict)
+    challenges: list[Challenge] = Field(default_factory=list)
+    changed_from: str | None = None
+    change_reason: str = ""
+
+
+class ChangeLogEntry(BaseModel):
+    """A judge that changed its recommendation, and what convinced it (seed 002's `change_log`)."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    judge: str
+    round: int
+    from_: str = Field(alias="from")
+    to: str
+    reason: str
+
+
+class DecisionJudge(BaseModel):
+    """A seat of the panel and what became of it."""
+
+    judge: str  # the seat id: the stance ("risk", "value", "effort")
+    model: str
+    answered_by: str = ""
+    stance: str
+    status: str = "ok"  # "ok" | "dropped: timeout: ..." | ...
+    dropped_in_round: int | None = None
+    recommendations: dict[str, str | None] = Field(default_factory=dict)  # "round_1" -> option id or None
+
+
+class RoundTally(BaseModel):
+    """What one round came to."""
+
+    recommendations: dict[str, str | None]  # judge -> option id (None: no usable recommendation)
+    distribution: dict[str, list[str]]
+    consensus: bool
+    option: str | None = None
+    share: float = 0.0
+    answered: int = 0
+
+
+class DecisionResult(BaseModel):
+    debate_id: str
+    protocol: Literal["decide"] = "decide"
+    question_id: str
+    question: str
+    options: list[DecisionOption]
+    consensus: bool
+    outcome: Outcome
+    recommended_option: str | None = None
+    confidence: DecisionConfidence
+    perspectives: dict[str, str] = Field(default_factory=dict)
+    change_log: list[ChangeLogEntry] = Field(default_factory=list)
+    distribution: dict[str, list[str]] = Field(default_factory=dict)
+    no_recommendation: list[str] = Field(default_factory=list)
+    rounds_completed: int
+    consensus_reached_at: int | None = None
+    consensus_threshold: float
+    message: str = ""
+    user_prompt: str | None = None
+    user_choice: str | None = None  # the option a person chose for a contested result
+    decided_by: Literal["judges", "user"] | None = None
+    rounds: dict[str, RoundTally] = Field(default_factory=dict)
+    judges: list[DecisionJudge] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
+    spend: Spend = Field(default_factory=Spend)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def decision(self) -> str | None:
+        """The option to proceed with: the judges' recommendation, or the person's choice."""
+        return self.recommended_option if self.consensus else self.user_choice
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def debate_result(self) -> dict[str, Any]:
+        """The seed's own document: its consensus shape or its contested shape, plus what was spent."""
+        spent = {
+            "calls": self.spend.calls,
+            "input_tokens": self.spend.input_tokens,
+            "output_tokens": self.spend.output_tokens,
+            "cost_usd": self.spend.cost_usd,
+            "seconds": self.spend.wall_seconds,
+        }
+        if self.consensus:
+            return {
+                "question_id": self.question_id,
+                "consensus": True,
+                "recommended_option": self.recommended_option,
+                "outcome": self.outcome,
+                "confidence": self.confidence,
+                "perspectives": dict(self.perspectives),
+                "change_log": [e.model_dump(mode="json") for e in self.change_log],
+                "rounds_completed": self.rounds_completed,
+                "spend": spent,
+            }
+        result: dict[str, Any] = {
+            "question_id": self.question_id,
+            "consensus": False,
+            "outcome": self.outcome,
+            "confidence": self.confidence,
+            "distribution": {k: list(v) for k, v in self.distribution.items()},
+            "perspectives": {f"{judge}_favors": text for judge, text in self.perspectives.items()},
+            "change_log": [e.model_dump(mode="json") for e in self.change_log],
+            "rounds_completed": self.rounds_completed,
+            "message": self.message,
+            "user_prompt": self.user_prompt,
+            "spend": spent,
+        }
+        if self.user_choice:
+            result["user_choice"] = self.user_choice
+        return result
