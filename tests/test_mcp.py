@@ -1,0 +1,195 @@
+"""The MCP server, driven by the SDK's own client: in-process, over stdio, and over streamable HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from moot.cli.app import main
+from moot.mcp import build_server
+
+from .replies import CRITERIA
+from .scripted_panels import artifact, converging_panel
+
+Progress = list[tuple[float, float | None, str | None]]
+
+
+def in_process(body: Callable[[Client], Awaitable[None]]) -> None:
+    async def run() -> None:
+        async with Client(build_server()) as client:
+            await body(client)
+
+    anyio.run(run)
+
+
+def evaluate_args(tmp_path: Path) -> dict[str, Any]:
+    return {
+        "solution": [str(artifact(tmp_path))],
+        "criteria": CRITERIA,
+        "judges": str(converging_panel(tmp_path)),
+        "no_reports": True,
+    }
+
+
+def test_lists_its_tools() -> None:
+    names: list[str] = []
+
+    async def body(client: Client) -> None:
+        names.extend(t.name for t in (await client.list_tools()).tools)
+
+    in_process(body)
+    assert {"evaluate", "show_debate", "list_debates", "doctor"} <= set(names)
+
+
+def test_evaluate_returns_the_cli_json_and_reports_progress_per_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    progress: Progress = []
+    results: dict[str, Any] = {}
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    async def body(client: Client) -> None:
+        r = await client.call_tool("evaluate", evaluate_args(tmp_path), progress_callback=on_progress)
+        assert not r.is_error, r.content
+        results["evaluate"] = r
+        debate_id = r.structured_content["debate_id"]  # type: ignore[index]
+        results["show"] = await client.call_tool("show_debate", {"debate_id": debate_id})
+        results["list"] = await client.call_tool("list_debates", {"limit": 5})
+
+    in_process(body)
+    data = results["evaluate"].structured_content
+    assert data["summary"]["final_verdict"] == "PASS" and data["rounds_completed"] == 2
+    assert json.loads(results["evaluate"].content[0].text) == data  # the text is the same JSON
+    # the same JSON as `moot show --format json` for that debate
+    assert main(["show", data["debate_id"], "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == data == results["show"].structured_content
+    assert [d["debate_id"] for d in results["list"].structured_content["debates"]] == [data["debate_id"]]
+    # one notification when each round starts and one when it ends, progress rising
+    assert [p[0] for p in progress] == [0.5, 1.0, 1.5, 2.0]
+    assert {p[1] for p in progress} == {3}
+    assert progress[1][2] == "round 1 finished: scores 4, 4.8, 3; no consensus yet"
+    assert progress[3][2] == "round 2 finished: scores 4, 4.3, 3.9; consensus"
+
+
+def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(tmp_path: Path) -> None:
+    errors: dict[str, str] = {}
+    after: list[Any] = []
+
+    async def body(client: Client) -> None:
+        cases = {
+            "missing file": ("evaluate", {**evaluate_args(tmp_path), "solution": ["nope.ts"]}),
+            "bad criteria": ("evaluate", {**evaluate_args(tmp_path), "criteria": "speed:abc"}),
+            "bad mode": ("evaluate", {**evaluate_args(tmp_path), "mode": "sloppy"}),
+            "wrong type": ("evaluate", {**evaluate_args(tmp_path), "max_rounds": "many"}),
+            "no debate": ("show_debate", {"debate_id": "no-such-debate"}),
+            "bad judges file": ("doctor", {"judges": str(tmp_path / "missing.yaml")}),
+        }
+        for name, (tool, args) in cases.items():
+            r = await client.call_tool(tool, args)
+            assert r.is_error, name
+            errors[name] = r.content[0].text  # type: ignore[union-attr]
+        after.append(await client.call_tool("list_debates", {}))
+
+    in_process(body)
+    assert "no such file: nope.ts" in errors["missing file"]
+    assert "speed" in errors["bad criteria"]
+    assert "--mode must be complete or quick" in errors["bad mode"]
+    assert "max_rounds" in errors["wrong type"]
+    assert "no debate no-such-debate" in errors["no debate"]
+    assert "missing.yaml" in errors["bad judges file"]
+    assert not after[0].is_error and after[0].structured_content == {"debates": []}
+
+
+def test_doctor_lists_the_judges_of_a_file(tmp_path: Path) -> None:
+    rows: list[Any] = []
+
+    async def body(client: Client) -> None:
+        r = await client.call_tool("doctor", {"judges": str(converging_panel(tmp_path))})
+        rows.extend(r.structured_content["judges"])  # type: ignore[index]
+
+    in_process(body)
+    assert [(r["judge"], r["usable"], r["kind"]) for r in rows] == [
+        ("alpha", True, "scripted"),
+        ("beta", True, "scripted"),
+        ("gamma", True, "scripted"),
+    ]
+
+
+def server_env(home: Path) -> dict[str, str]:
+    return {"MOOT_HOME": str(home), "PATH": os.environ.get("PATH", "")}
+
+
+def test_stdio_transport_runs_a_debate(tmp_path: Path, isolated_home: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "moot", "mcp"], env=server_env(isolated_home), cwd=str(tmp_path)
+    )
+    seen: dict[str, Any] = {}
+
+    async def run() -> None:
+        async with Client(params, read_timeout_seconds=60) as client:
+            seen["tools"] = [t.name for t in (await client.list_tools()).tools]
+            seen["result"] = await client.call_tool("evaluate", evaluate_args(tmp_path))
+
+    anyio.run(run)
+    assert "evaluate" in seen["tools"]
+    assert not seen["result"].is_error, seen["result"].content
+    assert seen["result"].structured_content["summary"]["final_verdict"] == "PASS"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_http_transport_binds_localhost_and_serves_tools(tmp_path: Path, isolated_home: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moot", "mcp", "--http", str(port)],
+        env={**os.environ, "MOOT_HOME": str(isolated_home)},
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+                time.sleep(0.1)
+        seen: dict[str, Any] = {}
+
+        async def run() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                seen["tools"] = [t.name for t in (await client.list_tools()).tools]
+                seen["list"] = await client.call_tool("list_debates", {})
+
+        anyio.run(run)
+        assert "evaluate" in seen["tools"]
+        assert seen["list"].structured_content == {"debates": []}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def test_mcp_command_rejects_a_bad_host(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mcp", "--http", "8765", "--host", "every where"]) == 2
+    assert "--host must be an IP address or localhost" in capsys.readouterr().err
