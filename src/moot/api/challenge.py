@@ -1,0 +1,303 @@
+"""`challenge`: a position defended against parallel challengers (seed 004), as a Python API.
+
+Steps, each its own function: validate the inputs (bad input is a UsageError, before any call), find the
+usable challengers (phase 0; none usable is DebateAborted pointing at `moot doctor`), build the seats,
+then run the debate in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from moot.api.common import RESUMERS, JudgeLike, Panelist, _spec, options_from_panel
+from moot.errors import DebateAborted, UsageError
+from moot.inputs import load_artifacts
+from moot.judges.agent_cli import PROFILES, command_template
+from moot.judges.base import Seat
+from moot.judges.factory import build_seat
+from moot.judges.preflight import check_all
+from moot.judges.providers import resolve
+from moot.panel_file import PanelFile, load_panel_file
+from moot.protocols.challenge import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
+from moot.runs import RunOptions, run_debate
+from moot.schemas.challenge import ChallengeRequest, ChallengeResult
+from moot.schemas.config import JudgeSpec
+from moot.schemas.evaluation import Artifact
+from moot.store.db import Store
+
+# The seed's lineup: the proponent is Claude, the challengers are the other vendors' coding agents.
+DEFAULT_PROPONENT: dict[str, Any] = {"cli": "claude"}
+DEFAULT_CHALLENGERS: list[dict[str, Any]] = [{"cli": "gemini"}, {"cli": "codex"}, {"cli": "qwen"}]
+DOCTOR_HINT = "run 'moot doctor' to see which judges are usable here"
+
+
+def judge_entry(value: str) -> dict[str, Any]:
+    """A judge named on the command line: a built-in agent CLI (`gemini`, `cli:gemini`) or a model name."""
+    name = value.strip()
+    if name.startswith("cli:"):
+        return {"cli": name.removeprefix("cli:")}
+    if name in PROFILES:
+        return {"cli": name}
+    return {"model": name}
+
+
+def _entry(value: JudgeLike, where: str) -> JudgeSpec | Panelist:
+    if isinstance(value, Panelist):
+        return value
+    return _spec(judge_entry(value) if isinstance(value, str) else value, where)
+
+
+def _validate(spec: JudgeSpec, panel: PanelFile | None) -> None:
+    """Errors in how a judge is written (unknown CLI, unknown provider) are bad input, not unusable judges."""
+    if spec.replies is not None or spec.script:
+        return
+    if spec.cli or spec.command:
+        command_template(spec)
+    else:
+        resolve(spec, panel.aliases if panel else None)
+
+
+@dataclass
+class ChallengePlan:
+    """Validated inputs of a challenge, before preflight."""
+
+    topic: str
+    context: list[Artifact]
+    proponent: JudgeSpec | Panelist
+    challengers: list[JudgeSpec | Panelist]
+    max_rounds: int
+    timeout_per_cli: float
+    min_challengers: int
+    panel: PanelFile | None
+
+
+def plan_challenge(
+    topic: str,
+    *,
+    context: str | Path | Sequence[str | Path] | None = None,
+    proponent: JudgeLike | None = None,
+    challengers: Sequence[JudgeLike] | None = None,
+    judges: str | Path | PanelFile | None = None,
+    max_rounds: int | None = None,
+    timeout_per_cli: float | None = None,
+    min_challengers: int | None = None,
+) -> ChallengePlan:
+    """Validate every input. Raises UsageError (exit 2) on bad input; no judge is called or probed."""
+    if not topic or not topic.strip():
+        raise UsageError("the topic is empty: say what position to debate")
+    panel = load_panel_file(judges) if isinstance(judges, str | Path) else judges
+    rounds = max_rounds if max_rounds is not None else (panel.max_rounds if panel and panel.max_rounds else 5)
+    if rounds < 1:
+        raise UsageError(f"--max-rounds must be at least 1 (got {rounds})")
+    timeout = timeout_per_cli if timeout_per_cli is not None else (panel.timeout_per_cli if panel else None) or 120.0
+    if timeout <= 0:
+        raise UsageError(f"timeout_per_cli must be a positive number of seconds (got {timeout:g})")
+    minimum = min_challengers if min_challengers is not None else (panel.min_challengers if panel else None) or 1
+    if minimum < 1:
+        raise UsageError(f"min_challengers must be at least 1 (got {minimum}): a debate needs a challenger")
+    arts: list[Artifact] = []
+    if context:
+        paths = [str(context)] if isinstance(context, str | Path) else [str(c) for c in context]
+        arts = load_artifacts(paths)
+    prop_value: JudgeLike = proponent or (panel.proponent if panel and panel.proponent else None) or DEFAULT_PROPONENT
+    chal_values: list[JudgeLike]
+    if challengers:
+        chal_values = list(challengers)
+    elif panel and panel.challengers is not None:
+        chal_values = list(panel.challengers)
+    else:
+        chal_values = list(DEFAULT_CHALLENGERS)
+    if not chal_values:
+        raise UsageError("the challenger list is empty: a debate needs at least one challenger")
+    prop = _entry(prop_value, "proponent")
+    chals = [_entry(v, f"challenger {n}") for n, v in enumerate(chal_values, 1)]
+    for e in [prop, *chals]:
+        if isinstance(e, JudgeSpec):
+            _validate(e, panel)
+    return ChallengePlan(topic.strip(), arts, prop, chals, rounds, timeout, minimum, panel)
+
+
+async def preflight(plan: ChallengePlan) -> tuple[list[int], list[str]]:
+    """Phase 0: the numbers (1-based) of the usable challengers, and why the others were skipped.
+
+    Raises DebateAborted (exit 3, pointing at `moot doctor`) when the proponent is not usable or fewer
+    challengers are usable than `min_challengers`.
+    """
+    specs = [e for e in [plan.proponent, *plan.challengers] if isinstance(e, JudgeSpec)]
+    found = dict(zip(map(id, specs), await check_all(specs), strict=True))
+    if isinstance(plan.proponent, JudgeSpec):
+        a = found[id(plan.proponent)]
+        if not a.usable:
+            raise DebateAborted(f"the proponent '{plan.proponent.label}' is not usable here: {a.detail}; {DOCTOR_HINT}")
+    usable: list[int] = []
+    skipped: list[str] = []
+    for n, entry in enumerate(plan.challengers, 1):
+        if isinstance(entry, Panelist) or found[id(entry)].usable:
+            usable.append(n)
+        else:
+            skipped.append(f"challenger-{n} ({entry.label}): {found[id(entry)].detail}")
+    if not usable:
+        raise DebateAborted("no usable challengers (" + "; ".join(skipped) + f"); {DOCTOR_HINT}")
+    if len(usable) < plan.min_challengers:
+        raise DebateAborted(
+            f"only {len(usable)} usable challenger(s), fewer than min_challengers ({plan.min_challengers}): "
+            + "; ".join(skipped)
+            + f"; {DOCTOR_HINT}"
+        )
+    return usable, skipped
+
+
+def _seat(
+    entry: JudgeSpec | Panelist, *, seat_id: str, number: int, prompt: str, cli_timeout: float, base: Path | None
+) -> Seat:
+    if isinstance(entry, Panelist):
+        return Seat(
+            id=seat_id,
+            number=number,
+            label=entry.name or entry.judge.model,
+            stance=entry.stance,
+            stance_prompt=entry.stance_prompt or prompt,
+            judges=[entry.judge],
+            timeout=entry.timeout,
+        )
+    is_cli = bool(entry.cli or entry.command)
+    return build_seat(
+        entry,
+        seat_id=seat_id,
+        number=number,
+        default_stance_prompt=prompt,
+        default_timeout=cli_timeout if is_cli else 120.0,
+        base_dir=base,
+    )
+
+
+def _stored(entry: JudgeSpec | Panelist) -> JudgeSpec:
+    if isinstance(entry, Panelist):
+        return JudgeSpec(model=entry.judge.model, name=entry.name, stance=entry.stance)
+    return entry
+
+
+def build_seats(
+    request: ChallengeRequest, proponent: JudgeSpec | Panelist, challengers: Sequence[JudgeSpec | Panelist]
+) -> tuple[Seat, list[Seat]]:
+    base = Path(request.base_dir) if request.base_dir else None
+    prop = _seat(
+        proponent,
+        seat_id="proponent",
+        number=0,
+        prompt=PROPONENT_PROMPT,
+        cli_timeout=request.timeout_per_cli,
+        base=base,
+    )
+    seats = [
+        _seat(
+            e,
+            seat_id=f"challenger-{n}",
+            number=n,
+            prompt=CHALLENGER_PROMPT,
+            cli_timeout=request.timeout_per_cli,
+            base=base,
+        )
+        for n, e in zip(request.challenger_numbers, challengers, strict=True)
+    ]
+    return prop, seats
+
+
+async def run_challenge(
+    request: ChallengeRequest, proponent: Seat, challengers: list[Seat], options: RunOptions, *, resuming: bool = False
+) -> ChallengeResult:
+    options.store = options.store or Store.open_default()
+
+    async def body(engine: Any) -> ChallengeResult:
+        return await PositionChallenge(request, proponent, challengers, engine).run()
+
+    return await run_debate(
+        "challenge",
+        request,
+        f"challenge: {request.topic}"[:200],
+        [proponent, *challengers],
+        body,
+        options,
+        resuming=resuming,
+    )
+
+
+async def challenge(
+    topic: str,
+    *,
+    context: str | Path | Sequence[str | Path] | None = None,
+    proponent: JudgeLike | None = None,
+    challengers: Sequence[JudgeLike] | None = None,
+    judges: str | Path | PanelFile | None = None,
+    max_rounds: int | None = None,
+    timeout_per_cli: float | None = None,
+    min_challengers: int | None = None,
+    store: Store | None = None,
+    on_event: Callable[..., None] | None = None,
+) -> ChallengeResult:
+    """Defend a position on `topic` against challengers attacking it in parallel; end in CONSENSUS or a
+    TRADEOFF document. Judges are model names, built-in agent CLIs (`gemini`, `codex`, `qwen`, `claude`),
+    specs, or `Panelist`s; a judges file may hold `proponent:` and `challengers:`. By default the seed's
+    lineup: Claude Code defends, Gemini CLI, Codex and Qwen Code challenge.
+    """
+    plan = plan_challenge(
+        topic,
+        context=context,
+        proponent=proponent,
+        challengers=challengers,
+        judges=judges,
+        max_rounds=max_rounds,
+        timeout_per_cli=timeout_per_cli,
+        min_challengers=min_challengers,
+    )
+    numbers, skipped = await preflight(plan)
+    chosen = [plan.challengers[n - 1] for n in numbers]
+    panel = plan.panel
+    request = ChallengeRequest(
+        topic=plan.topic,
+        context=plan.context,
+        proponent=_stored(plan.proponent),
+        challengers=[_stored(e) for e in chosen],
+        challenger_numbers=numbers,
+        skipped=skipped,
+        max_rounds=plan.max_rounds,
+        timeout_per_cli=plan.timeout_per_cli,
+        min_challengers=plan.min_challengers,
+        base_dir=str(panel.base_dir) if panel and panel.base_dir else None,
+    )
+    prop_seat, seats = build_seats(request, plan.proponent, chosen)
+    options = options_from_panel(panel, store=store, on_event=on_event)
+    return await run_challenge(request, prop_seat, seats, options)
+
+
+def challenge_sync(*args: Any, **kwargs: Any) -> ChallengeResult:
+    """`challenge`, for code that is not async."""
+    return asyncio.run(challenge(*args, **kwargs))
+
+
+async def _resume_challenge(
+    data: dict[str, Any], debate_id: str, options: RunOptions, panel: PanelFile | None
+) -> BaseModel:
+    """Rebuild the same seats (the judges file again, when it held literal keys) and replay the calls."""
+    request = ChallengeRequest.model_validate(data)
+    proponent: JudgeSpec = request.proponent
+    chosen: list[JudgeSpec] = list(request.challengers)
+    if panel is not None:
+        proponent = panel.proponent or proponent
+        if panel.challengers is not None:
+            try:
+                chosen = [panel.challengers[n - 1] for n in request.challenger_numbers]
+            except IndexError:
+                raise UsageError("the judges file given to resume has fewer challengers than the debate") from None
+    prop_seat, seats = build_seats(request, proponent, chosen)
+    options.debate_id = debate_id
+    return await run_challenge(request, prop_seat, seats, options, resuming=True)
+
+
+RESUMERS["challenge"] = _resume_challenge

@@ -1,0 +1,75 @@
+"""`moot challenge`: a position defended against parallel challengers (seed 004)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from moot.cli.output import FORMATS, TEXT_RENDERERS, check_format, emit, render_result
+from moot.cli.progress import ProgressPrinter
+from moot.schemas.challenge import ChallengeResult
+
+
+def _text(data: dict[str, object]) -> str:
+    from moot.reports.challenge import challenge_text
+
+    return challenge_text(ChallengeResult.model_validate(data))
+
+
+TEXT_RENDERERS["challenge"] = _text
+
+
+def challenge(
+    topic: Annotated[str, typer.Argument(help="The question or claim to take a position on.")],
+    context: Annotated[
+        list[str] | None,
+        typer.Option("--context", "-c", help="File, folder or glob the debate should read; repeatable."),
+    ] = None,
+    proponent: Annotated[
+        str | None, typer.Option(help="Who forms and defends the position: a model, or an agent CLI (claude, ...).")
+    ] = None,
+    challenger: Annotated[
+        list[str] | None,
+        typer.Option(help="A challenger: a model or an agent CLI (gemini, codex, qwen, claude); repeatable."),
+    ] = None,
+    judges: Annotated[
+        str | None, typer.Option(help="Judges file with 'proponent:' and 'challengers:' (and max_rounds, ...).")
+    ] = None,
+    max_rounds: Annotated[int | None, typer.Option(help="Most confrontation rounds (default 5).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, yaml or markdown.")] = "text",
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="Also write the Markdown outcome to this file.")
+    ] = None,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
+    ] = None,
+) -> None:
+    """Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff
+    document with the assumptions behind the disagreement (seed 004)."""
+    from moot.api.challenge import challenge as run
+    from moot.reports.challenge import challenge_markdown
+    from moot.reports.files import atomic_write
+
+    check_format(fmt, (*FORMATS, "markdown"))
+    show = progress if progress is not None else fmt in ("text", "markdown")
+    result = asyncio.run(
+        run(
+            topic,
+            context=context or None,
+            proponent=proponent,
+            challengers=challenger or None,
+            judges=judges,
+            max_rounds=max_rounds,
+            on_event=ProgressPrinter() if show else None,
+        )
+    )
+    if output:
+        atomic_write(Path(output), challenge_markdown(result))
+    if fmt == "markdown":
+        emit(challenge_markdown(result))
+    else:
+        emit(render_result("challenge", result, fmt))

@@ -1,0 +1,201 @@
+"""Which judges are usable here, checked before a debate starts (seed 004's phase 0) and by `moot doctor`.
+
+    scripted judges       always usable
+    API judges            usable when their provider is known and their credential is present (local
+                          endpoints and `api_base` endpoints need none)
+    agent CLIs            usable when the executable is on PATH and answers a cheap probe (`--version`)
+
+No check sends a prompt to a model. Probe results of agent CLIs are cached for a short time under
+MOOT_HOME (as the seed's available-challengers file is), keyed by the executable's path and modification
+time, so that a reinstalled tool is probed again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from moot.errors import UsageError
+from moot.judges.agent_cli import command_template, profile_for, run_process, which
+from moot.judges.providers import api_key_for, key_hint, resolve
+from moot.schemas.config import JudgeSpec
+
+CACHE_TTL_S = 300.0
+PROBE_TIMEOUT_S = 10.0
+
+
+@dataclass
+class Availability:
+    usable: bool
+    kind: str  # "scripted" | "api" | "agent-cli"
+    vendor: str
+    detail: str  # why (not) usable, in a few words
+    executable: str = ""
+    version: str = ""
+    login: str = ""  # agent CLIs: the credential evidence found, or a hint
+    tools: str = ""  # agent CLIs: "read-only" | "ALLOWED (allow_tools)"
+    endpoint: str = ""
+    credential: str = ""  # API judges: "present" | "missing: set X" | "not needed" (never the value)
+    cached: bool = False
+
+
+def _moot_home() -> Path:
+    home = os.environ.get("MOOT_HOME")
+    if home:
+        return Path(home)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("moot", appauthor=False))
+
+
+def cache_path() -> Path:
+    return _moot_home() / "cache" / "available-challengers.json"
+
+
+def _load_cache() -> dict[str, dict[str, object]]:
+    try:
+        data = json.loads(cache_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _save_cache(entries: dict[str, dict[str, object]]) -> None:
+    path = cache_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(entries, indent=1), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # a cache that cannot be written only costs a probe next time
+
+
+def _cache_key(exe: str, probe: Sequence[str]) -> str:
+    try:
+        mtime = Path(exe).stat().st_mtime_ns
+    except OSError:
+        mtime = 0
+    return hashlib.sha256(json.dumps([exe, mtime, list(probe)]).encode()).hexdigest()[:24]
+
+
+def login_evidence(spec: JudgeSpec) -> str:
+    """What suggests the CLI is logged in: a credential variable or file. A hint when none is found.
+
+    Only presence is reported, never a value.
+    """
+    profile = profile_for(spec)
+    if profile is None or spec.command:
+        return "not checked (command template)"
+    for env in profile.credential_envs:
+        if os.environ.get(env):
+            return f"{env} is set"
+    home = Path.home()
+    for rel in profile.credential_files:
+        if (home / rel).exists():
+            return f"~/{rel} found"
+    return f"no credential found (run: {profile.login_hint})"
+
+
+async def _probe(exe: str, args: Sequence[str]) -> tuple[bool, str]:
+    try:
+        code, out, err = await run_process([exe, *args], None, timeout=PROBE_TIMEOUT_S)
+    except TimeoutError:
+        return False, f"'{Path(exe).name} {' '.join(args)}' did not answer within {PROBE_TIMEOUT_S:g}s"
+    except OSError as e:
+        return False, f"cannot run {exe}: {e.strerror or e}"
+    text = (out or err).decode("utf-8", errors="replace").strip()
+    first = text.splitlines()[0][:120] if text else ""
+    if code != 0:
+        return False, f"'{Path(exe).name} {' '.join(args)}' exited with code {code}" + (f": {first}" if first else "")
+    return True, first
+
+
+async def check_cli(spec: JudgeSpec, *, use_cache: bool = True) -> Availability:
+    profile = profile_for(spec)
+    vendor = spec.cli or "command"
+    tools = (
+        "ALLOWED (allow_tools)"
+        if spec.allow_tools
+        else ("read-only" if profile and not spec.command else "as configured")
+    )
+    try:
+        argv = command_template(spec)
+    except UsageError as e:
+        return Availability(False, "agent-cli", vendor, str(e), tools=tools)
+    exe = which(argv[0])
+    login = login_evidence(spec)
+    if exe is None:
+        return Availability(False, "agent-cli", vendor, f"'{argv[0]}' not found on PATH", login=login, tools=tools)
+    if profile is None or spec.command:
+        # a command template may not know --version: being there and executable is what can be checked
+        return Availability(True, "agent-cli", vendor, "on PATH", executable=exe, login=login, tools=tools)
+    key = _cache_key(exe, profile.version_args)
+    entries = _load_cache() if use_cache else {}
+    hit = entries.get(key)
+    now = time.time()
+    if hit and now - float(hit.get("at", 0)) < CACHE_TTL_S:  # type: ignore[arg-type]
+        ok, version, cached = bool(hit.get("ok")), str(hit.get("version", "")), True
+    else:
+        ok, version = await _probe(exe, profile.version_args)
+        cached = False
+        entries = _load_cache()
+        entries = {k: v for k, v in entries.items() if now - float(v.get("at", 0)) < CACHE_TTL_S}  # type: ignore[arg-type]
+        entries[key] = {"ok": ok, "version": version, "at": now, "exe": exe}
+        _save_cache(entries)
+    detail = "on PATH, answers --version" if ok else version
+    return Availability(
+        ok,
+        "agent-cli",
+        vendor,
+        detail,
+        executable=exe,
+        version=version if ok else "",
+        login=login,
+        tools=tools,
+        cached=cached,
+    )
+
+
+def check_api(spec: JudgeSpec, aliases: dict[str, str] | None = None) -> Availability:
+    try:
+        r = resolve(spec, aliases)
+    except UsageError as e:
+        return Availability(False, "api", "?", str(e))
+    endpoint = r.base_url or "(vendor default)"
+    if r.provider.local or spec.api_base:
+        return Availability(
+            True, "api", r.provider.name, "no credential needed", endpoint=endpoint, credential="not needed"
+        )
+    if api_key_for(spec, r) is None:
+        missing = f"missing: set {key_hint(spec, r)}"
+        return Availability(
+            False, "api", r.provider.name, f"credential {missing}", endpoint=endpoint, credential=missing
+        )
+    return Availability(True, "api", r.provider.name, "credential present", endpoint=endpoint, credential="present")
+
+
+async def check(spec: JudgeSpec, *, use_cache: bool = True, aliases: dict[str, str] | None = None) -> Availability:
+    """Whether one judge can be used here, without calling a model."""
+    if spec.replies is not None or spec.script:
+        return Availability(True, "scripted", "scripted", "scripted replies")
+    if spec.cli or spec.command:
+        return await check_cli(spec, use_cache=use_cache)
+    return check_api(spec, aliases)
+
+
+async def check_all(specs: Sequence[JudgeSpec], *, use_cache: bool = True) -> list[Availability]:
+    """Every judge checked at once (probes run concurrently)."""
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(check(s, use_cache=use_cache)) for s in specs]
+    return [t.result() for t in tasks]
+
+
+def as_dict(a: Availability) -> dict[str, object]:
+    return {k: v for k, v in asdict(a).items() if v not in ("", None)}

@@ -1,0 +1,186 @@
+"""The position challenge (seed 004): a proponent's position, challengers' objections, and the outcome.
+
+The JSON form of `ChallengeResult` is a contract: `outcome` (CONSENSUS | TRADEOFF), `final_position`,
+`confidence`, `rounds`, `position_history`, and for a tradeoff `core_disagreement` and `assumptions`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from moot.schemas.config import JudgeSpec
+from moot.schemas.evaluation import Artifact
+from moot.schemas.spend import Spend
+
+Confidence = Literal["HIGH", "MEDIUM", "LOW"]
+Verdict = Literal["agree", "partial", "disagree"]
+Strength = Literal["minor", "strong"]
+Decision = Literal["ACCEPT", "PARTIAL", "REJECT"]
+RebuttalResponse = Literal["ACCEPT", "MAINTAIN", "ESCALATE"]
+Outcome = Literal["CONSENSUS", "TRADEOFF"]
+
+
+class ChallengeRequest(BaseModel):
+    """Everything a challenge needs, as stored (API keys scrubbed) so that `moot resume` can rebuild it.
+
+    `challengers` holds only the challengers that preflight found usable; `challenger_numbers` keeps
+    their place in the configured list, so `challenger-3` stays `challenger-3` when `challenger-2` was
+    skipped.
+    """
+
+    topic: str
+    context: list[Artifact] = Field(default_factory=list)
+    proponent: JudgeSpec
+    challengers: list[JudgeSpec]
+    challenger_numbers: list[int] = Field(default_factory=list)
+    skipped: list[str] = Field(default_factory=list)  # "challenger-2 (qwen): not found on PATH"
+    max_rounds: int = 5
+    timeout_per_cli: float = 120.0
+    min_challengers: int = 1
+    base_dir: str | None = None
+
+
+# replies, as validated
+
+
+class Opening(BaseModel):
+    position: str
+    reasoning: str
+    confidence: Confidence
+    weaknesses: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+
+
+class Challenge(BaseModel):
+    verdict: Verdict
+    objection_strength: Strength
+    objections: list[str] = Field(default_factory=list)
+    reasoning: str = ""
+
+
+class ObjectionResponse(BaseModel):
+    objection: str  # the objection's id ("O2")
+    decision: Decision
+    reason: str = ""
+
+
+class Confrontation(BaseModel):
+    responses: list[ObjectionResponse] = Field(default_factory=list)
+    position: str
+    confidence: Confidence | None = None
+    reasoning: str = ""
+
+
+class Rebuttal(BaseModel):
+    response: RebuttalResponse
+    reasoning: str = ""
+    objections: list[str] = Field(default_factory=list)  # new or restated objections, optional
+
+
+class AssumptionStatement(BaseModel):
+    why_disagree: str
+    what_would_change_my_mind: str
+    assumptions: list[str] = Field(default_factory=list)
+    core_disagreement: str = ""
+
+
+# the record of a debate
+
+
+class Objection(BaseModel):
+    id: str  # "O1", "O2", ... in the order raised
+    raised_by: str  # seat id
+    round: int
+    text: str
+    strength: Strength = "strong"
+    decision: Decision | None = None  # the proponent's answer, once given
+    reason: str = ""
+
+
+class PositionChange(BaseModel):
+    objection_id: str
+    raised_by: str
+    objection: str
+    decision: Decision
+    reason: str = ""
+
+
+class PositionVersion(BaseModel):
+    version: int  # 1 = the opening
+    round: int  # 0 for the opening; N for the version produced in round N's confrontation
+    position: str
+    confidence: Confidence
+    changed: bool = False
+    changed_because: list[PositionChange] = Field(default_factory=list)
+
+
+class ChallengerReply(BaseModel):
+    """What one challenger said in one round (or why it said nothing usable)."""
+
+    seat: str
+    round: int
+    kind: Literal["challenge", "rebuttal"]
+    status: str  # "ok" | "unparsed" | "timeout" | "error"
+    verdict: str = ""  # challenge: agree/partial/disagree; rebuttal: ACCEPT/MAINTAIN/ESCALATE
+    treated_as: str = ""  # the skepticism rule's reading, when it differs from `verdict`
+    objection_strength: str = ""
+    objections: list[str] = Field(default_factory=list)
+    reasoning: str = ""
+    error: str = ""
+    raw: str = ""  # an unparsable reply, kept as it came
+
+
+class RoundRecord(BaseModel):
+    round: int
+    replies: list[ChallengerReply] = Field(default_factory=list)
+    decision: str = ""  # "fast_exit" | "confront" | "consensus" | "continue" | "tradeoff"
+    reasons: list[str] = Field(default_factory=list)
+    objections: list[Objection] = Field(default_factory=list)
+    position_version: int | None = None
+
+
+class AssumptionRow(BaseModel):
+    assumption: str
+    held_by: str  # seat id
+    supports: str  # whose position it supports ("proponent", "challenger-2")
+
+
+class PartyStatement(BaseModel):
+    seat: str
+    why_disagree: str
+    what_would_change_my_mind: str
+
+
+class ChallengerOutcome(BaseModel):
+    seat: str
+    number: int
+    model: str
+    kind: str  # "api" | "agent-cli" | "scripted" | "code"
+    status: str  # "agreed" | "accepted" | "maintained" | "escalated" | "failed: ..." | "dropped: ..."
+    answered_by: str = ""
+
+
+class ChallengeResult(BaseModel):
+    debate_id: str
+    topic: str
+    outcome: Outcome
+    final_position: str
+    confidence: Confidence
+    rounds: int
+    fast_exit: bool = False
+    position_history: list[PositionVersion]
+    what_changed: list[str] = Field(default_factory=list)
+    core_disagreement: str = ""
+    assumptions: list[AssumptionRow] = Field(default_factory=list)
+    statements: list[PartyStatement] = Field(default_factory=list)
+    opening: Opening
+    objections: list[Objection] = Field(default_factory=list)
+    round_log: list[RoundRecord] = Field(default_factory=list)
+    skepticism: list[str] = Field(default_factory=list)
+    proponent: str = ""
+    challengers: list[ChallengerOutcome] = Field(default_factory=list)
+    skipped_challengers: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    spend: Spend = Field(default_factory=Spend)
