@@ -106,6 +106,8 @@ def load_debate_file(source: str | Path | Mapping[str, Any]) -> tuple[DebateCont
 def _config(
     config: DebateConfig | Mapping[str, Any] | None, panel: PanelFile | None, threshold: float | None
 ) -> DebateConfig:
+    if threshold is not None and not 0 < threshold <= 1:
+        raise UsageError(f"--threshold must be in (0, 1] (got {threshold:g})")
     try:
         if isinstance(config, DebateConfig):
             cfg = config

@@ -118,21 +118,21 @@ class DebateConfig(BaseModel):
     @classmethod
     def _rounds(cls, v: int) -> int:
         if v < 1:
-            raise ValueError(f"max_rounds must be at least 1 (got {v})")
+            raise ValueError(f"must be at least 1 (got {v})")
         return v
 
     @field_validator("consensus_threshold")
     @classmethod
     def _threshold(cls, v: float) -> float:
         if not 0 < v <= 1:
-            raise ValueError(f"consensus_threshold must be in (0, 1] (got {v:g})")
+            raise ValueError(f"must be in (0, 1] (got {v:g})")
         return v
 
     @field_validator("timeout_per_judge")
     @classmethod
     def _timeout(cls, v: float) -> float:
         if v <= 0:
-            raise ValueError("timeout_per_judge must be a positive number of seconds")
+            raise ValueError("must be a positive number of seconds")
         return v
 
 
