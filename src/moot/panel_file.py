@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from moot.errors import UsageError
 from moot.inputs import load_yaml_file, validation_message
@@ -56,6 +56,23 @@ class PanelFile(BaseModel):
     @classmethod
     def _entry(cls, v: Any) -> Any:
         return _judge_entry(v)
+
+    @model_validator(mode="after")
+    def _apply_aliases(self) -> PanelFile:
+        """The file's `aliases:` name models for every judge in it (the alias stays the display name)."""
+        if not self.aliases:
+            return self
+        from moot.judges.providers import expand_aliases
+
+        for key in ("debate_judges", "judges", "challengers"):
+            specs = getattr(self, key)
+            if specs is not None:
+                setattr(self, key, [expand_aliases(s, self.aliases) for s in specs])
+        for key in ("moderator", "proponent"):
+            spec = getattr(self, key)
+            if spec is not None:
+                setattr(self, key, expand_aliases(spec, self.aliases))
+        return self
 
     @property
     def panel(self) -> list[JudgeSpec] | None:

@@ -48,6 +48,12 @@ def evaluate(
     require: Annotated[
         str | None, typer.Option("--require", help="Exit 1 unless the verdict is at least PASS or CONDITIONAL.")
     ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the calls and estimated cost of 1, 2, all rounds; spend nothing.")
+    ] = False,
+    max_cost: Annotated[
+        float | None, typer.Option("--max-cost", help="USD cap: no round starts whose worst case could cross it.")
+    ] = None,
 ) -> int:
     """Evaluate an artifact by a debate between judges with assigned stances (seeds 000, 001, 003)."""
     from moot import api
@@ -65,6 +71,12 @@ def evaluate(
     )
     show = progress if progress is not None else fmt == "text"
     options = api.options_from_panel(panel, on_event=ProgressPrinter() if show else None)
+    from moot.cli import cost
+
+    if dry_run:
+        emit(cost.dry_run_output(cost.dry_run_data(request, seats, moderator, options.pricing), fmt))
+        return 0
+    cost.apply_cost_options(options, seats, moderator, max_cost)
     result = run_cli(lambda: api.run_evaluation(request, seats, moderator, options), options)
     emit(render("evaluate", result, fmt))
     return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=html)

@@ -88,7 +88,7 @@ class Engine:
         bound = seat.spec.get("max_tokens")
         return bound if isinstance(bound, int) and bound > 0 else DEFAULT_MAX_OUTPUT_TOKENS
 
-    def _price(self, seat: Seat, usage: Usage) -> float | None:
+    def seat_price(self, seat: Seat, usage: Usage) -> float | None:
         """The cost of `usage` at the dearest model of the seat (a fallback may take the seat)."""
         costs = [self.pricing.cost(j.provider, j.model, usage) for j in seat.judges]
         return None if any(c is None for c in costs) else max(c for c in costs if c is not None)
@@ -97,7 +97,7 @@ class Engine:
         """What one planned call should cost typically, and at worst (with a clarification, at the bound)."""
         tokens_in = tokens_of(prompt.as_text())
         cached = tokens_of(prompt.system) if cached_prefix else 0
-        typical = self._price(
+        typical = self.seat_price(
             seat, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS, cached_tokens=cached)
         )
         return CallCost(seat.id, seat.label, round_no, tokens_in, typical, self.worst_cost(seat, tokens_in))
@@ -105,8 +105,8 @@ class Engine:
     def worst_cost(self, seat: Seat, tokens_in: int) -> float | None:
         """A call of `tokens_in` input tokens answered at the output bound, then its clarification."""
         bound = self.output_bound(seat)
-        first = self._price(seat, Usage(input_tokens=tokens_in, output_tokens=bound))
-        clarify = self._price(
+        first = self.seat_price(seat, Usage(input_tokens=tokens_in, output_tokens=bound))
+        clarify = self.seat_price(
             seat, Usage(input_tokens=tokens_in + bound + CLARIFY_OVERHEAD_TOKENS, output_tokens=bound)
         )
         return None if first is None or clarify is None else round(first + clarify, 8)

@@ -64,9 +64,9 @@ ALIASES: dict[str, str] = {
     "gemini-2.5-flash": "gemini/gemini-2.5-flash",
     "gemini": "gemini/gemini-3-pro-preview",
     "haiku": "anthropic/claude-haiku-4-5",
-    "sonnet": "anthropic/claude-sonnet-4-5",
-    "opus": "anthropic/claude-opus-4-1",
-    "claude": "anthropic/claude-sonnet-4-5",
+    "sonnet": "anthropic/claude-sonnet-4-6",
+    "opus": "anthropic/claude-opus-4-6",
+    "claude": "anthropic/claude-sonnet-4-6",
 }
 
 _PREFIX_GUESSES = (

@@ -1,0 +1,150 @@
+"""`--dry-run` and `--max-cost` for `moot evaluate`: the seed's cost table before anything is spent, and
+the cap the engine keeps. Other protocols' commands can adopt the same two options.
+
+The estimate renders the protocol's real prompts for the actual lineup and artifact (later rounds with
+placeholder replies of typical size, and of the output bound for the worst case), counts tokens as
+characters / 4, and prices them with the same table and overrides the engine uses for the real calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from moot.engine.budget import TYPICAL_REPLY_TOKENS, Budget, CallCost, Scenario, scenarios, tokens_of
+from moot.engine.core import Engine
+from moot.engine.pricing import Pricing
+from moot.errors import UsageError
+from moot.judges.base import Seat
+from moot.schemas.evaluation import EvaluationRequest, ScoredPosition
+from moot.store.db import Store
+
+
+def with_max_cost(budget: Budget | None, max_cost: float | None) -> Budget | None:
+    """The run's budget with `--max-cost` applied (the flag wins over the judges file's `budget:`)."""
+    if max_cost is None:
+        return budget
+    if max_cost <= 0:
+        raise UsageError(f"--max-cost must be a positive number of dollars (got {max_cost:g})")
+    return Budget(max_cost_usd=max_cost, wall_seconds=budget.wall_seconds if budget else None)
+
+
+def check_priced(seats: list[Seat], pricing: Pricing | None) -> None:
+    """Under a cap every model needs a price, or the cap could not be kept: say which, before any call."""
+    from moot.schemas.messages import Usage
+
+    table = pricing or Pricing()
+    probe = Usage(input_tokens=1000, output_tokens=1000)
+    missing = sorted({j.model for s in seats for j in s.judges if table.cost(j.provider, j.model, probe) is None})
+    if missing:
+        raise UsageError(
+            f"--max-cost needs a price for {', '.join(missing)}: add it under 'pricing:' in the judges file "
+            "(input_per_mtok, output_per_mtok)"
+        )
+
+
+def _placeholder(seat: Seat, round_no: int, request: EvaluationRequest) -> ScoredPosition:
+    return ScoredPosition(
+        judge=seat.id, round=round_no, overall_score=3.0, dimension_scores={c.key: 3.0 for c in request.criteria}
+    )
+
+
+def estimate_evaluation(
+    request: EvaluationRequest, seats: list[Seat], moderator: Seat | None, pricing: Pricing | None
+) -> tuple[list[CallCost], list[CallCost], list[Scenario]]:
+    """Every judge call of a full debate (typical and worst case), the final calls, and the seed's table."""
+    from moot.protocols.evaluate import Evaluation
+
+    engine = Engine(Store(":memory:"), "dry-run", pricing=pricing)
+    typical = Evaluation(request, seats, engine)
+    worst = Evaluation(request, seats, engine)
+    calls: list[CallCost] = []
+    for round_no in range(1, request.rounds_allowed + 1):
+        for seat in seats:
+            if round_no > 1:
+                for ev, size in ((typical, TYPICAL_REPLY_TOKENS), (worst, engine.output_bound(seat))):
+                    ev.state.positions.setdefault(seat.id, []).append(_placeholder(seat, round_no - 1, request))
+                    ev.state.texts.setdefault(seat.id, []).append("x" * 4 * size)
+        for seat in seats:
+            t = engine.call_cost(seat, typical._prompt(seat, round_no), round_no, cached_prefix=round_no > 1)
+            w = engine.call_cost(seat, worst._prompt(seat, round_no), round_no)
+            calls.append(CallCost(seat.id, seat.label, round_no, t.input_tokens, t.typical_usd, w.worst_usd))
+    final: list[CallCost] = []
+    if moderator is not None:
+        tokens_in = tokens_of(typical.system) + TYPICAL_REPLY_TOKENS * len(seats)
+        worst_in = tokens_of(typical.system) + max(engine.output_bound(s) for s in seats) * len(seats)
+        from moot.schemas.messages import Usage
+
+        typ = engine.seat_price(moderator, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS))
+        final.append(CallCost(moderator.id, moderator.label, 0, tokens_in, typ, engine.worst_cost(moderator, worst_in)))
+    return calls, final, scenarios(calls, request.rounds_allowed, final)
+
+
+def _usd(v: float | None) -> str:
+    return "?" if v is None else f"${v:.4f}" if v < 0.1 else f"${v:.2f}"
+
+
+def dry_run_data(
+    request: EvaluationRequest, seats: list[Seat], moderator: Seat | None, pricing: Pricing | None
+) -> dict[str, Any]:
+    calls, final, table = estimate_evaluation(request, seats, moderator, pricing)
+    return {
+        "dry_run": True,
+        "protocol": "evaluate",
+        "artifact_tokens": sum(tokens_of(a.text) for a in request.artifacts),
+        "judges": [
+            {"seat": s.id, "model": s.label, "runs_on": [f"{j.provider}/{j.model}" for j in s.judges]} for s in seats
+        ],
+        "rounds_allowed": request.rounds_allowed,
+        "calls": [asdict(c) for c in [*calls, *final]],
+        "scenarios": [asdict(s) for s in table],
+        "assumptions": {
+            "tokens": "characters / 4 of the rendered prompts",
+            "typical_reply_tokens": TYPICAL_REPLY_TOKENS,
+            "worst_case": "every reply at its output bound (max_tokens) plus one clarification each; "
+            "the dearest model of each seat (fallbacks included); no prompt caching",
+        },
+    }
+
+
+def dry_run_text(data: dict[str, Any]) -> str:
+    out = [
+        f"Dry run: nothing was sent. {len(data['judges'])} judges, up to {data['rounds_allowed']} round(s), "
+        f"artifact ~{data['artifact_tokens']:,} tokens.",
+        "",
+        "Calls per round (input tokens, typical cost / worst case):",
+    ]
+    for c in data["calls"]:
+        where = f"round {c['round']}" if c["round"] else "synthesis"
+        out.append(
+            f"  {where:9} {c['seat']:12} {c['model']:30} ~{c['input_tokens']:>7,} tok  "
+            f"{_usd(c['typical_usd']):>8} / {_usd(c['worst_usd'])}"
+        )
+    out += [
+        "",
+        "| Scenario | Rounds | Judge Calls | Estimated Cost | Worst Case |",
+        "|----------|--------|-------------|----------------|------------|",
+    ]
+    for s in data["scenarios"]:
+        out.append(
+            f"| {s['label']} | {s['rounds']} | {s['calls']} (+ up to {s['max_clarifications']} clarifications) "
+            f"| ~{_usd(s['typical_usd'])} | {_usd(s['worst_usd'])} |"
+        )
+    unpriced = sorted({m for s in data["scenarios"] for m in s["unpriced"]})
+    if unpriced:
+        out += ["", f"No price known for {', '.join(unpriced)}: add it under 'pricing:' in the judges file."]
+    out += ["", "Cap the spend with --max-cost USD: a round whose worst case could cross it is not started."]
+    return "\n".join(out) + "\n"
+
+
+def dry_run_output(data: dict[str, Any], fmt: str) -> str:
+    from moot.reports.serialize import to_json, to_yaml
+
+    return to_json(data) if fmt == "json" else to_yaml(data) if fmt == "yaml" else dry_run_text(data)
+
+
+def apply_cost_options(options: Any, seats: list[Seat], moderator: Seat | None, max_cost: float | None) -> None:
+    """Put `--max-cost` into the run options and check, before any call, that the cap can be kept."""
+    options.budget = with_max_cost(options.budget, max_cost)
+    if options.budget is not None and options.budget.max_cost_usd is not None:
+        check_priced([*seats, *([moderator] if moderator else [])], options.pricing)
