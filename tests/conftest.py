@@ -79,3 +79,17 @@ def artifact(tmp_path: Path) -> Path:
         "export function createUser(name: string) { return { id: 1, name }; }\n", encoding="utf-8"
     )
     return path
+
+
+@pytest.fixture
+def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Fake agent CLIs (tests/fake_agents.py); PATH holds only them and HOME is empty, so no real CLI or
+    login on this machine leaks into a test."""
+    from .fake_agents import FakeAgents
+
+    fake = FakeAgents(tmp_path / "agents")
+    monkeypatch.setenv("PATH", str(fake.bin_dir))
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    return fake

@@ -9,8 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
+    "ChallengeResult",
     "DecisionResult",
     "EvaluationResult",
+    "challenge",
+    "challenge_sync",
     "decide",
     "decide_sync",
     "evaluate",
@@ -20,17 +23,31 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from moot.api import decide, decide_sync, evaluate, evaluate_sync, resume, resume_sync
+    from moot.api import challenge, challenge_sync, decide, decide_sync, evaluate, evaluate_sync, resume, resume_sync
+    from moot.schemas.challenge import ChallengeResult
     from moot.schemas.decision import DecisionResult
     from moot.schemas.evaluation import EvaluationResult
 
 
 def __getattr__(name: str) -> Any:
     """Import lazily, so that `import moot` (and `moot --help`) stays fast."""
-    if name in ("evaluate", "evaluate_sync", "resume", "resume_sync", "decide", "decide_sync"):
+    if name in (
+        "evaluate",
+        "evaluate_sync",
+        "resume",
+        "resume_sync",
+        "decide",
+        "decide_sync",
+        "challenge",
+        "challenge_sync",
+    ):
         from moot import api
 
         return getattr(api, name)
+    if name == "ChallengeResult":
+        from moot.schemas.challenge import ChallengeResult
+
+        return ChallengeResult
     if name == "DecisionResult":
         from moot.schemas.decision import DecisionResult
 

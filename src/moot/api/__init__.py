@@ -4,6 +4,7 @@ Each debate function is async with a sync twin (`evaluate` / `evaluate_sync`). T
 server are thin adapters over these functions.
 """
 
+from moot.api.challenge import challenge, challenge_sync, run_challenge
 from moot.api.common import Panelist, make_seats, options_from_panel, resume, resume_sync
 from moot.api.decide import build_decision_request, decide, decide_sync, record_choice, run_decision
 from moot.api.evaluate import build_evaluation_request, evaluate, evaluate_sync, run_evaluation
@@ -12,6 +13,8 @@ __all__ = [
     "Panelist",
     "build_decision_request",
     "build_evaluation_request",
+    "challenge",
+    "challenge_sync",
     "decide",
     "decide_sync",
     "evaluate",
@@ -21,6 +24,7 @@ __all__ = [
     "record_choice",
     "resume",
     "resume_sync",
+    "run_challenge",
     "run_decision",
     "run_evaluation",
 ]

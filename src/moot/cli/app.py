@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from moot.cli import decide_cmd, demo_cmd, doctor_cmd, evaluate_cmd, history_cmds, mcp_cmd, report_cmd
+from moot.cli import challenge_cmd, decide_cmd, demo_cmd, doctor_cmd, evaluate_cmd, history_cmds, mcp_cmd, report_cmd
 from moot.errors import DebateAborted, Interrupted, MootError, UsageError
 
 app = typer.Typer(
@@ -23,6 +23,7 @@ app = typer.Typer(
 )
 app.command("evaluate")(evaluate_cmd.evaluate)
 app.command("decide")(decide_cmd.decide)
+app.command("challenge")(challenge_cmd.challenge)
 app.command("demo")(demo_cmd.demo)
 app.command("doctor")(doctor_cmd.doctor)
 app.command("show")(history_cmds.show)

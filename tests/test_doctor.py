@@ -1,0 +1,96 @@
+"""`moot doctor` reports each kind of judge truthfully: API keys, endpoints, agent CLIs, tool powers."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from moot.cli.app import main
+from moot.testing import FakeLLMServer
+
+from .fake_agents import FakeAgents
+
+
+def dead_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def doctor_json(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, Any]]:
+    assert main(["doctor", "--format", "json", *args]) == 0
+    return json.loads(capsys.readouterr().out)["judges"]  # type: ignore[no-any-return]
+
+
+def test_doctor_reports_every_kind_of_judge(
+    llm_server: FakeLLMServer,
+    agents: FakeAgents,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("XAI_API_KEY", "xai-secret-123")
+    agents.add("gemini", version="0.9.1")
+    agents.add("qwen", version=None)
+    (Path.home() / ".codex").mkdir()
+    agents.add("codex", version="codex-cli 1.2")
+    (Path.home() / ".codex" / "auth.json").write_text("{}")
+    judges = tmp_path / "j.yaml"
+    judges.write_text(
+        yaml.safe_dump(
+            {
+                "proponent": {"model": "local-model", "api_base": llm_server.base_url},
+                "challengers": [
+                    "grok-4",
+                    "gpt-5.2",
+                    {"model": "x", "api_base": f"http://127.0.0.1:{dead_port()}/v1"},
+                    {"cli": "gemini", "allow_tools": True},
+                    {"cli": "codex"},
+                    {"cli": "qwen"},
+                    {"cli": "claude"},
+                    {"replies": ["ok"], "name": "scripted-one"},
+                ],
+            }
+        )
+    )
+    rows = doctor_json(capsys, "--judges", str(judges))
+    by = {r["judge"]: r for r in rows}
+    assert [r["role"] for r in rows] == ["proponent"] + ["challenger"] * 8
+    assert by["local-model"]["usable"] is True and by["local-model"]["endpoint_state"] == "answering"
+    assert by["grok-4"] == {**by["grok-4"], "usable": True, "credential": "present", "vendor": "xai"}
+    assert by["gpt-5.2"]["usable"] is False and by["gpt-5.2"]["credential"] == "missing: set OPENAI_API_KEY"
+    assert by["x"]["usable"] is False and by["x"]["endpoint_state"].startswith("not answering")
+    assert by["gemini"] == {**by["gemini"], "usable": True, "kind": "agent-cli", "tools": "ALLOWED (allow_tools)"}
+    assert by["gemini"]["version"] == "0.9.1" and by["gemini"]["executable"].endswith("/gemini")
+    assert by["codex"]["tools"] == "read-only" and by["codex"]["login"] == "~/.codex/auth.json found"
+    assert by["qwen"]["usable"] is False and "exited with code 3" in by["qwen"]["detail"]
+    assert by["claude"]["usable"] is False and by["claude"]["detail"] == "'claude' not found on PATH"
+    assert by["scripted-one"]["usable"] is True and by["scripted-one"]["kind"] == "scripted"
+    assert "xai-secret-123" not in json.dumps(rows)
+    # the text form says the same, one line per judge plus details, and shows tool powers
+    assert main(["doctor", "--judges", str(judges)]) == 0
+    text = capsys.readouterr().out
+    assert "ok  challenger gemini" in text and "tools: ALLOWED (allow_tools)" in text
+    assert "NO  challenger claude" in text and text.rstrip().endswith("5 of 9 judges usable here")
+
+
+def test_doctor_without_a_file_lists_the_lineups_and_agent_clis(
+    agents: FakeAgents, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agents.add("qwen", version="qwen 0.1")
+    rows = doctor_json(capsys)
+    clis = {r["vendor"]: r for r in rows if r["kind"] == "agent-cli"}
+    assert sorted(clis) == ["claude", "codex", "gemini", "qwen"]
+    assert clis["qwen"]["usable"] is True and clis["gemini"]["usable"] is False
+    assert all(r["tools"] == "read-only" for r in clis.values())
+    assert {r["judge"] for r in rows if r["kind"] == "api"} == {"gemini-3-pro-preview", "gpt-5.2", "grok-4"}
+
+
+def test_doctor_bad_judges_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--judges", str(tmp_path / "missing.yaml")]) == 2
+    assert capsys.readouterr().err.startswith("moot: error: judges file")
