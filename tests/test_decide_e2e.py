@@ -361,3 +361,18 @@ def test_show_prints_a_decision_again(
     assert text.startswith("RECOMMENDED: A") and "value: Option A" in text
     assert main(["list"]) == 0
     assert "RECOMMENDED" in capsys.readouterr().out
+
+
+def test_budget_stops_before_round_two_and_says_so(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prices = {m: {"input_per_mtok": 1.0, "output_per_mtok": 10.0} for m in MODELS.values()}
+    judges = decide_judges(tmp_path, llm_server, extra={"pricing": prices, "budget": {"max_cost_usd": 1.0}})
+    for model, rec in zip(MODELS.values(), "ABC", strict=True):
+        llm_server.script(model, Reply(text=r1(rec), output_tokens=20_000))  # $0.20 each
+    code, out = run_json(capsys, *question_args(judges))
+    assert code == 0, out
+    assert len(llm_server.requests) == 3  # round 2's worst case on top of $0.60 could cross $1
+    assert out["outcome"] == "CONTESTED" and out["rounds_completed"] == 1
+    assert any(n.startswith("stopped before round 2") for n in out["notes"])
+    assert out["spend"]["cost_usd"] == pytest.approx(0.6, abs=0.01)

@@ -6,7 +6,6 @@ without a terminal, or with `--format json`, it is returned as it stands and the
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from typing import Annotated
 
@@ -14,6 +13,7 @@ import typer
 
 from moot.cli.output import TEXT_RENDERERS, check_format, emit, render_result
 from moot.cli.progress import ProgressPrinter
+from moot.cli.running import run_cli
 from moot.errors import UsageError
 from moot.schemas.decision import DecisionResult
 
@@ -102,7 +102,7 @@ def decide(
     )
     show = progress if progress is not None else fmt == "text"
     options = api.options_from_panel(panel, on_event=ProgressPrinter() if show else None)
-    result = asyncio.run(api.run_decision(request, seats, options))
+    result = run_cli(lambda: api.run_decision(request, seats, options), options)
     ask = not result.consensus and not no_input and fmt != "json" and _at_terminal()
     if not ask:
         emit(render_result("decide", result, fmt))

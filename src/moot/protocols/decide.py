@@ -343,9 +343,20 @@ class Decision:
 
     # the whole debate
 
+    def _budget_stop(self, round_no: int) -> str | None:
+        """Ask the engine whether the round fits the budget (the judges file's `budget:`, the wall clock)."""
+        planned = [(s, self._prompt(s, round_no), f"r{round_no}/{s.id}") for s in self.state.active]
+        return self.engine.round_gate(round_no, planned)
+
     async def run(self) -> DecisionResult:
         t0 = time.monotonic()
         for round_no in range(1, self.config.max_rounds + 1):
+            stop = self._budget_stop(round_no)
+            if stop is not None:
+                if round_no == 1:
+                    raise DebateAborted(stop)
+                self.state.notes.append(f"{stop}; the outcome is from the {round_no - 1} round(s) done")
+                break
             tally = await self._round(round_no)
             if tally.reached:
                 break
