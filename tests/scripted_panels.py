@@ -71,3 +71,44 @@ def evaluate_args(tmp_path: Path, panel: Path, *extra: str) -> list[str]:
         "--no-reports",
         *extra,
     ]
+
+
+def decide_panel(tmp_path: Path, *, inject: bool = False, name: str = "decide-panel.yaml") -> Path:
+    """Risk, Value and Effort judges split A/B/C in round 1; Value moves to C in round 2 (RECOMMENDED C)."""
+    from .test_decide_support import r1, r2
+
+    judges = [
+        {
+            "model": "scripted",
+            "name": "risk-judge",
+            "stance": "risk",
+            "replies": [r1("A", "sync bugs appear after weeks"), r2("A", challenge={"value": "40% is a guess"})],
+        },
+        {
+            "model": "scripted",
+            "name": "value-judge",
+            "stance": "value",
+            "replies": [
+                r1("B", "field workers need it", prose=INJECTED if inject else ""),
+                r2("C", challenge={"effort": "the cache may be small"}, reason="Convinced by the ROI analysis"),
+            ],
+        },
+        {
+            "model": "scripted",
+            "name": "effort-judge",
+            "stance": "effort",
+            "replies": [r1("C", "ship now, expand later"), r2("C", challenge={"value": "B costs 3x"})],
+        },
+    ]
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump({"debate_judges": judges}, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def decide_args(panel: Path, *extra: str) -> list[str]:
+    from .test_decide_support import OPTIONS, QUESTION
+
+    args = ["decide", "--question", QUESTION, "--judges", str(panel), "--no-files", "--no-input"]
+    for o in OPTIONS:
+        args += ["--option", o]
+    return [*args, *extra]

@@ -14,7 +14,7 @@ from moot.reports.html_chart import build_chart
 from moot.reports.html_views import DebateRecord, build_view
 from moot.store import Store
 
-from .scripted_panels import INJECTED, converging_panel, evaluate_args
+from .scripted_panels import INJECTED, converging_panel, decide_args, decide_panel, evaluate_args
 
 
 def run_debate(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str, **panel: bool) -> dict:  # type: ignore[type-arg]
@@ -129,3 +129,18 @@ def test_unfinished_and_unknown_protocol_debates_still_render() -> None:
     assert "a &lt;b&gt;title&lt;/b&gt;" in html
     bare = render_html(DebateRecord("d2", "evaluate", "", "running", "2026-11-22T00:00:00", {}, None, None, []))
     assert "RUNNING" in bare
+
+
+def test_decide_report_shows_the_option_the_lines_of_recommendations_and_the_change_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(decide_args(decide_panel(tmp_path, inject=True), "--format", "json")) == 0
+    result = json.loads(capsys.readouterr().out)
+    html = render_html(load_record(Store.open_default(), result["debate_id"]))
+    assert 'class="word">Option C: Limited offline<' in html
+    assert html.index('class="word">') < html.index("<svg")
+    assert len(re.findall(r'<polyline class="series"', html)) == 3
+    assert "Recommendations per round" in html and "Change log" in html
+    assert "Convinced by the ROI analysis" in html
+    assert "<script" not in html.lower() and "&lt;script&gt;" in html
+    assert html.count('<details class="reply">') == 6

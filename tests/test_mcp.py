@@ -20,7 +20,8 @@ from moot.cli.app import main
 from moot.mcp import build_server
 
 from .replies import CRITERIA
-from .scripted_panels import artifact, converging_panel
+from .scripted_panels import artifact, converging_panel, decide_panel
+from .test_decide_support import OPTIONS, QUESTION
 
 Progress = list[tuple[float, float | None, str | None]]
 
@@ -193,3 +194,30 @@ def test_http_transport_binds_localhost_and_serves_tools(tmp_path: Path, isolate
 def test_mcp_command_rejects_a_bad_host(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mcp", "--http", "8765", "--host", "every where"]) == 2
     assert "--host must be an IP address or localhost" in capsys.readouterr().err
+
+
+def test_decide_tool_returns_the_decision_json_with_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    progress: Progress = []
+    seen: dict[str, Any] = {}
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    async def body(client: Client) -> None:
+        args = {"question": QUESTION, "option": OPTIONS, "judges": str(decide_panel(tmp_path)), "no_files": True}
+        seen["ok"] = await client.call_tool("decide", args, progress_callback=on_progress)
+        seen["one option"] = await client.call_tool("decide", {**args, "option": OPTIONS[:1]})
+
+    in_process(body)
+    data = seen["ok"].structured_content
+    assert not seen["ok"].is_error
+    assert data["protocol"] == "decide" and data["recommended_option"] == "C" and data["rounds_completed"] == 2
+    assert main(["show", data["debate_id"], "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == data
+    assert [p[0] for p in progress] == [0.5, 1.0, 1.5, 2.0]
+    assert (
+        progress[3][2] is not None and progress[3][2].startswith("round 2 finished") and "consensus" in progress[3][2]
+    )
+    assert seen["one option"].is_error and "at least two options" in seen["one option"].content[0].text

@@ -26,6 +26,7 @@ T = TypeVar("T")
 INSTRUCTIONS = (
     "moot runs debates between LLM judges with assigned stances. `evaluate` scores an artifact (files) "
     "against criteria and returns a verdict (PASS, CONDITIONAL or FAIL) with findings and recommendations. "
+    "`decide` debates the options of a question (Risk, Value, Effort) and recommends one or says it is contested. "
     "Debates are stored: `list_debates` and `show_debate` read them back; `doctor` says which judges are usable."
 )
 
@@ -51,6 +52,8 @@ def progress_note(event: Event, total: int | None) -> tuple[float, float | None,
         message = f"round {event.round} finished"
         if isinstance(scores, list):
             message += ": scores " + ", ".join(f"{s:g}" if isinstance(s, int | float) else str(s) for s in scores)
+        elif isinstance(event.data.get("range"), str):
+            message += f": {event.data['range']}"
         if isinstance(consensus, bool):
             message += "; consensus" if consensus else "; no consensus yet"
         return float(event.round), total, message
@@ -140,6 +143,55 @@ async def evaluate(
     return json_result(data)
 
 
+async def decide(
+    ctx: Context,
+    question: Annotated[str | None, Field(description="The question to decide.")] = None,
+    option: Annotated[list[str] | None, Field(description="Options as 'ID=LABEL[: description]', two or more.")] = None,
+    context: Annotated[list[str] | None, Field(description="Files (or folders) of context, e.g. the spec.")] = None,
+    debate_context: Annotated[
+        str | None, Field(description="A YAML file holding the seed's debate_context block (instead of question).")
+    ] = None,
+    judges: Annotated[
+        str | None, Field(description="Judges file (YAML). Default: the seed's Risk/Value/Effort.")
+    ] = None,
+    threshold: Annotated[float | None, Field(description="Consensus threshold in (0, 1] (default 0.67).")] = None,
+    question_id: Annotated[str | None, Field(description="Names the files (default: from the question).")] = None,
+    feature_dir: Annotated[str | None, Field(description="Files go to FEATURE_DIR/sadd/.")] = None,
+    no_files: Annotated[bool, Field(description="Write no files (the store keeps everything).")] = False,
+    html: Annotated[str | None, Field(description="Also write the HTML report to this file.")] = None,
+) -> CallToolResult:
+    """Decide between options by an adversarial debate of Risk, Value and Effort judges (seed 002).
+
+    A contested result is returned as it stands (outcome CONTESTED) for the person to choose.
+    """
+    from moot import api
+
+    try:
+        request, seats, panel = api.build_decision_request(
+            question,
+            option,
+            context_files=context,
+            debate_context=debate_context,
+            judges=judges,
+            threshold=threshold,
+            question_id=question_id,
+            feature_dir=feature_dir,
+            write_files=not no_files,
+        )
+
+        async def run(sink: EventSink) -> BaseModel:
+            options = api.options_from_panel(panel, on_event=sink)
+            return await api.run_decision(request, seats, options)
+
+        result = await with_progress(ctx, request.config.max_rounds, run)
+        data = result.model_dump(mode="json")
+        if html:
+            _write_html(str(data["debate_id"]), html)
+    except MootError as e:
+        raise _tool_error(e) from None
+    return json_result(data)
+
+
 def _write_html(debate_id: str, path: str) -> None:
     from moot.reports.html import write_html_report
     from moot.store import Store
@@ -215,7 +267,7 @@ async def doctor(
 
 
 # protocol name -> (tool function, description); protocols other than evaluate register themselves here
-PROTOCOL_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {"evaluate": evaluate}
+PROTOCOL_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {"evaluate": evaluate, "decide": decide}
 
 
 def _version() -> str:

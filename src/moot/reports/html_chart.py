@@ -25,6 +25,7 @@ class Point:
     score: float
     x: float
     y: float
+    label: str = ""  # what the point means: the score, or the category's name
 
 
 @dataclass(frozen=True)
@@ -67,11 +68,16 @@ def build_chart(
     y_range: tuple[float, float] = (1.0, 5.0),
     y_label: str = "score",
     band: tuple[float, float] | None = None,
+    y_labels: Sequence[str] | None = None,
 ) -> Chart | None:
     """Chart of `scores[judge][round]`; None when there is nothing to draw.
 
     `band` is an optional (low, high) score interval drawn behind the lines (where the panel agreed).
+    `y_labels` makes the y axis categorical (value k is `y_labels[k - 1]`, e.g. the option a judge
+    recommends); judges on the same category are then drawn a few pixels apart so every line shows.
     """
+    if y_labels:
+        y_range = (1.0, float(max(len(y_labels), 2)))
     rounds = sorted({r for per in scores.values() for r in per})
     if not rounds:
         return None
@@ -90,24 +96,37 @@ def build_chart(
     def y_of(v: float) -> float:
         return y1 - (y1 - y0) * (v - lo) / (hi - lo)
 
+    def label_of(v: float) -> str:
+        return y_labels[int(v) - 1] if y_labels and 1 <= int(v) <= len(y_labels) else f"{v:g}"
+
+    def nudge(i: int) -> float:
+        return (i - (len(scores) - 1) / 2) * 4.0 if y_labels else 0.0
+
     series = [
         Series(
             name=name,
             colour=COLOURS[i % len(COLOURS)],
-            points=[Point(r, v, x_of(r), y_of(v)) for r, v in sorted(per.items())],
+            points=[Point(r, v, x_of(r), y_of(v) + nudge(i), label_of(v)) for r, v in sorted(per.items())],
         )
         for i, (name, per) in enumerate(scores.items())
     ]
-    step = _tick_step(hi - lo)
     y_ticks = []
-    v = lo
-    while v <= hi + 1e-9:
-        y_ticks.append(Tick(f"{v:g}", x0 - 6, y_of(v)))
-        v = round(v + step, 6)
+    if y_labels:
+        y_ticks = [Tick(_short(label), x0 - 6, y_of(k)) for k, label in enumerate(y_labels, 1)]
+    else:
+        step = _tick_step(hi - lo)
+        v = lo
+        while v <= hi + 1e-9:
+            y_ticks.append(Tick(f"{v:g}", x0 - 6, y_of(v)))
+            v = round(v + step, 6)
     x_ticks = [Tick(f"round {r}", x_of(r), y1 + 18) for r in rounds]
     legend = [(s.name, s.colour, y0 + 8 + 18 * i) for i, s in enumerate(series)]
     band_px = (y_of(band[1]), y_of(band[0])) if band else None
     return Chart(series, x_ticks, y_ticks, band=band_px, y_label=y_label, legend=legend)
+
+
+def _short(label: str, limit: int = 6) -> str:
+    return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
 def _tick_step(span: float) -> float:

@@ -73,6 +73,7 @@ class View:
     status: str
     verdict: Verdict
     chart: Chart | None = None
+    chart_title: str = "Scores per round"
     chart_caption: str = ""
     sections: list[Section] = field(default_factory=list)
     cost: list[Section] = field(default_factory=list)
@@ -454,3 +455,156 @@ VIEW_BUILDERS: dict[str, ViewBuilder] = {"evaluate": evaluate_view}
 def build_view(record: DebateRecord) -> View:
     builder = VIEW_BUILDERS.get(record.protocol, generic_view)
     return builder(record)
+
+
+# decide (seed 002)
+
+
+def decide_view(record: DebateRecord) -> View:
+    r = record.result or {}
+    options = [_dict(o) for o in _list(r.get("options"))]
+    labels = {str(o.get("id")): _text(o.get("label")) for o in options}
+    chosen = r.get("decision") or r.get("recommended_option") or r.get("user_choice")
+    if chosen:
+        headline = f"Option {chosen}" + (f": {labels[str(chosen)]}" if labels.get(str(chosen)) else "")
+        tone = "pass" if r.get("consensus") else "conditional"
+    else:
+        headline = _text(r.get("outcome")) or record.status.upper()
+        tone = "conditional" if r.get("outcome") == "CONTESTED" else "neutral"
+    facts = [
+        ("Outcome", _text(r.get("outcome")) or "-"),
+        ("Confidence", _text(r.get("confidence")) or "-"),
+        (
+            "Rounds",
+            _num(r.get("rounds_completed"))
+            + (f" (consensus in round {r['consensus_reached_at']})" if r.get("consensus_reached_at") else ""),
+        ),
+        ("Threshold", _num(r.get("consensus_threshold"))),
+    ]
+    if r.get("decided_by"):
+        facts.append(("Decided by", _text(r.get("decided_by"))))
+    summary = _text(r.get("question"))
+    if r.get("message"):
+        summary += "\n\n" + _text(r.get("message"))
+    view = _header(record, Verdict(headline, tone, facts, record.error or summary))
+    view.chart, view.chart_caption = _decide_chart(r, [str(o.get("id")) for o in options])
+    view.chart_title = "Recommendations per round"
+    view.sections = _decide_sections(r, options)
+    view.cost = cost_sections(r, record.calls)
+    return view
+
+
+def _decide_chart(r: Mapping[str, Any], option_ids: list[str]) -> tuple[Chart | None, str]:
+    if not option_ids:
+        return None, ""
+    index = {o: k for k, o in enumerate(option_ids, 1)}
+    per_judge: dict[str, dict[int, float]] = {}
+    for name, tally in _dict(r.get("rounds")).items():
+        round_no = _round_no(name)
+        if round_no is None:
+            continue
+        for judge, option in _dict(_dict(tally).get("recommendations")).items():
+            if option in index:
+                per_judge.setdefault(judge, {})[round_no] = float(index[option])
+    chart = build_chart(per_judge, y_labels=option_ids, y_label="recommended option")
+    return chart, "The option each judge recommends per round; lines that meet are judges that agree"
+
+
+def _decide_sections(r: Mapping[str, Any], options: list[dict[str, Any]]) -> list[Section]:
+    out: list[Section] = []
+    distribution = _dict(r.get("distribution"))
+    if options:
+        out.append(
+            Section(
+                "Options",
+                table=Table(
+                    ["Option", "Label", "Description", "Recommended by (last round)"],
+                    [
+                        [
+                            _text(o.get("id")),
+                            _text(o.get("label")),
+                            _text(o.get("description")),
+                            ", ".join(map(str, _list(distribution.get(str(o.get("id")))))),
+                        ]
+                        for o in options
+                    ],
+                ),
+            )
+        )
+    perspectives = _dict(r.get("perspectives"))
+    if perspectives:
+        out.append(
+            Section(
+                "Perspectives", table=Table(["Judge", "Perspective"], [[k, _text(v)] for k, v in perspectives.items()])
+            )
+        )
+    rounds = _dict(r.get("rounds"))
+    if rounds:
+        judges = list(dict.fromkeys(j for t in rounds.values() for j in _dict(_dict(t).get("recommendations"))))
+        out.append(
+            Section(
+                "Recommendations per round",
+                table=Table(
+                    ["Round", *judges, "Consensus"],
+                    [
+                        [
+                            name.replace("_", " "),
+                            *[_text(_dict(_dict(t).get("recommendations")).get(j)) or "-" for j in judges],
+                            (f"yes: {_text(_dict(t).get('option'))}" if _dict(t).get("consensus") else "no")
+                            + (f" ({_dict(t)['share']:.0%})" if isinstance(_dict(t).get("share"), int | float) else ""),
+                        ]
+                        for name, t in rounds.items()
+                    ],
+                ),
+            )
+        )
+    changes = [_dict(c) for c in _list(r.get("change_log"))]
+    if changes:
+        out.append(
+            Section(
+                "Change log",
+                table=Table(
+                    ["Judge", "Round", "From", "To", "What convinced it"],
+                    [
+                        [
+                            _text(c.get("judge")),
+                            _num(c.get("round")),
+                            _text(c.get("from")),
+                            _text(c.get("to")),
+                            _text(c.get("reason")),
+                        ]
+                        for c in changes
+                    ],
+                ),
+            )
+        )
+    judges_rows = [_dict(j) for j in _list(r.get("judges"))]
+    if judges_rows:
+        out.append(
+            Section(
+                "Judges",
+                table=Table(
+                    ["Seat", "Model", "Answered by", "Stance", "Status"],
+                    [
+                        [
+                            _text(j.get("judge")),
+                            _text(j.get("model")),
+                            _text(j.get("answered_by")),
+                            _text(j.get("stance")),
+                            _text(j.get("status")),
+                        ]
+                        for j in judges_rows
+                    ],
+                ),
+            )
+        )
+    if r.get("no_recommendation"):
+        out.append(Section("No usable recommendation", items=[_text(x) for x in _list(r.get("no_recommendation"))]))
+    if r.get("user_prompt"):
+        out.append(Section("For you to decide", text=_text(r.get("user_prompt"))))
+    if r.get("notes"):
+        out.append(Section("Notes", items=[_text(n) for n in _list(r.get("notes"))]))
+    return out
+
+
+VIEW_BUILDERS["decide"] = decide_view
