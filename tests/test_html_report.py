@@ -144,3 +144,11 @@ def test_decide_report_shows_the_option_the_lines_of_recommendations_and_the_cha
     assert "Convinced by the ROI analysis" in html
     assert "<script" not in html.lower() and "&lt;script&gt;" in html
     assert html.count('<details class="reply">') == 6
+
+
+def test_html_on_decide_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "decision.html"
+    assert main(decide_args(decide_panel(tmp_path), "--format", "json", "--html", str(out))) == 0
+    result = json.loads(capsys.readouterr().out)
+    html = out.read_text(encoding="utf-8")
+    assert result["debate_id"] in html and "Option C: Limited offline" in html

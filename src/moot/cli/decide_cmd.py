@@ -84,6 +84,7 @@ def decide(
         bool | None,
         typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
     ] = None,
+    html: Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")] = None,
 ) -> None:
     """Decide between options by an adversarial debate of Risk, Value and Effort judges (seed 002)."""
     from moot import api
@@ -106,13 +107,16 @@ def decide(
     ask = not result.consensus and not no_input and fmt != "json" and _at_terminal()
     if not ask:
         emit(render_result("decide", result, fmt))
-        return
-    if fmt == "text":
+    elif fmt == "text":
         emit(render_result("decide", result, fmt))
         result = _ask_choice(result)
         if result.user_choice:
             emit(f"Decision recorded: {result.user_choice} (chosen by you)\n")
-        return
-    sys.stderr.write(render_result("decide", result, "text"))
-    result = _ask_choice(result)
-    emit(render_result("decide", result, fmt))
+    else:
+        sys.stderr.write(render_result("decide", result, "text"))
+        result = _ask_choice(result)
+        emit(render_result("decide", result, fmt))
+    if html:  # after any choice, so that the report shows it
+        from moot.cli.gate import finish
+
+        finish(result.model_dump(mode="json"), html=html)
