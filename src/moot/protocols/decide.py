@@ -294,7 +294,7 @@ class Decision:
             st.texts.setdefault(sid, {})[round_no] = j.answer.text
             st.answered_by[sid] = j.answer.answered_by or st.answered_by.get(sid, "")
             if j.reply is not None:
-                st.counted[sid] = j.reply
+                st.counted[sid] = _carry_perspective(st.counted.get(sid), j.reply)
                 reasons[sid] = j.reply.change_reason
             if j.note:
                 st.notes.append(j.note)
@@ -367,3 +367,10 @@ class Decision:
             result.files = [*self.state.files, str(self.files.record_path)]
             self.files.write_record(result)
         return result
+
+
+def _carry_perspective(before: StanceReply | None, now: StanceReply) -> StanceReply:
+    """A judge that keeps its recommendation without restating why keeps the reason it gave before."""
+    if now.perspective or now.rationale or before is None or before.recommendation != now.recommendation:
+        return now
+    return now.model_copy(update={"perspective": before.perspective, "rationale": before.rationale})
