@@ -357,3 +357,18 @@ def test_progress_goes_to_stderr_in_text_mode(
     cap = capsys.readouterr()
     assert "## DEBATE OUTCOME: CONSENSUS" in cap.out and "v2 (after round 1, final" in cap.out
     assert "challenger-1: disagree (strong)" in cap.err and "challenger-1: ACCEPT" in cap.err
+
+
+def test_cost_cap_that_cannot_be_kept_stops_before_any_call(
+    llm_server: FakeLLMServer, agents: FakeAgents, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    judges = write_judges(
+        tmp_path / "j.yaml",
+        api(llm_server, "prop"),
+        [api(llm_server, "ch-a")],
+        budget={"max_cost_usd": 0.5},
+    )
+    code, out, err = run(capsys, judges)
+    assert code == 3 and out == {}
+    assert "no price known for" in err and "--max-cost cannot be kept" in err
+    assert llm_server.requests == []

@@ -441,6 +441,32 @@ class PositionChallenge:
 
     # the whole debate
 
+    def _budget_stop(self, round_no: int, dissenters: list[Seat] | None = None) -> str | None:
+        """Ask the engine whether the next calls fit the budget (the judges file's `budget:`, the wall clock).
+
+        Before round 1: the opening and every challenge. Before a confrontation: the proponent's answer and
+        each dissenter's rebuttal (sized like the proponent's prompt, which they largely repeat).
+        """
+        st = self.state
+        if dissenters is None:
+            first = self._prompt("opening", self.proponent, 1, "opening")
+            planned = [(self.proponent, first, "r1/proponent/opening")]
+            planned += [(s, first, f"r1/{s.id}/challenge") for s in self.challengers]
+        else:
+            answer = self._prompt(
+                "confront",
+                self.proponent,
+                round_no,
+                "confront",
+                objections=[],
+                position=st.latest.position,
+                version=st.latest.version,
+                notes=[],
+            )
+            planned = [(self.proponent, answer, f"r{round_no}/proponent/confront")]
+            planned += [(s, answer, f"r{round_no}/{s.id}/rebuttal") for s in dissenters]
+        return self.engine.round_gate(round_no, planned)
+
     def _finish_round(self, record: RoundRecord, *, consensus: bool) -> None:
         self.state.rounds.append(record)
         self.engine.store.record_round(self.engine.debate_id, record.round, record.model_dump(mode="json"))
@@ -450,6 +476,9 @@ class PositionChallenge:
         t0 = time.monotonic()
         st = self.state
         by_id = {s.id: s for s in self.challengers}
+        stop = self._budget_stop(1)
+        if stop is not None:
+            raise DebateAborted(stop)
         opening = await self._opening()
         record, answered = await self._challenge_round(opening)
         for seat_id, c in answered.items():
@@ -477,6 +506,15 @@ class PositionChallenge:
             dissenters = [by_id[s] for s in check.dissenters]
             round_no = 1
             while True:
+                stop = self._budget_stop(round_no, dissenters)
+                if stop is not None:  # what was argued so far stands, contested
+                    st.notes.append(f"{stop}; the outcome is from the {rounds} round(s) done")
+                    outcome_consensus = False
+                    record.decision = "tradeoff"
+                    record.reasons.append(stop)
+                    if round_no == 1:
+                        self._finish_round(record, consensus=False)
+                    break
                 rounds = round_no
                 await self._confront(round_no, objections)
                 record.position_version = st.latest.version
