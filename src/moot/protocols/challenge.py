@@ -470,7 +470,14 @@ class PositionChallenge:
     def _finish_round(self, record: RoundRecord, *, consensus: bool) -> None:
         self.state.rounds.append(record)
         self.engine.store.record_round(self.engine.debate_id, record.round, record.model_dump(mode="json"))
-        self._emit("round_finished", record.round, consensus=consensus, reasons=record.reasons)
+        what = {
+            "fast_exit": "fast exit",
+            "consensus": "consensus",
+            "continue": "no consensus yet",
+            "tradeoff": "no consensus",
+        }
+        text = f"round {record.round}: {what.get(record.decision, record.decision)} ({'; '.join(record.reasons)})"
+        self._emit("note", record.round, text=text, consensus=consensus, decision=record.decision)
 
     async def run(self) -> ChallengeResult:
         t0 = time.monotonic()
