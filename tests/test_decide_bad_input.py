@@ -119,3 +119,9 @@ def test_default_judges_without_key_name_the_variable(capsys, llm_server) -> Non
 def test_bad_format(capsys, llm_server, judges) -> None:  # type: ignore[no-untyped-def]
     argv = ["decide", "-q", QUESTION, "-o", "A=x", "-o", "B=y", "--judges", judges, "--format", "xml"]
     check_bad(capsys, llm_server, argv, "--format must be one of text, json, yaml")
+
+
+@pytest.mark.parametrize("option", ["a/b=slash", 'x">=quote', "<option>=tag"])
+def test_option_ids_are_plain_names(capsys, llm_server, judges, option: str) -> None:  # type: ignore[no-untyped-def]
+    argv = ["decide", "-q", QUESTION, "-o", option, "-o", "B=y", "--judges", judges]
+    check_bad(capsys, llm_server, argv, "--option")

@@ -20,7 +20,7 @@ from moot.schemas.spend import Spend
 Outcome = Literal["RECOMMENDED", "CONTESTED"]
 DecisionConfidence = Literal["HIGH", "REQUIRES_INPUT"]
 
-_ID = re.compile(r"^[^\s=]+$")
+_ID = re.compile(r"^\w[\w.-]*$")
 
 
 class DecisionOption(BaseModel):
@@ -42,7 +42,7 @@ class DecisionOption(BaseModel):
             if not v:
                 raise ValueError("an option id cannot be empty")
             if not _ID.match(v):
-                raise ValueError(f"option id {v!r} must be one word (a letter or a name without spaces)")
+                raise ValueError(f"option id {v!r} must be a letter or a name of letters, digits, '.', '_' and '-'")
         return v
 
     @property
