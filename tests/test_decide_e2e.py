@@ -376,3 +376,21 @@ def test_budget_stops_before_round_two_and_says_so(
     assert out["outcome"] == "CONTESTED" and out["rounds_completed"] == 1
     assert any(n.startswith("stopped before round 2") for n in out["notes"])
     assert out["spend"]["cost_usd"] == pytest.approx(0.6, abs=0.01)
+
+
+def test_a_literal_api_key_is_never_written(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated_home: Path
+) -> None:
+    judges = decide_judges(tmp_path, llm_server)
+    data = yaml.safe_load(judges.read_text())
+    for j in data["debate_judges"]:
+        j["api_key"] = "sk-live-SECRET-12345"
+    judges.write_text(yaml.safe_dump(data), encoding="utf-8")
+    for model, rec in zip(MODELS.values(), "AAB", strict=True):
+        llm_server.script(model, r1(rec))
+    code, out = run_json(capsys, *question_args(judges))
+    assert code == 0 and out["recommended_option"] == "A"
+    assert llm_server.requests[0].headers["authorization"] == "Bearer sk-live-SECRET-12345"
+    written = [*Path(".specs").rglob("*.md"), *isolated_home.glob("moot.db*")]
+    assert written and all(b"SECRET-12345" not in p.read_bytes() for p in written)
+    assert "SECRET" not in json.dumps(out)
