@@ -112,3 +112,50 @@ def decide_args(panel: Path, *extra: str) -> list[str]:
     for o in OPTIONS:
         args += ["--option", o]
     return [*args, *extra]
+
+
+def challenge_panel(tmp_path: Path, *, inject: bool = False, name: str = "challenge-panel.yaml") -> Path:
+    """A proponent and two challengers: one agrees at once, one objects to the end (TRADEOFF in 2 rounds)."""
+    from .challenge_helpers import assumptions, confront, opening, rebuttal, verdict
+
+    proponent = {
+        "model": "scripted",
+        "name": "proponent-model",
+        "replies": [
+            opening(),
+            confront({"O1": "REJECT"}, "Shard orders by customer id"),
+            confront({"O2": "REJECT"}, "Shard orders by customer id, revisit at 10x load"),
+            assumptions(
+                "the skew is manageable",
+                "a customer above 5% of writes",
+                ["no customer above 5% of writes"],
+                core="whether customer skew is bounded",
+            ),
+        ],
+    }
+    challengers = [
+        {"model": "scripted", "name": "agreeable", "replies": [verdict("agree", "minor")]},
+        {
+            "model": "scripted",
+            "name": "sceptic",
+            "replies": [
+                verdict(
+                    "disagree",
+                    "strong",
+                    ["one whale customer saturates its shard"],
+                    reasoning=(INJECTED if inject else "") + " a whale customer exists",
+                ),
+                rebuttal("MAINTAIN"),
+                rebuttal("ESCALATE", "revisiting later means a live migration"),
+                assumptions("the skew is not bounded", "a year with no whale", ["the largest customer keeps growing"]),
+            ],
+        },
+    ]
+    path = tmp_path / name
+    data = {"proponent": proponent, "challengers": challengers, "max_rounds": 2}
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def challenge_args(panel: Path, *extra: str) -> list[str]:
+    return ["challenge", "How should we shard the orders table?", "--judges", str(panel), *extra]

@@ -22,7 +22,14 @@ from moot.cli.app import main
 from moot.reports.html import load_record, render_html
 from moot.store import Store
 
-from .scripted_panels import converging_panel, decide_args, decide_panel, evaluate_args
+from .scripted_panels import (
+    challenge_args,
+    challenge_panel,
+    converging_panel,
+    decide_args,
+    decide_panel,
+    evaluate_args,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1500)]
 
@@ -147,8 +154,20 @@ def decide_docs_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tu
     return decide_report(tmp_path, capsys, inject=False)
 
 
-REPORTS = {"evaluate": evaluate_report, "decide": decide_report}
-DOCS_IMAGES = {"evaluate": demo_report, "decide": decide_docs_report}
+def challenge_report(tmp_path: Path, capsys: pytest.CaptureFixture[str], *, inject: bool = True) -> tuple[Path, int]:
+    assert main(challenge_args(challenge_panel(tmp_path, inject=inject), "--format", "json")) == 0
+    result = json.loads(capsys.readouterr().out)
+    page = tmp_path / "challenge.html"
+    page.write_text(render_html(load_record(Store.open_default(), result["debate_id"])), encoding="utf-8")
+    return page, len(result["challengers"])
+
+
+def challenge_docs_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, int]:
+    return challenge_report(tmp_path, capsys, inject=False)
+
+
+REPORTS = {"evaluate": evaluate_report, "decide": decide_report, "challenge": challenge_report}
+DOCS_IMAGES = {"evaluate": demo_report, "decide": decide_docs_report, "challenge": challenge_docs_report}
 
 
 @pytest.mark.parametrize("protocol", sorted(REPORTS))

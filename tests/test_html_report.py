@@ -14,7 +14,15 @@ from moot.reports.html_chart import build_chart
 from moot.reports.html_views import DebateRecord, build_view
 from moot.store import Store
 
-from .scripted_panels import INJECTED, converging_panel, decide_args, decide_panel, evaluate_args
+from .scripted_panels import (
+    INJECTED,
+    challenge_args,
+    challenge_panel,
+    converging_panel,
+    decide_args,
+    decide_panel,
+    evaluate_args,
+)
 
 
 def run_debate(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str, **panel: bool) -> dict:  # type: ignore[type-arg]
@@ -152,3 +160,19 @@ def test_html_on_decide_writes_the_report(tmp_path: Path, capsys: pytest.Capture
     result = json.loads(capsys.readouterr().out)
     html = out.read_text(encoding="utf-8")
     assert result["debate_id"] in html and "Option C: Limited offline" in html
+
+
+def test_challenge_report_shows_the_outcome_position_history_and_assumptions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "challenge.html"
+    assert main(challenge_args(challenge_panel(tmp_path, inject=True), "--format", "json", "--html", str(out))) == 0
+    result = json.loads(capsys.readouterr().out)
+    html = out.read_text(encoding="utf-8")
+    assert result["debate_id"] in html
+    assert 'class="word">TRADEOFF<' in html and "Shard orders by customer id, revisit at 10x load" in html
+    assert len(re.findall(r'<polyline class="series"', html)) == 2  # one line per challenger
+    for heading in ("Position history", "Core disagreement", "Assumptions exposed", "Objections", "Cost per judge"):
+        assert f"<h2>{heading}</h2>" in html
+    assert "the largest customer keeps growing" in html
+    assert "<script" not in html.lower() and "&lt;script&gt;" in html

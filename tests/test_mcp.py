@@ -20,7 +20,7 @@ from moot.cli.app import main
 from moot.mcp import build_server
 
 from .replies import CRITERIA
-from .scripted_panels import artifact, converging_panel, decide_panel
+from .scripted_panels import artifact, challenge_panel, converging_panel, decide_panel
 from .test_decide_support import OPTIONS, QUESTION
 
 Progress = list[tuple[float, float | None, str | None]]
@@ -221,3 +221,30 @@ def test_decide_tool_returns_the_decision_json_with_progress(
         progress[3][2] is not None and progress[3][2].startswith("round 2 finished") and "consensus" in progress[3][2]
     )
     assert seen["one option"].is_error and "at least two options" in seen["one option"].content[0].text
+
+
+def test_challenge_tool_returns_the_tradeoff_json_with_rising_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    progress: Progress = []
+    seen: dict[str, Any] = {}
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    async def body(client: Client) -> None:
+        args = {"topic": "How should we shard the orders table?", "judges": str(challenge_panel(tmp_path))}
+        seen["ok"] = await client.call_tool("challenge", args, progress_callback=on_progress)
+        seen["empty"] = await client.call_tool("challenge", {**args, "topic": "  "})
+
+    in_process(body)
+    assert not seen["ok"].is_error, seen["ok"].content
+    data = seen["ok"].structured_content
+    assert data["outcome"] == "TRADEOFF" and data["rounds"] == 2
+    assert main(["show", data["debate_id"], "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == data
+    values = [p[0] for p in progress]
+    assert values == sorted(values) and len(set(values)) == len(values)  # always rising
+    ends = [m for _, _, m in progress if m and m.startswith("round 2") and "started" not in m]
+    assert ends, progress  # the end of the last round is reported too
+    assert seen["empty"].is_error and "the topic is empty" in seen["empty"].content[0].text

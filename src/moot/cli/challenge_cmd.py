@@ -47,6 +47,7 @@ def challenge(
         bool | None,
         typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
     ] = None,
+    html: Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")] = None,
 ) -> None:
     """Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff
     document with the assumptions behind the disagreement (seed 004)."""
@@ -73,3 +74,7 @@ def challenge(
         emit(challenge_markdown(result))
     else:
         emit(render_result("challenge", result, fmt))
+    if html:
+        from moot.cli.gate import finish
+
+        finish(result.model_dump(mode="json"), html=html)

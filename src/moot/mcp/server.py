@@ -27,6 +27,7 @@ INSTRUCTIONS = (
     "moot runs debates between LLM judges with assigned stances. `evaluate` scores an artifact (files) "
     "against criteria and returns a verdict (PASS, CONDITIONAL or FAIL) with findings and recommendations. "
     "`decide` debates the options of a question (Risk, Value, Effort) and recommends one or says it is contested. "
+    "`challenge` has a proponent defend a position against challengers: CONSENSUS or a TRADEOFF document. "
     "Debates are stored: `list_debates` and `show_debate` read them back; `doctor` says which judges are usable."
 )
 
@@ -40,11 +41,14 @@ def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
 def progress_note(event: Event, total: int | None) -> tuple[float, float | None, str] | None:
     """The progress notification for an engine event, or None for events that are not round boundaries.
 
-    Progress only ever increases: round N's start is N - 0.5, its end N.
+    Round N's start is N - 0.5, its end N (`with_progress` keeps the values rising when a protocol has
+    several phases per round, or a closing phase numbered 0).
     """
     if event.kind == "round_started":
         who = event.data.get("judges")
-        tail = f" with {', '.join(map(str, who))}" if isinstance(who, list) else ""
+        phase = event.data.get("phase")
+        tail = f": {phase}" if isinstance(phase, str) else ""
+        tail += f" with {', '.join(map(str, who))}" if isinstance(who, list) else ""
         return event.round - 0.5, total, f"round {event.round} started{tail}"
     if event.kind == "round_finished":
         scores = event.data.get("scores")
@@ -57,6 +61,8 @@ def progress_note(event: Event, total: int | None) -> tuple[float, float | None,
         if isinstance(consensus, bool):
             message += "; consensus" if consensus else "; no consensus yet"
         return float(event.round), total, message
+    if event.kind == "note" and "decision" in event.data and isinstance(event.data.get("text"), str):
+        return float(event.round), total, event.data["text"]  # a protocol that closes its rounds with a note
     return None
 
 
@@ -71,11 +77,14 @@ async def with_progress(ctx: Context, total: int | None, run: Callable[[EventSin
     failure: list[BaseException] = []
 
     async def forward() -> None:
+        last = 0.0
         async with receive:
             async for event in receive:
                 note = progress_note(event, total)
                 if note is not None:
-                    await ctx.report_progress(*note)
+                    value, of, message = note
+                    last = value if value > last else round(last + 0.1, 4)  # progress must rise
+                    await ctx.report_progress(last, of, message)
 
     async def debate() -> None:
         with send:
@@ -192,6 +201,48 @@ async def decide(
     return json_result(data)
 
 
+async def challenge(
+    ctx: Context,
+    topic: Annotated[str, Field(description="The question or claim to take a position on.")],
+    context: Annotated[list[str] | None, Field(description="Files, folders or globs the debate should read.")] = None,
+    proponent: Annotated[
+        str | None, Field(description="Who forms and defends the position: a model, or an agent CLI (claude, ...).")
+    ] = None,
+    challenger: Annotated[
+        list[str] | None, Field(description="Challengers: models or agent CLIs (gemini, codex, qwen, claude).")
+    ] = None,
+    judges: Annotated[
+        str | None, Field(description="Judges file with 'proponent:' and 'challengers:' (and max_rounds, ...).")
+    ] = None,
+    max_rounds: Annotated[int | None, Field(description="Most confrontation rounds (default 5).")] = None,
+    html: Annotated[str | None, Field(description="Also write the HTML report to this file.")] = None,
+) -> CallToolResult:
+    """Defend a position against challengers attacking it in parallel (seed 004): CONSENSUS, or a TRADEOFF
+    with the assumptions behind the disagreement."""
+    from moot.api.challenge import challenge as run_challenge
+
+    try:
+
+        async def run(sink: EventSink) -> BaseModel:
+            return await run_challenge(
+                topic,
+                context=context or None,
+                proponent=proponent,
+                challengers=challenger or None,
+                judges=judges,
+                max_rounds=max_rounds,
+                on_event=sink,
+            )
+
+        result = await with_progress(ctx, max_rounds, run)
+        data = result.model_dump(mode="json")
+        if html:
+            _write_html(str(data["debate_id"]), html)
+    except MootError as e:
+        raise _tool_error(e) from None
+    return json_result(data)
+
+
 def _write_html(debate_id: str, path: str) -> None:
     from moot.reports.html import write_html_report
     from moot.store import Store
@@ -267,7 +318,11 @@ async def doctor(
 
 
 # protocol name -> (tool function, description); protocols other than evaluate register themselves here
-PROTOCOL_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {"evaluate": evaluate, "decide": decide}
+PROTOCOL_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {
+    "evaluate": evaluate,
+    "decide": decide,
+    "challenge": challenge,
+}
 
 
 def _version() -> str:

@@ -86,7 +86,8 @@ def build_chart(
     lo, hi = min(lo, *values), max(hi, *values)
     if hi == lo:
         hi = lo + 1.0
-    x0, y0, x1, y1 = float(LEFT), float(TOP), float(WIDTH - RIGHT), float(HEIGHT - BOTTOM)
+    left = max(LEFT, 16 + 7 * max(len(_short(t)) for t in y_labels)) if y_labels else LEFT
+    x0, y0, x1, y1 = float(left), float(TOP), float(WIDTH - RIGHT), float(HEIGHT - BOTTOM)
 
     def x_of(r: int) -> float:
         if len(rounds) == 1:
@@ -122,10 +123,18 @@ def build_chart(
     x_ticks = [Tick(f"round {r}", x_of(r), y1 + 18) for r in rounds]
     legend = [(s.name, s.colour, y0 + 8 + 18 * i) for i, s in enumerate(series)]
     band_px = (y_of(band[1]), y_of(band[0])) if band else None
-    return Chart(series, x_ticks, y_ticks, band=band_px, y_label=y_label, legend=legend)
+    return Chart(
+        series,
+        x_ticks,
+        y_ticks,
+        band=band_px,
+        plot=(x0, y0, x1, y1),
+        y_label="" if y_labels else y_label,  # category names label the axis themselves
+        legend=legend,
+    )
 
 
-def _short(label: str, limit: int = 6) -> str:
+def _short(label: str, limit: int = 14) -> str:
     return label if len(label) <= limit else label[: limit - 1] + "…"
 
 

@@ -608,3 +608,182 @@ def _decide_sections(r: Mapping[str, Any], options: list[dict[str, Any]]) -> lis
 
 
 VIEW_BUILDERS["decide"] = decide_view
+
+
+# challenge (seed 004)
+
+STANCE_LEVELS = ["objects", "partly agrees", "agrees"]  # y axis of the challenge chart, low to high
+_LEVEL = {"agree": 3, "accept": 3, "partial": 2, "disagree": 1, "maintain": 1, "escalate": 1}
+
+
+def challenge_view(record: DebateRecord) -> View:
+    r = record.result or {}
+    outcome = _text(r.get("outcome")) or record.status.upper()
+    tone = {"CONSENSUS": "pass", "TRADEOFF": "conditional"}.get(outcome, "neutral")
+    facts = [
+        ("Confidence", _text(r.get("confidence")) or "-"),
+        ("Rounds", _num(r.get("rounds")) + (" (fast exit)" if r.get("fast_exit") else "")),
+        ("Proponent", _text(r.get("proponent")) or "-"),
+        ("Topic", _text(r.get("topic"))),
+    ]
+    summary = _text(r.get("final_position"))
+    view = _header(record, Verdict(outcome, tone, facts, record.error or summary))
+    view.chart = _challenge_chart(r)
+    view.chart_title = "Challengers per round"
+    view.chart_caption = "Where each challenger stands at the end of each round (its last verdict or rebuttal)"
+    view.sections = _challenge_sections(r)
+    view.cost = cost_sections(r, record.calls)
+    return view
+
+
+def _challenge_chart(r: Mapping[str, Any]) -> Chart | None:
+    per_seat: dict[str, dict[int, float]] = {}
+    rounds = 0
+    for rec in (_dict(x) for x in _list(r.get("round_log"))):
+        round_no = rec.get("round")
+        if not isinstance(round_no, int) or round_no < 1:
+            continue
+        rounds = max(rounds, round_no)
+        for reply in (_dict(x) for x in _list(rec.get("replies"))):
+            word = str(reply.get("treated_as") or reply.get("verdict") or "").lower()
+            if reply.get("status", "ok") == "ok" and word in _LEVEL:
+                per_seat.setdefault(str(reply.get("seat")), {})[round_no] = float(_LEVEL[word])
+    for per in per_seat.values():  # a challenger not asked again keeps where it stood
+        last = None
+        for n in range(1, rounds + 1):
+            if n in per:
+                last = per[n]
+            elif last is not None:
+                per[n] = last
+    return build_chart(per_seat, y_labels=STANCE_LEVELS, y_label="challenger stance")
+
+
+def _challenge_sections(r: Mapping[str, Any]) -> list[Section]:
+    out: list[Section] = []
+    history = [_dict(v) for v in _list(r.get("position_history"))]
+    if history:
+        out.append(
+            Section(
+                "Position history",
+                table=Table(
+                    ["Version", "After round", "Confidence", "Position", "Changed because"],
+                    [
+                        [
+                            f"v{_num(v.get('version'))}",
+                            _num(v.get("round")),
+                            _text(v.get("confidence")),
+                            _text(v.get("position")),
+                            "\n".join(
+                                f"{_text(c.get('decision'))} {_text(c.get('objection_id'))} "
+                                f"({_text(c.get('raised_by'))}): {_text(c.get('objection'))}"
+                                for c in (_dict(x) for x in _list(v.get("changed_because")))
+                            )
+                            or ("unchanged" if v.get("round") else "opening"),
+                        ]
+                        for v in history
+                    ],
+                ),
+            )
+        )
+    if r.get("what_changed"):
+        out.append(Section("What changed", items=[_text(x) for x in _list(r.get("what_changed"))]))
+    if r.get("core_disagreement"):
+        out.append(Section("Core disagreement", text=_text(r.get("core_disagreement"))))
+    rows = [_dict(a) for a in _list(r.get("assumptions"))]
+    if rows:
+        out.append(
+            Section(
+                "Assumptions exposed",
+                table=Table(
+                    ["Assumption", "Held by", "Supports"],
+                    [[_text(a.get("assumption")), _text(a.get("held_by")), _text(a.get("supports"))] for a in rows],
+                ),
+            )
+        )
+    statements = [_dict(s) for s in _list(r.get("statements"))]
+    if statements:
+        out.append(
+            Section(
+                "Why they disagree",
+                table=Table(
+                    ["Party", "Why", "What would change its mind"],
+                    [
+                        [_text(s.get("seat")), _text(s.get("why_disagree")), _text(s.get("what_would_change_my_mind"))]
+                        for s in statements
+                    ],
+                ),
+            )
+        )
+    objections = [_dict(o) for o in _list(r.get("objections"))]
+    if objections:
+        out.append(
+            Section(
+                "Objections",
+                table=Table(
+                    ["Id", "Raised by", "Round", "Strength", "Objection", "Answer", "Reason"],
+                    [
+                        [
+                            _text(o.get("id")),
+                            _text(o.get("raised_by")),
+                            _num(o.get("round")),
+                            _text(o.get("strength")),
+                            _text(o.get("text")),
+                            _text(o.get("decision")) or "-",
+                            _text(o.get("reason")),
+                        ]
+                        for o in objections
+                    ],
+                ),
+            )
+        )
+    log = [_dict(x) for x in _list(r.get("round_log"))]
+    if log:
+        out.append(
+            Section(
+                "Rounds",
+                table=Table(
+                    ["Round", "Replies", "Decision", "Why"],
+                    [
+                        [
+                            _num(x.get("round")),
+                            "\n".join(
+                                f"{_text(y.get('seat'))} {_text(y.get('kind'))}: "
+                                f"{_text(y.get('verdict')) or _text(y.get('status'))}"
+                                + (f" (read as {_text(y.get('treated_as'))})" if y.get("treated_as") else "")
+                                for y in (_dict(z) for z in _list(x.get("replies")))
+                            ),
+                            _text(x.get("decision")),
+                            "; ".join(map(str, _list(x.get("reasons")))),
+                        ]
+                        for x in log
+                    ],
+                ),
+            )
+        )
+    challengers = [_dict(c) for c in _list(r.get("challengers"))]
+    if challengers:
+        out.append(
+            Section(
+                "Challengers",
+                table=Table(
+                    ["Seat", "Model", "Kind", "Answered by", "Status"],
+                    [
+                        [
+                            _text(c.get("seat")),
+                            _text(c.get("model")),
+                            _text(c.get("kind")),
+                            _text(c.get("answered_by")),
+                            _text(c.get("status")),
+                        ]
+                        for c in challengers
+                    ],
+                ),
+            )
+        )
+    for key, title in (("skepticism", "Skepticism rule"), ("skipped_challengers", "Skipped"), ("notes", "Notes")):
+        if r.get(key):
+            out.append(Section(title, items=[_text(x) for x in _list(r.get(key))]))
+    return out
+
+
+VIEW_BUILDERS["challenge"] = challenge_view
