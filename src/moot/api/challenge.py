@@ -107,7 +107,7 @@ def plan_challenge(
         arts = load_artifacts(paths)
     prop_value: JudgeLike = proponent or (panel.proponent if panel and panel.proponent else None) or DEFAULT_PROPONENT
     chal_values: list[JudgeLike]
-    if challengers:
+    if challengers is not None:
         chal_values = list(challengers)
     elif panel and panel.challengers is not None:
         chal_values = list(panel.challengers)
