@@ -37,7 +37,8 @@ class ProgressPrinter:
             self._say(f"  {e.seat}: {d.get('from')} failed ({d.get('error')}); trying its fallback")
         elif e.kind == "round_finished":
             if d.get("consensus"):
-                self._say(f"round {e.round}: consensus (range {d.get('range')})")
+                detail = d.get("summary") or f"range {d.get('range')}"
+                self._say(f"round {e.round}: consensus ({detail})")
             else:
                 reasons = "; ".join(d.get("reasons", [])) or "no consensus"
                 self._say(f"round {e.round}: {reasons}")

@@ -319,7 +319,7 @@ class Decision:
                 round_no,
                 data={
                     "consensus": tally.reached,
-                    "range": f"{tally.share:.0%} on {tally.option}",
+                    "summary": f"{tally.share:.0%} on {tally.option}",
                     "reasons": [tally.describe(self.config.consensus_threshold)],
                 },
             )
