@@ -15,6 +15,7 @@ import yaml
 
 from moot.cli.app import main
 from moot.engine import Engine, RetryPolicy
+from moot.engine.limits import Limits, ProviderLimit
 from moot.errors import JudgeTimeout, MissingExtra, TransientJudgeError, UsageError
 from moot.judges.base import Judge, Seat
 from moot.judges.factory import build_judges
@@ -26,6 +27,7 @@ from moot.store.db import Store
 from moot.testing import FakeLLMServer, Reply
 
 T = TypeVar("T")
+NO_RPM = Limits(default=ProviderLimit(concurrency=4))  # vendors' per-minute spacing is tested on its own
 SYSTEM = "You are a judge. Rubric and artifact follow. " * 20
 
 # ---------------------------------------------------------------- names -> vendors
@@ -288,7 +290,7 @@ def seat_of(*judges: Judge, timeout: float = 5.0) -> Seat:
 def test_engine_retries_429_after_retry_after_once_per_policy(llm_server: FakeLLMServer, wire: str) -> None:
     judge = vendor_judge(llm_server, wire)
     llm_server.script(MODELS[wire], Reply(status=429, headers={"retry-after": "0.3"}), Reply(status=500), "ok")
-    engine = Engine(Store(":memory:"), "d", policy=RetryPolicy(max_retries=2, base_delay=0.01))
+    engine = Engine(Store(":memory:"), "d", policy=RetryPolicy(max_retries=2, base_delay=0.01), limits=NO_RPM)
 
     out = asyncio.run(closing(engine.call(seat_of(judge), prompt(), key="r1/judge-1", round_no=1, kind="judge"), judge))
     assert out.ok and out.text == "ok" and out.retries == 2
@@ -306,7 +308,13 @@ def test_fallback_takes_the_seat_when_the_primary_is_down(llm_server: FakeLLMSer
     llm_server.script("claude-haiku-4-5", *[Reply(status=529)] * 2)
     llm_server.script("claude-sonnet-4-6", "overall_score: 4")
     events: list[Any] = []
-    engine = Engine(Store(":memory:"), "d", policy=RetryPolicy(max_retries=1, base_delay=0.01), on_event=events.append)
+    engine = Engine(
+        Store(":memory:"),
+        "d",
+        policy=RetryPolicy(max_retries=1, base_delay=0.01),
+        on_event=events.append,
+        limits=NO_RPM,
+    )
     out = asyncio.run(
         closing(engine.call(seat_of(*judges), prompt(), key="r1/judge-1", round_no=1, kind="judge"), *judges)
     )

@@ -169,8 +169,10 @@ class Engine:
             return seat.timeout
         return max(0.01, min(seat.timeout, self.deadline - time.monotonic()))
 
-    async def _attempt(self, judge: Judge, seat: Seat, prompt: Prompt, round_no: int) -> tuple[Completion, int]:
-        """Call one judge, retrying transient failures. Returns the completion and the retries spent."""
+    async def _attempt(
+        self, judge: Judge, seat: Seat, prompt: Prompt, round_no: int
+    ) -> tuple[Completion | JudgeError, int]:
+        """Call one judge, retrying transient failures: the completion (or the last error), and the retries."""
         retries = 0
         while True:
             timeout = self._timeout(seat)
@@ -186,7 +188,7 @@ class Engine:
                 isinstance(error, JudgeTimeout) and self.policy.retry_timeouts
             )
             if not retryable or retries >= self.policy.max_retries:
-                raise error
+                return error, retries
             retry_after = error.retry_after if isinstance(error, TransientJudgeError) else None
             wait = self.policy.delay(retries, retry_after)
             retries += 1
@@ -204,16 +206,15 @@ class Engine:
         errors: list[str] = []
         status = "error"
         for judge in seat.judges:
-            try:
-                completion, retries = await self._attempt(judge, seat, prompt, round_no)
-            except JudgeError as e:
-                retries_total += getattr(e, "retries", 0)
+            completion, retries = await self._attempt(judge, seat, prompt, round_no)
+            retries_total += retries
+            if isinstance(completion, JudgeError):
+                e = completion
                 status = "timeout" if isinstance(e, JudgeTimeout) else "error"
                 errors.append(f"{judge.model}: {e}")
                 if judge is not seat.judges[-1]:
                     self.emit(Event("fallback", round_no, seat.id, {"from": judge.model, "error": str(e)}))
                 continue
-            retries_total += retries
             outcome = CallOutcome(
                 ok=True,
                 text=completion.text,

@@ -51,7 +51,7 @@ class AnthropicJudge:
     def __repr__(self) -> str:  # never show the key
         return f"AnthropicJudge(model={self.model!r}, base_url={self.base_url!r})"
 
-    def _get_client(self) -> AsyncAnthropic:
+    def client(self) -> AsyncAnthropic:
         if self._client is None:
             self._client = _sdk().AsyncAnthropic(
                 api_key=self._api_key or "not-needed", base_url=self.base_url, max_retries=0
@@ -73,7 +73,7 @@ class AnthropicJudge:
         return kwargs
 
     async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
-        client = self._get_client()
+        client = self.client()
         sdk = _sdk()
         try:
             response = await client.messages.create(**self.request(prompt), timeout=timeout)
@@ -101,7 +101,7 @@ def build(spec: JudgeSpec, model: str) -> AnthropicJudge:
     """A Claude judge for `spec`, asking for `model` (the primary or a fallback)."""
     resolved = resolve(spec.model_copy(update={"model": model}))
     _sdk()  # fail now, with the install hint, rather than at the first call
-    return AnthropicJudge(
+    judge = AnthropicJudge(
         model=resolved.model,
         api_key=api_key_for(spec, resolved),
         base_url=resolved.base_url,
@@ -109,3 +109,7 @@ def build(spec: JudgeSpec, model: str) -> AnthropicJudge:
         temperature=spec.temperature,
         max_tokens=spec.max_tokens,
     )
+    # the SDK client is made here, before the debate's event loop runs: making one loads CA certificates
+    # (tens of milliseconds of blocking work) that would otherwise stall every other judge's call
+    judge.client()
+    return judge

@@ -58,7 +58,7 @@ class GeminiJudge:
     def __repr__(self) -> str:  # never show the key
         return f"GeminiJudge(model={self.model!r}, base_url={self.base_url!r})"
 
-    def _get_client(self) -> Any:
+    def client(self) -> Any:
         if self._client is None:
             genai, types, _ = _sdk()
             options = types.HttpOptions(
@@ -93,7 +93,7 @@ class GeminiJudge:
         return {"model": self.model, "contents": contents, "config": types.GenerateContentConfig(**config)}
 
     async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
-        client = self._get_client()
+        client = self.client()
         _, _, errors = _sdk()
         try:
             response = await client.aio.models.generate_content(**self.request(prompt, timeout))
@@ -131,7 +131,7 @@ def build(spec: JudgeSpec, model: str) -> GeminiJudge:
     """A Gemini judge for `spec`, asking for `model` (the primary or a fallback)."""
     resolved = resolve(spec.model_copy(update={"model": model}))
     _sdk()  # fail now, with the install hint, rather than at the first call
-    return GeminiJudge(
+    judge = GeminiJudge(
         model=resolved.model,
         api_key=api_key_for(spec, resolved),
         base_url=resolved.base_url,
@@ -139,3 +139,7 @@ def build(spec: JudgeSpec, model: str) -> GeminiJudge:
         temperature=spec.temperature,
         max_tokens=spec.max_tokens,
     )
+    # the SDK client is made here, before the debate's event loop runs: making one loads CA certificates
+    # (tens of milliseconds of blocking work) that would otherwise stall every other judge's call
+    judge.client()
+    return judge

@@ -42,7 +42,7 @@ class OpenAICompatJudge:
     def __repr__(self) -> str:  # never show the key
         return f"OpenAICompatJudge(model={self.model!r}, base_url={self.base_url!r})"
 
-    def _get_client(self) -> AsyncOpenAI:
+    def client(self) -> AsyncOpenAI:
         if self._client is None:
             try:
                 import openai
@@ -54,7 +54,7 @@ class OpenAICompatJudge:
         return self._client
 
     async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
-        client = self._get_client()
+        client = self.client()
         import openai
         messages: list[Any] = [{"role": "system", "content": prompt.system}]
         messages += [{"role": m.role, "content": m.content} for m in prompt.messages]
@@ -102,7 +102,7 @@ def build(spec: JudgeSpec, model: str) -> OpenAICompatJudge:
         import openai  # noqa: F401  (fail now, with the install hint, rather than at the first call)
     except ImportError:
         raise MissingExtra("openai", "openai") from None
-    return OpenAICompatJudge(
+    judge = OpenAICompatJudge(
         model=resolved.model,
         base_url=resolved.base_url,
         api_key=api_key_for(spec, resolved),
@@ -112,3 +112,7 @@ def build(spec: JudgeSpec, model: str) -> OpenAICompatJudge:
         # JSON-schema replies: the vendors' own endpoints honour them; the user's local servers may not
         json_schema_support=resolved.provider.name in ("openai", "xai", "openrouter"),
     )
+    # the SDK client is made here, before the debate's event loop runs: making one loads CA certificates
+    # (tens of milliseconds of blocking work) that would otherwise stall every other judge's call
+    judge.client()
+    return judge

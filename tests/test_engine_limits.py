@@ -1,0 +1,123 @@
+"""The engine's call policy, measured against the real local server: per-provider request spacing and
+concurrency, the provider table's defaults and the user's overrides, one retry policy honouring
+Retry-After, and the per-debate wall-clock budget."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+
+import pytest
+
+from moot.engine import Engine, RetryPolicy
+from moot.engine.budget import Budget
+from moot.engine.limits import Limits, ProviderLimit
+from moot.engine.settings import limits as limits_from
+from moot.errors import UsageError
+from moot.judges.base import Judge, Seat
+from moot.judges.factory import build_judges
+from moot.schemas.config import JudgeSpec
+from moot.schemas.messages import Message, Prompt
+from moot.store.db import Store
+from moot.testing import FakeLLMServer, Reply
+
+PROMPT = Prompt(system="rubric and artifact", messages=[Message(role="user", content="evaluate")])
+
+
+def seat(n: int, judge: Judge) -> Seat:
+    return Seat(id=f"judge-{n}", number=n, label=judge.model, stance="neutral", stance_prompt="", judges=[judge])
+
+
+def judges_on(server: FakeLLMServer, models: list[str], provider: str = "openai") -> list[Judge]:
+    return [build_judges(JudgeSpec(model=m, provider=provider, api_base=server.base_url))[0] for m in models]
+
+
+async def one_round(engine: Engine, judges: list[Judge]) -> list[bool]:
+    async with asyncio.TaskGroup() as tg:
+        tasks = [
+            tg.create_task(engine.call(seat(i, j), PROMPT, key=f"r1/judge-{i}", round_no=1, kind="judge"))
+            for i, j in enumerate(judges, 1)
+        ]
+    for j in judges:
+        await j.aclose()
+    return [t.result().ok for t in tasks]
+
+
+def test_requests_per_minute_are_spaced_evenly(llm_server: FakeLLMServer) -> None:
+    models = [f"m{i}" for i in range(5)]
+    for m in models:
+        llm_server.script(m, "ok")
+    limits = Limits(per_provider={"openai": ProviderLimit(concurrency=5, rpm=300)})  # one every 0.2 s
+    engine = Engine(Store(":memory:"), "d", limits=limits)
+    judges = judges_on(llm_server, models)
+    t0 = time.monotonic()
+    assert asyncio.run(one_round(engine, judges)) == [True] * 5
+    times = sorted(r.at for r in llm_server.requests)
+    # the k-th request reaches the vendor no earlier than k slots after the round began (same clock)
+    offsets = [round(t - t0, 3) for t in times]
+    assert len(times) == 5 and all(o >= 0.2 * k - 0.01 for k, o in enumerate(offsets)), offsets
+    assert times[-1] - times[0] < 1.5
+
+
+def test_concurrency_limit_keeps_calls_from_overlapping(llm_server: FakeLLMServer) -> None:
+    models = ["a", "b", "c"]
+    for m in models:
+        llm_server.script(m, Reply(text="ok", delay=0.15))
+    engine = Engine(Store(":memory:"), "d", limits=Limits(per_provider={"openai": ProviderLimit(concurrency=1)}))
+    t0 = time.monotonic()
+    assert asyncio.run(one_round(engine, judges_on(llm_server, models))) == [True] * 3
+    times = sorted(r.at for r in llm_server.requests)
+    assert all(b - a >= 0.14 for a, b in itertools.pairwise(times))
+    assert time.monotonic() - t0 >= 0.45
+    # other providers are not held up by this one's limit
+    for m in models:
+        llm_server.script(m, Reply(text="ok", delay=0.15))
+    t1 = time.monotonic()
+    asyncio.run(one_round(engine, judges_on(llm_server, models, provider="vllm")))
+    assert time.monotonic() - t1 < 0.4
+
+
+def test_provider_table_defaults_and_user_overrides() -> None:
+    table = Limits()
+    assert table.limit_for("anthropic") == ProviderLimit(concurrency=4, rpm=50)
+    assert table.limit_for("ollama").concurrency == 2 and table.limit_for("ollama").rpm is None
+    assert table.limit_for("custom") == ProviderLimit()
+    mine = limits_from({"default": {"concurrency": 3}, "anthropic": {"concurrency": 1, "rpm": 10}})
+    assert mine is not None
+    assert mine.limit_for("anthropic") == ProviderLimit(concurrency=1, rpm=10)
+    assert mine.limit_for("gemini") == ProviderLimit(concurrency=3)
+    with pytest.raises(UsageError, match=r"limits.openai: concurrency must be at least 1"):
+        limits_from({"openai": {"concurrency": 0}})
+    with pytest.raises(UsageError, match=r"limits.openai: .*unexpected keyword argument 'rmp'"):
+        limits_from({"openai": {"rmp": 10}})
+
+
+def test_retry_policy_never_waits_less_than_retry_after_and_caps_backoff() -> None:
+    p = RetryPolicy(max_retries=3, base_delay=0.5, max_delay=4.0)
+    waits = [p.delay(0, 2.0) for _ in range(200)]
+    assert min(waits) >= 2.0 and max(waits) <= 2.2 and len(set(waits)) > 1  # jittered, never early
+    assert p.delay(0, 60.0) == 4.0
+    backoff = [p.delay(5, None) for _ in range(200)]
+    assert max(backoff) <= 4.0 and min(backoff) >= 0
+
+
+def test_retries_are_bounded_then_the_call_fails_as_an_outcome(llm_server: FakeLLMServer) -> None:
+    llm_server.script("m", *[Reply(status=500)] * 5)
+    engine = Engine(Store(":memory:"), "d", policy=RetryPolicy(max_retries=2, base_delay=0.01))
+    [ok] = asyncio.run(one_round(engine, judges_on(llm_server, ["m"])))
+    assert ok is False and len(llm_server.requests) == 3
+    [call] = engine.store.calls("d")
+    assert call.status == "error" and call.retries == 2 and "server error (500)" in (call.error or "")
+
+
+def test_wall_clock_budget_stops_the_next_round_and_bounds_calls(llm_server: FakeLLMServer) -> None:
+    engine = Engine(Store(":memory:"), "d", budget=Budget(wall_seconds=0.3))
+    [judge] = judges_on(llm_server, ["slow"])
+    assert engine.round_gate(1, [(seat(1, judge), PROMPT, "r1/judge-1")]) is None
+    llm_server.script("slow", Reply(text="late", delay=1.0))
+    t0 = time.monotonic()
+    [ok] = asyncio.run(one_round(engine, [judge]))
+    assert ok is False and time.monotonic() - t0 < 0.8  # the call was cut at the deadline
+    reason = engine.round_gate(2, [(seat(1, judge), PROMPT, "r2/judge-1")])
+    assert reason is not None and "wall-clock budget" in reason
