@@ -21,7 +21,8 @@ class ProgressPrinter:
     def __call__(self, e: Event) -> None:
         d = e.data
         if e.kind == "round_started":
-            self._say(f"round {e.round}: asking {', '.join(d.get('judges', []))}")
+            phase = f" ({d['phase']})" if d.get("phase") else ""
+            self._say(f"round {e.round}{phase}: asking {', '.join(d.get('judges', []))}")
         elif e.kind == "judge_answered":
             extra = " (after clarification)" if d.get("clarified") else ""
             score = d.get("score")
