@@ -76,32 +76,37 @@ async def check_endpoint(row: Row, spec: Any) -> None:
 CHECKS: list[Callable[[Row, Any], Awaitable[None]]] = [check_endpoint]
 
 
-async def _row(role: str, spec: Any) -> Row:
+async def _row(role: str, spec: Any, ping: bool = False) -> Row:
     from moot.judges.preflight import as_dict, check
 
     a = await check(spec)
     row: Row = {"role": role, "judge": spec.label, "model": spec.model, **as_dict(a), "usable": a.usable}
-    for step in CHECKS:
+    steps = list(CHECKS)
+    if ping:
+        from moot.judges.ping import check_ping
+
+        steps.append(check_ping)
+    for step in steps:
         await step(row, spec)
     return row
 
 
-async def doctor_rows(judges_file: str | None) -> list[Row]:
+async def doctor_rows(judges_file: str | None, ping: bool = False) -> list[Row]:
     """One row per judge, every check run concurrently (for async callers such as the MCP server)."""
     specs = _specs(judges_file)
     async with asyncio.TaskGroup() as tg:
-        tasks = [tg.create_task(_row(role, spec)) for role, spec in specs]
+        tasks = [tg.create_task(_row(role, spec, ping)) for role, spec in specs]
     return [t.result() for t in tasks]
 
 
-def _rows(judges_file: str | None) -> list[Row]:
+def _rows(judges_file: str | None, ping: bool = False) -> list[Row]:
     """`doctor_rows` for synchronous callers; from inside a running event loop it runs on a worker thread."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(doctor_rows(judges_file))
+        return asyncio.run(doctor_rows(judges_file, ping))
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, doctor_rows(judges_file)).result()
+        return pool.submit(asyncio.run, doctor_rows(judges_file, ping)).result()
 
 
 def _text(rows: list[Row]) -> str:
@@ -118,6 +123,9 @@ def _text(rows: list[Row]) -> str:
                 extra.append(r["executable"] + (f" ({r['version']})" if r.get("version") else ""))
         elif r.get("endpoint_state"):
             extra.append(f"endpoint {r.get('endpoint')}: {r['endpoint_state']}")
+        if r.get("ping"):
+            extra.append(f"ping: {r['ping']}")
+            extra += [f"fallback {m}: {v}" for m, v in r.get("fallbacks_ping", {}).items()]
         if extra:
             lines.append(" " * 4 + "; ".join(extra))
     usable = sum(1 for r in rows if r["usable"])
@@ -130,10 +138,13 @@ def doctor(
         str | None, typer.Option(help="Judges file to check (default: the built-in lineups and agent CLIs).")
     ] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    ping: Annotated[
+        bool, typer.Option("--ping", help="Also send each API judge a tiny prompt; report whether it answers, latency.")
+    ] = False,
 ) -> None:
     """List every configured judge: whether it is usable here, and why not (credential, PATH, login, endpoint)."""
     check_format(fmt)
-    rows = _rows(judges)
+    rows = _rows(judges, ping)
     if fmt != "text":
         emit(render_result("doctor", {"judges": rows}, fmt))
         return

@@ -1,0 +1,75 @@
+"""`moot doctor --ping`: does each API judge answer a real (tiny) request, and how fast?
+
+Unlike the preflight checks this spends a few tokens per model: one short prompt, a reply bound to a few
+tokens, no retries (a ping measures the vendor as it is now). Fallback models are pinged too, since they
+take the seat when the primary is down.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from moot.errors import JudgeError, MootError
+from moot.judges.base import Judge
+from moot.schemas.config import JudgeSpec
+from moot.schemas.messages import Message, Prompt
+
+PING_TIMEOUT_S = 30.0
+PING_PROMPT = Prompt(
+    system="You are checking that a connection works.",
+    messages=[Message(role="user", content="Reply with the single word: pong")],
+    max_tokens=16,
+)
+
+
+@dataclass
+class Ping:
+    model: str  # as sent to the vendor
+    ok: bool
+    latency_ms: int
+    answered_by: str = ""
+    error: str = ""
+
+
+async def ping_judge(judge: Judge, timeout: float = PING_TIMEOUT_S) -> Ping:
+    t0 = time.monotonic()
+    try:
+        completion = await judge.complete(PING_PROMPT, timeout=timeout)
+    except (JudgeError, TimeoutError) as e:
+        return Ping(judge.model, False, int((time.monotonic() - t0) * 1000), error=str(e) or "no reply")
+    return Ping(judge.model, True, int((time.monotonic() - t0) * 1000), answered_by=completion.model)
+
+
+async def ping_spec(spec: JudgeSpec, timeout: float = PING_TIMEOUT_S) -> list[Ping]:
+    """Ping the spec's model and each fallback, in seat order. Raises UsageError if it cannot be built."""
+    from moot.judges.factory import build_judges
+
+    judges = build_judges(spec)
+    try:
+        return [await ping_judge(j, timeout) for j in judges]
+    finally:
+        for j in judges:
+            await j.aclose()
+
+
+async def check_ping(row: dict[str, Any], spec: Any) -> None:
+    """A `moot doctor` step: API judges that passed the preflight get a live ping, with latency."""
+    if row.get("kind") != "api" or not row.get("usable"):
+        return
+    try:
+        pings = await ping_spec(spec)
+    except MootError as e:
+        row.update(usable=False, ping=f"not pinged: {e}")
+        return
+    first = pings[0]
+    row["ping_ms"] = first.latency_ms
+    row["ping"] = f"answers in {first.latency_ms} ms" if first.ok else f"no answer: {first.error}"
+    if len(pings) > 1:
+        row["fallbacks_ping"] = {
+            p.model: (f"answers in {p.latency_ms} ms" if p.ok else f"no answer: {p.error}") for p in pings[1:]
+        }
+    if not any(p.ok for p in pings):
+        row["usable"] = False
+        row["detail"] = f"{row.get('detail', '')}; ping failed: {first.error}".strip("; ")
