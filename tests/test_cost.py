@@ -195,3 +195,20 @@ def test_pricing_table_local_free_and_unknown_unpriced() -> None:
     assert p.cost("ollama", "llama3.3", usage) == 0.0
     assert p.cost("custom", "my-finetune-xyz", usage) is None
     assert Pricing({"my-finetune-xyz": PriceOverride(1, 2)}).cost("custom", "my-finetune-xyz", usage) == 3.0
+
+
+def test_text_result_and_show_print_the_cost_table(
+    llm_server: FakeLLMServer, judges_file, artifact: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    for m in MODELS:
+        llm_server.script(m, Reply(text=round1(4.0, 4), input_tokens=1000, output_tokens=1000, cached_tokens=250))
+    code = main(["evaluate", *args(artifact, judges_file(pricing=PRICES)), "--no-reports", "--quiet"])
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "| Spend | Calls | Input tokens | Cached | Output tokens | Seconds | Cost |" in text
+    assert "| round 1 | 3 | 3,000 | 25% | 3,000 |" in text
+    assert "| judge-2 | 1 | 1,000 | 25% | 1,000 |" in text and "| $0.0100 |" in text
+    assert "| **Total** | 3 | 3,000 | 25% | 3,000 |" in text and "| $0.0300 |" in text
+    debate_id = text.split("Debate ", 1)[1].split(":", 1)[0]
+    assert main(["show", debate_id]) == 0
+    assert "| **Total** | 3 | 3,000 | 25% | 3,000 |" in capsys.readouterr().out

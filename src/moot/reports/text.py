@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from moot.reports.cost_table import cost_table
 from moot.reports.markdown import score_table
 from moot.schemas.evaluation import EvaluationResult
 
@@ -48,6 +49,8 @@ def evaluation_text(result: EvaluationResult) -> str:
         f"Spent: {sp.calls} calls ({sp.clarifications} clarifications, {sp.retries} retries), "
         f"{sp.input_tokens}+{sp.output_tokens} tokens, ${sp.cost_usd:.4f}, {sp.wall_seconds:.1f}s",
     ]
+    if sp.calls:
+        out += ["", *cost_table(sp)]
     if result.reports:
         out += ["Reports:"] + [f"  {p}" for p in result.reports]
     return "\n".join(out) + "\n"
