@@ -6,12 +6,20 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from moot.cli.app import main
 from moot.cli.gate import gate_failure
 from moot.reports.github import cell, github_markdown, md
 
-from .scripted_panels import converging_panel, evaluate_args
+from .scripted_panels import (
+    challenge_args,
+    challenge_panel,
+    converging_panel,
+    decide_args,
+    decide_panel,
+    evaluate_args,
+)
 
 
 def result(score: float | None, verdict: str | None) -> dict:  # type: ignore[type-arg]
@@ -128,3 +136,65 @@ def test_github_markdown_of_another_protocol_names_its_outcome() -> None:
     text = github_markdown({"protocol": "someday", "outcome": "CONTESTED", "confidence": "REQUIRES_INPUT"})
     assert text.startswith("## moot someday: CONTESTED")
     assert "**confidence**: REQUIRES_INPUT" in text
+
+
+def contested_decide_panel(tmp_path: Path) -> Path:
+    from .test_decide_support import r1, r2
+
+    judges = [
+        {"model": "scripted", "stance": stance, "replies": [r1(opt), r2(opt, challenge={other: "not convinced"})]}
+        for stance, opt, other in (("risk", "A", "value"), ("value", "B", "effort"), ("effort", "C", "risk"))
+    ]
+    path = tmp_path / "contested.yaml"
+    path.write_text(yaml.safe_dump({"debate_judges": judges}), encoding="utf-8")
+    return path
+
+
+def test_decide_require_recommended_gates_a_contested_decision(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(decide_args(decide_panel(tmp_path), "--format", "json", "--require", "recommended")) == 0
+    assert json.loads(capsys.readouterr().out)["recommended_option"] == "C"
+    assert main(decide_args(contested_decide_panel(tmp_path), "--format", "json", "--require", "RECOMMENDED")) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["outcome"] == "CONTESTED"
+    assert "moot: gate failed: outcome CONTESTED is not --require RECOMMENDED" in captured.err
+
+
+def test_challenge_require_consensus_gates_a_tradeoff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(challenge_args(challenge_panel(tmp_path), "--format", "github", "--require", "CONSENSUS")) == 1
+    captured = capsys.readouterr()
+    assert captured.out.startswith("## ⚠️ moot challenge: TRADEOFF")
+    assert "| the largest customer keeps growing | challenger-2 | challenger-2 |" in captured.out
+    assert "outcome TRADEOFF is not --require CONSENSUS" in captured.err
+
+
+def test_decide_format_github(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(decide_args(decide_panel(tmp_path, inject=True), "--format", "github")) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## ✅ moot decide: option C (Limited offline)")
+    assert "| C | Limited offline | value, effort |" in out
+    assert "value, round 2: B → C: Convinced by the ROI analysis" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--fail-under", "3"], "No such option: --fail-under"),
+        (["--require", "PASS"], "--require must be RECOMMENDED (got 'PASS')"),
+    ],
+)
+def test_decide_gate_options_that_do_not_apply_are_bad_input(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(decide_args(decide_panel(tmp_path), *args)) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_fail_under_is_refused_for_protocols_without_a_score() -> None:
+    from moot.cli.gate import check_gate_options
+    from moot.errors import UsageError
+
+    with pytest.raises(UsageError, match="applies to scored evaluations"):
+        check_gate_options(3.0, None, "challenge")
+    assert check_gate_options(None, "consensus", "challenge") == "CONSENSUS"

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from moot.cli.output import FORMATS, TEXT_RENDERERS, check_format, emit, render_result
+from moot.cli.output import FORMATS, TEXT_RENDERERS, check_format, emit
 from moot.cli.progress import ProgressPrinter
 from moot.schemas.challenge import ChallengeResult
 
@@ -39,7 +39,7 @@ def challenge(
         str | None, typer.Option(help="Judges file with 'proponent:' and 'challengers:' (and max_rounds, ...).")
     ] = None,
     max_rounds: Annotated[int | None, typer.Option(help="Most confrontation rounds (default 5).")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, yaml or markdown.")] = "text",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, yaml, markdown or github.")] = "text",
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="Also write the Markdown outcome to this file.")
     ] = None,
@@ -48,14 +48,19 @@ def challenge(
         typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
     ] = None,
     html: Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")] = None,
-) -> None:
+    require: Annotated[
+        str | None, typer.Option("--require", help="CONSENSUS: exit 1 when the debate ends in a tradeoff (CI gate).")
+    ] = None,
+) -> int:
     """Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff
     document with the assumptions behind the disagreement (seed 004)."""
     from moot.api.challenge import challenge as run
+    from moot.cli.gate import check_gate_options, finish, render
     from moot.reports.challenge import challenge_markdown
     from moot.reports.files import atomic_write
 
-    check_format(fmt, (*FORMATS, "markdown"))
+    check_format(fmt, (*FORMATS, "markdown", "github"))
+    require = check_gate_options(None, require, "challenge")
     show = progress if progress is not None else fmt in ("text", "markdown")
     result = asyncio.run(
         run(
@@ -73,8 +78,5 @@ def challenge(
     if fmt == "markdown":
         emit(challenge_markdown(result))
     else:
-        emit(render_result("challenge", result, fmt))
-    if html:
-        from moot.cli.gate import finish
-
-        finish(result.model_dump(mode="json"), html=html)
+        emit(render("challenge", result, fmt))
+    return finish(result.model_dump(mode="json"), require=require, html=html)

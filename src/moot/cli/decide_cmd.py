@@ -76,7 +76,7 @@ def decide(
         str | None, typer.Option(help="Files go to FEATURE_DIR/sadd/ (default: the context's, else .specs).")
     ] = None,
     no_files: Annotated[bool, typer.Option("--no-files", help="Write no files (the store keeps everything).")] = False,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, yaml or github (Markdown).")] = "text",
     no_input: Annotated[
         bool, typer.Option("--no-input", help="Never ask; a contested result is returned as it stands.")
     ] = False,
@@ -85,11 +85,16 @@ def decide(
         typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
     ] = None,
     html: Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")] = None,
-) -> None:
+    require: Annotated[
+        str | None, typer.Option("--require", help="RECOMMENDED: exit 1 when the decision is contested (CI gate).")
+    ] = None,
+) -> int:
     """Decide between options by an adversarial debate of Risk, Value and Effort judges (seed 002)."""
     from moot import api
+    from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
 
-    check_format(fmt)
+    check_format(fmt, GATE_FORMATS)
+    require = check_gate_options(None, require, "decide")
     request, seats, panel = api.build_decision_request(
         question,
         option,
@@ -106,7 +111,7 @@ def decide(
     result = run_cli(lambda: api.run_decision(request, seats, options), options)
     ask = not result.consensus and not no_input and fmt != "json" and _at_terminal()
     if not ask:
-        emit(render_result("decide", result, fmt))
+        emit(render("decide", result, fmt))
     elif fmt == "text":
         emit(render_result("decide", result, fmt))
         result = _ask_choice(result)
@@ -115,8 +120,6 @@ def decide(
     else:
         sys.stderr.write(render_result("decide", result, "text"))
         result = _ask_choice(result)
-        emit(render_result("decide", result, fmt))
-    if html:  # after any choice, so that the report shows it
-        from moot.cli.gate import finish
-
-        finish(result.model_dump(mode="json"), html=html)
+        emit(render("decide", result, fmt))
+    # after any choice, so that the report shows it
+    return finish(result.model_dump(mode="json"), require=require, html=html)

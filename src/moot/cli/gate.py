@@ -1,5 +1,9 @@
-"""The CI gate: `--fail-under SCORE` and `--require PASS|CONDITIONAL` turn a verdict into exit code 1 or 0,
-and `--html PATH` leaves the HTML report beside the job's other artifacts.
+"""The CI gate: `--fail-under SCORE` and `--require WORD` turn a verdict into exit code 1 or 0, and
+`--html PATH` leaves the HTML report beside the job's other artifacts.
+
+`--require` takes each protocol's own word: PASS or CONDITIONAL for `evaluate`, RECOMMENDED for `decide`
+(a contested decision fails), CONSENSUS for `challenge` (a tradeoff fails). `--fail-under` is for the
+scored evaluation only.
 
 The rule (`gate_failure`) is a pure function of the result's JSON, so every protocol's command and the
 tests share it; the command modules only add the options and call `finish`.
@@ -15,18 +19,23 @@ from moot.errors import UsageError
 
 # how good each verdict is: --require X passes any verdict at least as good as X
 VERDICT_RANK = {"FAIL": 0, "CONDITIONAL": 1, "PASS": 2}
+# what --require accepts per protocol; for decide and challenge, the one outcome that passes
+REQUIRE_WORDS = {"evaluate": ("PASS", "CONDITIONAL"), "decide": ("RECOMMENDED",), "challenge": ("CONSENSUS",)}
 GATE_EXIT = 1
 
 
-def check_gate_options(fail_under: float | None, require: str | None) -> str | None:
+def check_gate_options(fail_under: float | None, require: str | None, protocol: str = "evaluate") -> str | None:
     """Validate the gate options before any call; returns `require` upper-cased."""
+    if fail_under is not None and protocol != "evaluate":
+        raise UsageError("--fail-under applies to scored evaluations (moot evaluate) only")
     if fail_under is not None and not 1.0 <= fail_under <= 5.0:
         raise UsageError(f"--fail-under must be a score between 1 and 5 (got {fail_under:g})")
     if require is None:
         return None
     word = require.strip().upper()
-    if word not in ("PASS", "CONDITIONAL"):
-        raise UsageError(f"--require must be PASS or CONDITIONAL (got {require!r})")
+    allowed = REQUIRE_WORDS.get(protocol, ())
+    if word not in allowed:
+        raise UsageError(f"--require must be {' or '.join(allowed)} (got {require!r})")
     return word
 
 
@@ -36,9 +45,12 @@ def gate_failure(
     """Why the result falls short of the gate, or None when it passes (or no gate is set).
 
     `fail_under`: the panel's final score must be at least this. `require`: the verdict must be at least
-    this good (PASS > CONDITIONAL > FAIL). A result without a score or a verdict fails a gate that asks
-    for one: a gate must never pass by accident.
+    this good (PASS > CONDITIONAL > FAIL), or the outcome must be that word (RECOMMENDED, CONSENSUS). A
+    result without a score or a verdict fails a gate that asks for one: a gate must never pass by accident.
     """
+    if require is not None and require not in VERDICT_RANK:
+        outcome = str(result.get("outcome") or "")
+        return None if outcome == require else f"outcome {outcome or 'unknown'} is not --require {require}"
     summary = result.get("summary") if isinstance(result.get("summary"), Mapping) else {}
     reasons = []
     if fail_under is not None:

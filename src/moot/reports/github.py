@@ -152,7 +152,80 @@ def generic_markdown(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-GITHUB_RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {"evaluate": evaluation_markdown}
+def decision_markdown(result: Mapping[str, Any]) -> str:
+    options = {str(_d(o).get("id")): _d(o) for o in _l(result.get("options"))}
+    chosen = result.get("decision") or result.get("recommended_option")
+    if chosen:
+        label = _d(options.get(str(chosen))).get("label")
+        head = f"✅ moot decide: option {md(chosen)}" + (f" ({md(label)})" if label else "")
+    else:
+        head = f"⚠️ moot decide: {md(result.get('outcome', '?'))}"
+    lines = [
+        f"## {head}",
+        "",
+        f"**{md(result.get('question', ''))}**",
+        "",
+        f"confidence {md(result.get('confidence', '-'))} · {result.get('rounds_completed', '?')} round(s)",
+        "",
+        "| Option | Label | Recommended by |",
+        "|---|---|---|",
+    ]
+    distribution = _d(result.get("distribution"))
+    for oid, o in options.items():
+        by = ", ".join(map(str, _l(distribution.get(oid))))
+        lines.append(f"| {cell(oid)} | {cell(o.get('label', ''))} | {cell(by) or '-'} |")
+    lines.append("")
+    perspectives = _d(result.get("perspectives"))
+    if perspectives:
+        lines += ["### Perspectives", ""] + [f"- **{md(k)}**: {md(v)}" for k, v in perspectives.items()] + [""]
+    changes = [_d(c) for c in _l(result.get("change_log"))]
+    if changes:
+        lines += ["### Change log", ""]
+        lines += [
+            f"- {md(c.get('judge'))}, round {md(c.get('round'))}: {md(c.get('from'))} → {md(c.get('to'))}: "
+            f"{md(c.get('reason'))}"
+            for c in changes
+        ]
+        lines.append("")
+    if result.get("message"):
+        lines += [md(result.get("message")), ""]
+    cost = _cost(result)
+    return "\n".join([*lines, cost, ""] if cost else lines)
+
+
+def challenge_markdown_gh(result: Mapping[str, Any]) -> str:
+    outcome = str(result.get("outcome") or "?")
+    lines = [
+        f"## {'✅' if outcome == 'CONSENSUS' else '⚠️'} moot challenge: {md(outcome)}",
+        "",
+        f"**{md(result.get('topic', ''))}**",
+        "",
+        f"**Final position:** {md(result.get('final_position', ''))}",
+        "",
+        f"confidence {md(result.get('confidence', '-'))} · {result.get('rounds', '?')} round(s)"
+        + (" · fast exit" if result.get("fast_exit") else ""),
+        "",
+    ]
+    if result.get("what_changed"):
+        lines += ["### What changed", ""] + [f"- {md(x)}" for x in _l(result.get("what_changed"))] + [""]
+    if result.get("core_disagreement"):
+        lines += ["### Core disagreement", "", md(result.get("core_disagreement")), ""]
+    rows = [_d(a) for a in _l(result.get("assumptions"))]
+    if rows:
+        lines += ["| Assumption | Held by | Supports |", "|---|---|---|"]
+        lines += [
+            f"| {cell(a.get('assumption'))} | {cell(a.get('held_by'))} | {cell(a.get('supports'))} |" for a in rows
+        ]
+        lines.append("")
+    cost = _cost(result)
+    return "\n".join([*lines, cost, ""] if cost else lines)
+
+
+GITHUB_RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "evaluate": evaluation_markdown,
+    "decide": decision_markdown,
+    "challenge": challenge_markdown_gh,
+}
 
 
 def github_markdown(result: Mapping[str, Any]) -> str:
