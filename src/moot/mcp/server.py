@@ -1,7 +1,7 @@
 """`moot mcp`: the Model Context Protocol server, a thin adapter over the public API and the store.
 
-Tools: `evaluate` (and `decide`, `challenge` where this version has them), `show_debate`, `list_debates`,
-`doctor`. Each returns the same JSON as the CLI's `--format json` (as structured content and as text).
+Tools: `evaluate`, `decide`, `challenge` (one per protocol, `PROTOCOL_TOOLS`), `show_debate`,
+`list_debates`, `doctor`. Each returns the same JSON as the CLI's `--format json` (as structured content and as text).
 A debate reports one progress notification when each round starts and one when it ends. Bad arguments
 become a tool error with the CLI's one-line message; the server keeps serving.
 """
