@@ -124,7 +124,7 @@ def test_max_cost_stops_before_round_3_and_keeps_the_verdict(
     assert any("stopped before round 3" in n and "--max-cost $0.1" in n for n in out["notes"])
     assert out["summary"]["final_verdict"] in ("PASS", "CONDITIONAL", "FAIL")
     assert out["consensus_reached"] is False
-    assert all(r.body["max_completion_tokens"] == 1000 for r in llm_server.requests)
+    assert all(r.body["max_tokens"] == 1000 for r in llm_server.requests)
     # the same debate without a cap runs its third round
     assert llm_server.remaining("judge-a") == 1
 
@@ -136,7 +136,7 @@ def test_max_cost_bounds_every_call_when_judges_set_no_max_tokens(
         llm_server.script(m, round1(4.0, 4))
     code, _, _ = run(capsys, *args(artifact, judges_file(pricing=PRICES)), "--max-cost", "5")
     assert code == 0
-    assert [r.body.get("max_completion_tokens") for r in llm_server.requests] == [8192] * 3
+    assert [r.body.get("max_tokens") for r in llm_server.requests] == [8192] * 3
 
 
 def test_max_cost_below_round_1_worst_case_makes_no_call(

@@ -321,3 +321,16 @@ def test_fallback_takes_the_seat_when_the_primary_is_down(llm_server: FakeLLMSer
     assert out.ok and out.answered_by == "claude-sonnet-4-6"
     assert [r.model for r in llm_server.requests] == ["claude-haiku-4-5"] * 2 + ["claude-sonnet-4-6"]
     assert [e.kind for e in events] == ["retry", "fallback"]
+
+
+def test_output_bound_uses_the_parameter_each_server_knows(llm_server: FakeLLMServer) -> None:
+    bounded = Prompt(system="s", messages=[Message(role="user", content="u")], max_tokens=500)
+    cloud = vendor_judge(llm_server, "openai")
+    [local] = build_judges(JudgeSpec(model="llama", provider="ollama", api_base=llm_server.base_url))
+    llm_server.script("gpt-5.2", "x")
+    llm_server.script("llama", "x")
+    asyncio.run(closing(cloud.complete(bounded, timeout=5), cloud))
+    asyncio.run(closing(local.complete(bounded, timeout=5), local))
+    sent_cloud, sent_local = (r.body for r in llm_server.requests)
+    assert sent_cloud["max_completion_tokens"] == 500 and "max_tokens" not in sent_cloud
+    assert sent_local["max_tokens"] == 500 and "max_completion_tokens" not in sent_local

@@ -29,6 +29,7 @@ class OpenAICompatJudge:
         temperature: float | None = None,
         max_tokens: int | None = None,
         json_schema_support: bool = False,
+        max_tokens_param: str = "max_completion_tokens",
     ) -> None:
         self.model = model
         self.provider = provider
@@ -37,6 +38,7 @@ class OpenAICompatJudge:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.json_schema_support = json_schema_support
+        self.max_tokens_param = max_tokens_param
         self._client: AsyncOpenAI | None = None
 
     def __repr__(self) -> str:  # never show the key
@@ -56,6 +58,7 @@ class OpenAICompatJudge:
     async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
         client = self.client()
         import openai
+
         messages: list[Any] = [{"role": "system", "content": prompt.system}]
         messages += [{"role": m.role, "content": m.content} for m in prompt.messages]
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": timeout}
@@ -63,7 +66,7 @@ class OpenAICompatJudge:
             kwargs["temperature"] = self.temperature
         max_tokens = self.max_tokens or prompt.max_tokens
         if max_tokens:
-            kwargs["max_completion_tokens"] = max_tokens
+            kwargs[self.max_tokens_param] = max_tokens
         if prompt.json_schema and self.json_schema_support:
             kwargs["response_format"] = {
                 "type": "json_schema",
@@ -102,6 +105,7 @@ def build(spec: JudgeSpec, model: str) -> OpenAICompatJudge:
         import openai  # noqa: F401  (fail now, with the install hint, rather than at the first call)
     except ImportError:
         raise MissingExtra("openai", "openai") from None
+    vendor_cloud = resolved.provider.name in ("openai", "xai", "openrouter")
     judge = OpenAICompatJudge(
         model=resolved.model,
         base_url=resolved.base_url,
@@ -110,7 +114,9 @@ def build(spec: JudgeSpec, model: str) -> OpenAICompatJudge:
         temperature=spec.temperature,
         max_tokens=spec.max_tokens,
         # JSON-schema replies: the vendors' own endpoints honour them; the user's local servers may not
-        json_schema_support=resolved.provider.name in ("openai", "xai", "openrouter"),
+        json_schema_support=vendor_cloud,
+        # OpenAI's reasoning models refuse `max_tokens`; Ollama, llama.cpp and LM Studio know only it
+        max_tokens_param="max_completion_tokens" if vendor_cloud else "max_tokens",
     )
     # the SDK client is made here, before the debate's event loop runs: making one loads CA certificates
     # (tens of milliseconds of blocking work) that would otherwise stall every other judge's call
