@@ -9,7 +9,7 @@ import typer
 
 from moot.cli.output import check_format, emit, render_result
 from moot.cli.progress import ProgressPrinter
-from moot.errors import Interrupted, UsageError
+from moot.errors import Interrupted
 
 
 def show(
@@ -20,58 +20,48 @@ def show(
     ] = False,
 ) -> None:
     """Print a debate from the store again, finished or not."""
+    from moot.api.history import calls_view, debate_view, find_debate
     from moot.store import Store
 
     check_format(fmt)
     store = Store.open_default()
-    row = store.get_debate(debate_id)
-    if row is None:
-        raise UsageError(f"no debate {debate_id} in {store.path}")
+    row = find_debate(store, debate_id)
     if calls:
-        records = store.calls(row.id)
-        if fmt == "text":
-            lines = [
-                f"{'round':>5}  {'seat':14} {'kind':10} {'status':8} {'in':>7} {'out':>6} "
-                f"{'cost $':>9} {'secs':>6}  model"
-            ]
-            for c in records:
-                cost = f"{c.cost_usd:.5f}" if c.cost_usd is not None else "?"
-                lines.append(
-                    f"{c.round:>5}  {c.seat:14} {c.kind:10} {c.status:8} {c.input_tokens:>7} {c.output_tokens:>6} "
-                    f"{cost:>9} {c.latency_s:>6.2f}  {c.answered_by or c.model}"
-                )
-            emit("\n".join(lines) + "\n")
-        else:
-            data: dict[str, Any] = {
-                "debate_id": row.id,
-                "calls": [{k: v for k, v in c.__dict__.items() if k != "prompt_json"} for c in records],
-            }
-            emit(render_result(row.protocol, data, fmt))
+        data = calls_view(store, row)
+        emit(_calls_text(data["calls"]) if fmt == "text" else render_result(row.protocol, data, fmt))
         return
+    data = debate_view(store, row)
     if row.result is not None:
-        emit(render_result(row.protocol, row.result, fmt))
-        return
-    rounds = store.rounds(row.id)
-    data = {
-        "debate_id": row.id,
-        "protocol": row.protocol,
-        "status": row.status,
-        "error": row.error,
-        "rounds": {f"round_{k}": v for k, v in rounds.items()},
-        "calls_completed": len(store.calls(row.id)),
-    }
-    if fmt == "text":
-        lines = [f"Debate {row.id} ({row.protocol}): {row.status}"]
-        if row.error:
-            lines.append(f"  {row.error}")
-        for k, v in rounds.items():
-            lines.append(f"  round {k}: {v.get('scores', v)}")
-        lines.append(f"  {data['calls_completed']} calls completed")
-        if row.status != "finished":
-            lines.append(f"  continue with: moot resume {row.id}")
-        emit("\n".join(lines) + "\n")
+        emit(render_result(row.protocol, data, fmt))
+    elif fmt == "text":
+        emit(_status_text(data))
     else:
         emit(render_result("status", data, fmt))
+
+
+def _calls_text(calls: list[dict[str, Any]]) -> str:
+    lines = [
+        f"{'round':>5}  {'seat':14} {'kind':10} {'status':8} {'in':>7} {'out':>6} {'cost $':>9} {'secs':>6}  model"
+    ]
+    for c in calls:
+        cost = f"{c['cost_usd']:.5f}" if c["cost_usd"] is not None else "?"
+        lines.append(
+            f"{c['round']:>5}  {c['seat']:14} {c['kind']:10} {c['status']:8} {c['input_tokens']:>7} "
+            f"{c['output_tokens']:>6} {cost:>9} {c['latency_s']:>6.2f}  {c['answered_by'] or c['model']}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _status_text(data: dict[str, Any]) -> str:
+    lines = [f"Debate {data['debate_id']} ({data['protocol']}): {data['status']}"]
+    if data["error"]:
+        lines.append(f"  {data['error']}")
+    for name, r in data["rounds"].items():
+        lines.append(f"  {name.replace('_', ' ')}: {r.get('scores', r)}")
+    lines.append(f"  {data['calls_completed']} calls completed")
+    if data["status"] != "finished":
+        lines.append(f"  continue with: moot resume {data['debate_id']}")
+    return "\n".join(lines) + "\n"
 
 
 def list_debates(
@@ -79,30 +69,19 @@ def list_debates(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
 ) -> None:
     """List recent debates."""
+    from moot.api.history import list_view
     from moot.store import Store
 
     check_format(fmt)
-    rows = Store.open_default().list_debates(limit)
+    data = list_view(Store.open_default(), limit)
     if fmt != "text":
-        data = {
-            "debates": [
-                {
-                    "debate_id": r.id,
-                    "protocol": r.protocol,
-                    "status": r.status,
-                    "title": r.title,
-                    "created_at": r.created_at,
-                }
-                for r in rows
-            ]
-        }
         emit(render_result("list", data, fmt))
         return
-    for r in rows:
-        verdict = ""
-        if r.result:
-            verdict = str((r.result.get("summary") or {}).get("final_verdict") or r.result.get("outcome") or "")
-        emit(f"{r.id}  {r.created_at[:19]}  {r.protocol:9} {r.status:11} {verdict:12} {r.title[:60]}\n")
+    for d in data["debates"]:
+        emit(
+            f"{d['debate_id']}  {d['created_at'][:19]}  {d['protocol']:9} {d['status']:11} {d['verdict']:12} "
+            f"{d['title'][:60]}\n"
+        )
 
 
 def resume(

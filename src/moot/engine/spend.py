@@ -35,4 +35,15 @@ def spend_from_calls(calls: Sequence[CallRecord], *, wall_seconds: float = 0.0) 
                 spend.unpriced_models.append(name)
         _add(spend.per_judge.setdefault(c.seat, SpendLine()), c)
         _add(spend.per_round.setdefault(f"round_{c.round}" if c.round else "synthesis", SpendLine()), c)
+    # Calls are recorded as they finish; list judges and rounds in their natural order instead.
+    spend.per_judge = dict(sorted(spend.per_judge.items(), key=lambda kv: _natural(kv[0])))
+    spend.per_round = dict(sorted(spend.per_round.items(), key=lambda kv: _natural(kv[0])))
     return spend
+
+
+def _natural(name: str) -> tuple[str, int, str]:
+    """'judge-10' after 'judge-9'; 'synthesis' after the rounds."""
+    head, _, tail = name.rpartition("-") if "-" in name else name.rpartition("_")
+    if tail.isdigit():
+        return (head, int(tail), "")
+    return ("~" + name, 0, name)

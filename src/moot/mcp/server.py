@@ -255,64 +255,35 @@ async def show_debate(
     calls: Annotated[bool, Field(description="List every call instead: judge, round, status, tokens, cost.")] = False,
 ) -> CallToolResult:
     """A debate from the store, finished or not: its result JSON, or where it stopped."""
+    from moot.api.history import calls_view, debate_view, find_debate
     from moot.store import Store
 
     store = Store.open_default()
-    row = store.get_debate(debate_id)
-    if row is None:
-        raise ToolError(f"no debate {debate_id} in {store.path}")
-    if calls:
-        return json_result(
-            {
-                "debate_id": row.id,
-                "calls": [{k: v for k, v in c.__dict__.items() if k != "prompt_json"} for c in store.calls(row.id)],
-            }
-        )
-    if row.result is not None:
-        return json_result(row.result)
-    return json_result(
-        {
-            "debate_id": row.id,
-            "protocol": row.protocol,
-            "status": row.status,
-            "error": row.error,
-            "rounds": {f"round_{k}": v for k, v in store.rounds(row.id).items()},
-            "calls_completed": len(store.calls(row.id)),
-        }
-    )
+    try:
+        row = find_debate(store, debate_id)
+    except MootError as e:
+        raise _tool_error(e) from None
+    return json_result(calls_view(store, row) if calls else debate_view(store, row))
 
 
 async def list_debates(
     limit: Annotated[int, Field(description="How many, newest first.", ge=1, le=1000)] = 20,
 ) -> CallToolResult:
     """Recent debates: id, protocol, status, title, when."""
+    from moot.api.history import list_view
     from moot.store import Store
 
-    rows = Store.open_default().list_debates(limit)
-    return json_result(
-        {
-            "debates": [
-                {
-                    "debate_id": r.id,
-                    "protocol": r.protocol,
-                    "status": r.status,
-                    "title": r.title,
-                    "created_at": r.created_at,
-                }
-                for r in rows
-            ]
-        }
-    )
+    return json_result(list_view(Store.open_default(), limit))
 
 
 async def doctor(
     judges: Annotated[str | None, Field(description="Judges file to check (default: the seeds' lineup).")] = None,
 ) -> CallToolResult:
     """Every configured judge: its vendor, whether its credential is present (never its value), usable or not."""
-    from moot.cli.doctor_cmd import _rows
+    from moot.api.doctor import doctor_rows
 
     try:
-        return json_result({"judges": _rows(judges)})
+        return json_result({"judges": await doctor_rows(judges)})
     except MootError as e:
         raise _tool_error(e) from None
 

@@ -1,0 +1,61 @@
+"""Debates kept in the store, as data: what `moot show` / `moot list` and the MCP tools return."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from moot.errors import UsageError
+from moot.store import DebateRow, Store
+
+
+def find_debate(store: Store, debate_id: str) -> DebateRow:
+    row = store.get_debate(debate_id)
+    if row is None:
+        raise UsageError(f"no debate {debate_id} in {store.path}")
+    return row
+
+
+def calls_view(store: Store, row: DebateRow) -> dict[str, Any]:
+    """Every call of a debate: judge, round, kind, status, tokens, cost, latency (prompts left out)."""
+    return {
+        "debate_id": row.id,
+        "calls": [{k: v for k, v in c.__dict__.items() if k != "prompt_json"} for c in store.calls(row.id)],
+    }
+
+
+def debate_view(store: Store, row: DebateRow) -> dict[str, Any]:
+    """A finished debate's result exactly as `--format json` printed it; otherwise where it stopped."""
+    if row.result is not None:
+        return row.result
+    return {
+        "debate_id": row.id,
+        "protocol": row.protocol,
+        "status": row.status,
+        "error": row.error,
+        "rounds": {f"round_{k}": v for k, v in store.rounds(row.id).items()},
+        "calls_completed": len(store.calls(row.id)),
+    }
+
+
+def list_view(store: Store, limit: int = 20) -> dict[str, Any]:
+    return {
+        "debates": [
+            {
+                "debate_id": r.id,
+                "protocol": r.protocol,
+                "status": r.status,
+                "title": r.title,
+                "created_at": r.created_at,
+                "verdict": _verdict(r.result),
+            }
+            for r in store.list_debates(limit)
+        ]
+    }
+
+
+def _verdict(result: dict[str, Any] | None) -> str:
+    """The one word a list shows: PASS/FAIL/CONDITIONAL, RECOMMENDED/CONTESTED, CONSENSUS/TRADEOFF."""
+    if not result:
+        return ""
+    summary = result.get("summary") or {}
+    return str(summary.get("final_verdict") or result.get("outcome") or "")
