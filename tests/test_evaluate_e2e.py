@@ -34,9 +34,7 @@ def base_args(artifact: Path, judges: Path) -> list[str]:
     ]
 
 
-def test_round1_consensus_makes_three_calls(
-    llm_server: FakeLLMServer, judges_file, artifact: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+def test_round1_consensus_makes_three_calls(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     llm_server.script("judge-a", round1(4.2, 4))
     llm_server.script("judge-b", round1(4.4, 4))
     llm_server.script("judge-c", round1(3.9, 4))
@@ -69,21 +67,23 @@ def test_round2_consensus_after_rebuttal(
         round1(3.0, 3),
         round2(3.9, {k: 4 for k in ["correctness", "design", "security", "performance", "docs"]}),
     )
-    code, out = run_json(
-        capsys, *base_args(artifact, judges_file()), "--reports-dir", str(tmp_path / "reports")
-    )
+    code, out = run_json(capsys, *base_args(artifact, judges_file()), "--reports-dir", str(tmp_path / "reports"))
     assert code == 0, out
     assert len(llm_server.requests) == 6
     assert out["rounds_completed"] == 2 and out["consensus_reached_at"] == 2
     assert out["round_progression"]["round_1"]["consensus"] is False
     assert out["round_progression"]["round_2"]["scores"] == [4.0, 4.3, 3.9]
+    # each round records every judge's criterion scores; unscored ones carried over from round 1
+    assert out["round_progression"]["round_2"]["dimension_scores"]["judge-2"] == {
+        "correctness": 5,
+        "design": 4,
+        "security": 4,
+        "performance": 5,
+        "docs": 5,
+    }
     # rebuttal prompts carry the other judges' positions, not the judge's own as "other"
     r2_prompt = llm_server.calls_for("judge-a")[1].body["messages"][-1]["content"]
-    assert (
-        'judge="judge-2"' in r2_prompt
-        and 'judge="judge-3"' in r2_prompt
-        and 'judge="judge-1"' not in r2_prompt
-    )
+    assert 'judge="judge-2"' in r2_prompt and 'judge="judge-3"' in r2_prompt and 'judge="judge-1"' not in r2_prompt
     # seed 003 report files: created in round 1, round 2 appended
     reports = sorted((tmp_path / "reports").glob("users-api-*.md"))
     assert [p.name.split(".", 1)[1] for p in reports] == ["1.md", "2.md", "3.md", "consensus.md"]
@@ -91,9 +91,7 @@ def test_round2_consensus_after_rebuttal(
     assert text.startswith("Done by Judge 1") and text.count("## Debate Round 2") == 1
 
 
-def test_round3_majority_with_minority(
-    llm_server: FakeLLMServer, judges_file, artifact: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+def test_round3_majority_with_minority(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     llm_server.script("judge-a", round1(3.6, 4), round2(3.5), round3(3.5))
     llm_server.script("judge-b", round1(4.3, 4), round2(3.9), round3(3.8))
     llm_server.script("judge-c", round1(2.8, 3), round2(3.0), round3(2.9))
@@ -111,9 +109,7 @@ def test_round3_majority_with_minority(
     assert "FINAL POSITIONS" in llm_server.calls_for("judge-c")[2].body["messages"][-1]["content"]
 
 
-def test_forced_verdict_flags_for_human_review(
-    llm_server: FakeLLMServer, judges_file, artifact: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+def test_forced_verdict_flags_for_human_review(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     llm_server.script("judge-a", round1(1.5, 2), round2(1.5), round3(1.5))
     llm_server.script("judge-b", round1(3.0, 3), round2(3.0), round3(3.0))
     llm_server.script("judge-c", round1(4.5, 4), round2(4.5), round3(4.5))
@@ -141,9 +137,7 @@ def test_critical_finding_accepted_by_all_caps_verdict(
     assert "C1 (raised by judge-3)" in llm_server.calls_for("judge-a")[1].body["messages"][-1]["content"]
 
 
-def test_parse_failure_gets_one_clarification(
-    llm_server: FakeLLMServer, judges_file, artifact: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+def test_parse_failure_gets_one_clarification(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     llm_server.script("judge-a", "I like it a lot!", round1(4.0, 4))
     llm_server.script("judge-b", round1(4.0, 4))
     llm_server.script("judge-c", round1(4.0, 4))
@@ -155,9 +149,7 @@ def test_parse_failure_gets_one_clarification(
     assert "no YAML or JSON block" in clarify[-1]["content"]
 
 
-def test_judge_failing_clarification_is_dropped(
-    llm_server: FakeLLMServer, judges_file, artifact: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+def test_judge_failing_clarification_is_dropped(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     llm_server.script("judge-a", "nonsense", "still nonsense")
     llm_server.script("judge-b", round1(4.0, 4))
     llm_server.script("judge-c", round1(4.2, 4))
@@ -181,9 +173,7 @@ def test_timeout_drops_judge_and_debate_continues(
     assert out["summary"]["final_verdict"] == "PASS"
 
 
-def test_429_is_retried_after_retry_after(
-    llm_server: FakeLLMServer, judges_file, artifact: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+def test_429_is_retried_after_retry_after(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     llm_server.script("judge-a", Reply(status=429, headers={"Retry-After": "0.3"}), round1(4.0, 4))
     llm_server.script("judge-b", Reply(status=500), round1(4.0, 4))
     llm_server.script("judge-c", round1(4.0, 4))
@@ -195,9 +185,7 @@ def test_429_is_retried_after_retry_after(
     assert out["spend"]["retries"] == 2  # ...but they are counted
 
 
-def test_all_judges_failing_aborts_with_exit_3(
-    llm_server: FakeLLMServer, judges_file, artifact: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+def test_all_judges_failing_aborts_with_exit_3(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     for m in ("judge-a", "judge-b", "judge-c"):
         llm_server.script(m, *[Reply(status=500)] * 3)
     code = main(["evaluate", *base_args(artifact, judges_file(retry=FAST_RETRY)), "--format", "json"])
@@ -254,9 +242,7 @@ def test_text_format_shows_score_table_and_progress(
     assert "round 1: asking judge-1, judge-2, judge-3" in captured.err
 
 
-def test_show_prints_a_finished_debate_again(
-    llm_server: FakeLLMServer, judges_file, artifact: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+def test_show_prints_a_finished_debate_again(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     for m in ("judge-a", "judge-b", "judge-c"):
         llm_server.script(m, round1(4.0, 4))
     _, out = run_json(capsys, *base_args(artifact, judges_file()))

@@ -220,6 +220,7 @@ class Evaluation:
             consensus=check.reached,
             reasons=check.reasons,
             dimension_ranges=check.dimension_ranges,
+            dimension_scores={p.judge: dict(p.dimension_scores) for p in latest},
         )
         if self.reports is not None:
             for seat in st.active:

@@ -215,11 +215,19 @@ def _header(record: DebateRecord, verdict: Verdict) -> View:
 
 
 def criterion_scores(record: DebateRecord) -> list[tuple[int, str, dict[str, float], float]]:
-    """(round, judge, per-criterion scores, overall) for every accepted reply, re-read from the store.
+    """(round, judge, per-criterion scores, overall) for every judge still on the panel in each round.
 
-    Replies are parsed again with the protocol's own parser, so the table shows exactly what the engine
-    used (including scores carried over from a judge's previous round).
+    Read from the round records; for debates recorded before those carried the scores, the stored replies
+    are parsed again with the protocol's own parser (including scores carried over between rounds).
     """
+    stored = [
+        (round_no, judge, {k: float(v) for k, v in dims.items()}, float(data["by_judge"][judge]))
+        for round_no, data in sorted(record.rounds.items())
+        for judge, dims in _dict(data.get("dimension_scores")).items()
+        if judge in _dict(data.get("by_judge"))
+    ]
+    if stored:  # debates recorded since rounds carry every judge's criterion scores
+        return stored
     from moot.parsing.evaluation import parse_scored_reply
     from moot.parsing.extract import ReplyError
     from moot.schemas.criteria import Criterion

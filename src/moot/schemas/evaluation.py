@@ -79,6 +79,7 @@ class RoundSummary(BaseModel):
     consensus: bool
     reasons: list[str] = Field(default_factory=list)  # why there was no consensus
     dimension_ranges: dict[str, float] = Field(default_factory=dict)
+    dimension_scores: dict[str, dict[str, float]] = Field(default_factory=dict)  # judge -> criterion -> score
     majority_score: float | None = None
     minority_score: float | None = None
 
