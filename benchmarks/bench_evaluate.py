@@ -95,6 +95,10 @@ def main() -> None:
     print(f"latency L = {args.latency}s per judge call, {args.runs} runs per panel size")
     print(f"{'judges':>6} {'rounds':>6} {'ideal s':>8} {'wall s':>8} {'over %':>7} {'cpu s':>7} {'calls':>6} {'tokens in/out':>15}")
     try:
+        # the first debate in a process also pays for imports (the openai SDK alone is ~1 s): shown apart
+        cold_wall, _, cold = asyncio.run(_one(base_url, 3, tmp / "cold", artifact))
+        cold_over = cold_wall - cold.rounds_completed * args.latency
+        print(f"cold start: first debate {cold_wall:.3f}s, of which {cold_over:.3f}s over rounds x L (imports)")
         for n in args.judges:
             walls, cpus = [], []
             result = None

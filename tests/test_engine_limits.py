@@ -48,7 +48,7 @@ def test_requests_per_minute_are_spaced_evenly(llm_server: FakeLLMServer) -> Non
     models = [f"m{i}" for i in range(5)]
     for m in models:
         llm_server.script(m, "ok")
-    limits = Limits(per_provider={"openai": ProviderLimit(concurrency=5, rpm=300)})  # one every 0.2 s
+    limits = Limits(per_provider={"openai": ProviderLimit(concurrency=5, rpm=300, burst=1)})  # one every 0.2 s
     engine = Engine(Store(":memory:"), "d", limits=limits)
     judges = judges_on(llm_server, models)
     t0 = time.monotonic()
@@ -58,6 +58,21 @@ def test_requests_per_minute_are_spaced_evenly(llm_server: FakeLLMServer) -> Non
     offsets = [round(t - t0, 3) for t in times]
     assert len(times) == 5 and all(o >= 0.2 * k - 0.01 for k, o in enumerate(offsets)), offsets
     assert times[-1] - times[0] < 1.5
+
+
+def test_a_round_goes_at_once_within_the_burst_then_rpm_spacing_applies(llm_server: FakeLLMServer) -> None:
+    models = [f"m{i}" for i in range(5)]
+    for m in models:
+        llm_server.script(m, "ok")
+    limits = Limits(per_provider={"openai": ProviderLimit(concurrency=8, rpm=300, burst=3)})  # 3 at once, then 0.2 s
+    engine = Engine(Store(":memory:"), "d", limits=limits)
+    judges = judges_on(llm_server, models)
+    t0 = time.monotonic()
+    assert asyncio.run(one_round(engine, judges)) == [True] * 5
+    offsets = sorted(round(r.at - t0, 3) for r in llm_server.requests)
+    assert offsets[2] < 0.15, offsets  # the first three were not held back
+    assert offsets[3] >= 0.19 and offsets[4] >= 0.39, offsets
+    assert ProviderLimit(rpm=60).bucket == 6 and ProviderLimit(concurrency=2, rpm=600).bucket == 2
 
 
 def test_concurrency_limit_keeps_calls_from_overlapping(llm_server: FakeLLMServer) -> None:
@@ -80,7 +95,7 @@ def test_concurrency_limit_keeps_calls_from_overlapping(llm_server: FakeLLMServe
 
 def test_provider_table_defaults_and_user_overrides() -> None:
     table = Limits()
-    assert table.limit_for("anthropic") == ProviderLimit(concurrency=4, rpm=50)
+    assert table.limit_for("anthropic") == ProviderLimit(concurrency=8, rpm=50)
     assert table.limit_for("ollama").concurrency == 2 and table.limit_for("ollama").rpm is None
     assert table.limit_for("custom") == ProviderLimit()
     mine = limits_from({"default": {"concurrency": 3}, "anthropic": {"concurrency": 1, "rpm": 10}})

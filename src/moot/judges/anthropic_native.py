@@ -53,8 +53,14 @@ class AnthropicJudge:
 
     def client(self) -> AsyncAnthropic:
         if self._client is None:
-            self._client = _sdk().AsyncAnthropic(
-                api_key=self._api_key or "not-needed", base_url=self.base_url, max_retries=0
+            from moot.judges.tls import tls_context  # one CA bundle load for every client
+
+            sdk = _sdk()
+            self._client = sdk.AsyncAnthropic(
+                api_key=self._api_key or "not-needed",
+                base_url=self.base_url,
+                max_retries=0,
+                http_client=sdk.DefaultAsyncHttpxClient(verify=tls_context()),
             )
         return self._client
 

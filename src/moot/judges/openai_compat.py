@@ -2,6 +2,8 @@
 llama.cpp, Ollama, LM Studio), through the official `openai` SDK's async client.
 
 The SDK's own retries are switched off (`max_retries=0`): the engine retries every judge by one policy.
+Every client gets the same TLS context: making one loads the CA bundle (~50 ms of blocking work), which a
+nine-judge panel would otherwise pay nine times before its first round.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from moot.errors import JudgeError, MissingExtra
 from moot.judges.providers import api_key_for, resolve
+from moot.judges.tls import tls_context
 from moot.judges.wire_errors import map_stainless_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -51,7 +54,10 @@ class OpenAICompatJudge:
             except ImportError:
                 raise MissingExtra("openai", "openai") from None
             self._client = openai.AsyncOpenAI(
-                api_key=self._api_key or "not-needed", base_url=self.base_url, max_retries=0
+                api_key=self._api_key or "not-needed",
+                base_url=self.base_url,
+                max_retries=0,
+                http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()),
             )
         return self._client
 

@@ -50,6 +50,13 @@ class SeenRequest:
     wire: str = "openai"  # "openai" | "anthropic" | "gemini"
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default listen backlog is 5: a wide panel's simultaneous connections would wait for a
+    # SYN retry (a second) and show up as latency that is not the engine's
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class FakeLLMServer:
     def __init__(self) -> None:
         self._queues: dict[str, deque[Reply]] = defaultdict(deque)
@@ -102,6 +109,9 @@ class FakeLLMServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out as two writes: without TCP_NODELAY, Nagle's algorithm and the
+            # client's delayed ACK add ~40 ms to every reply, which benchmarks would blame on the engine
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:
                 return None
@@ -118,7 +128,7 @@ class FakeLLMServer:
             def do_GET(self) -> None:
                 server._handle(self, {})
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
