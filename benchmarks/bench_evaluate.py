@@ -4,7 +4,7 @@ Judges of a round run concurrently, so a debate's wall time should be rounds x L
 overhead. The fake LLM server runs in a separate process, so the CPU time printed is the engine's alone
 (prompt rendering, parsing, SQLite writes, reports). Prints wall, CPU, calls, tokens and peak RSS.
 
-    python benchmarks/bench_evaluate.py [--latency 0.5] [--judges 3] [--runs 3]
+    python benchmarks/bench_evaluate.py [--latency 2.0] [--judges 3 5 9] [--runs 2]
 """
 
 from __future__ import annotations
@@ -78,9 +78,9 @@ async def _one(base_url: str, n_judges: int, home: Path, artifact: Path) -> tupl
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--latency", type=float, default=0.5)
-    ap.add_argument("--judges", type=int, nargs="+", default=[3, 9])
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--latency", type=float, default=2.0)
+    ap.add_argument("--judges", type=int, nargs="+", default=[3, 5, 9])
+    ap.add_argument("--runs", type=int, default=2)
     args = ap.parse_args()
 
     ctx = multiprocessing.get_context("spawn")
@@ -93,7 +93,10 @@ def main() -> None:
     artifact.write_text(Path(__file__).resolve().parent.parent.joinpath("src/moot/demo/users-api/users.ts").read_text())
     os.environ["MOOT_HOME"] = str(tmp)
     print(f"latency L = {args.latency}s per judge call, {args.runs} runs per panel size")
-    print(f"{'judges':>6} {'rounds':>6} {'ideal s':>8} {'wall s':>8} {'over %':>7} {'cpu s':>7} {'calls':>6} {'tokens in/out':>15}")
+    print(
+        f"{'judges':>6} {'rounds':>6} {'ideal s':>8} {'wall s':>8} {'over %':>7} {'cpu s':>7} {'calls':>6} "
+        f"{'tokens in/out':>15}  within 5%"
+    )
     try:
         # the first debate in a process also pays for imports (the openai SDK alone is ~1 s): shown apart
         cold_wall, _, cold = asyncio.run(_one(base_url, 3, tmp / "cold", artifact))
@@ -112,7 +115,8 @@ def main() -> None:
             sp = result.spend
             print(
                 f"{n:>6} {result.rounds_completed:>6} {ideal:>8.2f} {wall:>8.3f} {100 * (wall - ideal) / ideal:>6.1f}% "
-                f"{statistics.median(cpus):>7.3f} {sp.calls:>6} {sp.input_tokens:>7}/{sp.output_tokens:<7}"
+                f"{statistics.median(cpus):>7.3f} {sp.calls:>6} {sp.input_tokens:>7}/{sp.output_tokens:<7}  "
+                + ("yes" if wall <= ideal * 1.05 else "no")
             )
     finally:
         server.terminate()
