@@ -53,6 +53,7 @@ from moot.schemas.challenge import (
     RoundRecord,
 )
 from moot.schemas.messages import Message, Prompt
+from moot.schemas.reply_schemas import challenge_reply_schema
 
 T = TypeVar("T")
 
@@ -117,9 +118,15 @@ class PositionChallenge:
             max_rounds=self.request.max_rounds,
             **variables,
         )
+        schema = challenge_reply_schema(
+            template,
+            objection_ids=[o.id for o in variables.get("objections", [])],
+            proponent=variables.get("role") == "proponent",
+        )
         return Prompt(
             system=self.system,
             messages=[Message(role="user", content=text)],
+            json_schema=schema,
             meta={"round": round_no, "kind": kind, "seat": seat.id},
         )
 

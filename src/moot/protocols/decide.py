@@ -34,6 +34,7 @@ from moot.protocols.decide_result import build_result
 from moot.reports.decision import DecisionFiles, judge_round_markdown, round_file_name
 from moot.schemas.decision import ChangeLogEntry, DecisionRequest, DecisionResult, RoundTally, StanceReply
 from moot.schemas.messages import Message, Prompt
+from moot.schemas.reply_schemas import decide_reply_schema
 
 
 @dataclass(frozen=True)
@@ -188,9 +189,15 @@ class Decision:
                 dropped=[f"{sid} ({reason})" for sid, (_, reason) in st.dropped.items()],
                 require_change_reason=self.config.require_change_documentation,
             )
+        schema = decide_reply_schema(
+            [o.id for o in self.context.options],
+            round_no=round_no,
+            others=[s.id for s in st.active if s.id != seat.id] if round_no > 1 else [],
+        )
         return Prompt(
             system=self.system,
             messages=[Message(role="user", content=text)],
+            json_schema=schema,
             meta={"round": round_no, "kind": "judge", "seat": seat.id},
         )
 

@@ -44,6 +44,7 @@ from moot.schemas.evaluation import (
     Summary,
 )
 from moot.schemas.messages import Message, Prompt
+from moot.schemas.reply_schemas import evaluate_reply_schema
 
 STANCE_PROMPTS = {
     "neutral": "Evaluate objectively, weighing all factors equally",
@@ -124,8 +125,10 @@ class Evaluation:
             "criteria": r.criteria,
             "require_acceptance": r.consensus.require_explicit_acceptance,
         }
+        open_findings = self.state.unresolved() if round_no > 1 else []
         if round_no == 1:
             text = render("evaluate/round_1.j2", **common)
+            phase = "round_1"
         else:
             others = [
                 {
@@ -138,17 +141,25 @@ class Evaluation:
                 if s.id != seat.id
             ]
             final = round_no == r.rounds_allowed and round_no >= 3
+            phase = "final" if final else "rebuttal"
             text = render(
                 "evaluate/round_3.j2" if final else "evaluate/round_2.j2",
                 **common,
                 previous=self.state.latest(seat),
                 own_report=self.state.texts[seat.id][-1],
                 others=others,
-                open_findings=self.state.unresolved(),
+                open_findings=open_findings,
             )
+        schema = evaluate_reply_schema(
+            [c.key for c in r.criteria],
+            phase=phase,
+            open_findings=[(f.id, f.raised_by == seat.id) for f in open_findings],
+            require_acceptance=r.consensus.require_explicit_acceptance,
+        )
         return Prompt(
             system=self.system,
             messages=[Message(role="user", content=text)],
+            json_schema=schema,
             meta={"round": round_no, "kind": "judge", "seat": seat.id},
         )
 

@@ -21,6 +21,7 @@ from moot.schemas.evaluation import (
     SelfCritique,
 )
 from moot.schemas.messages import Message, Prompt
+from moot.schemas.reply_schemas import moderator_reply_schema
 
 if TYPE_CHECKING:
     from moot.judges.base import Seat
@@ -208,6 +209,7 @@ async def moderator_synthesis(
     prompt = Prompt(
         system="You moderate structured debates between LLM judges and write faithful, balanced syntheses.",
         messages=[Message(role="user", content=prompt_text)],
+        json_schema=moderator_reply_schema([s.id for s in state.active]),
         meta={"round": 0, "kind": "moderator"},
     )
     answer = await ask(

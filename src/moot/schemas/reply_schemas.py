@@ -1,0 +1,327 @@
+"""JSON schemas of every reply a judge gives, sent to vendors that constrain replies to a schema.
+
+The schemas only steer the vendors: the parsers in `moot.parsing` stay the single validation point, and
+every judge (agent CLIs, local servers, scripted judges) may still answer in YAML. So each schema here
+describes a reply those parsers accept, with the keys of the prompt template it goes with.
+
+One subset of JSON Schema that OpenAI (strict=false), Anthropic (`output_config`) and Gemini
+(`response_json_schema`) all accept: `type` object/array/string/number/integer/boolean, `properties`,
+`required`, `items`, `enum`, `description`. Every object lists all its properties as required and sets
+`additionalProperties: false` (Anthropic demands both for constrained decoding); numeric bounds
+(`minimum`/`maximum`) are rejected by Anthropic, so the 1-5 scale is said in the description and checked by
+the parser. No `$ref`, no `oneOf`. An enum is never empty: where the values are unknown, a string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+Schema = dict[str, Any]
+
+CONFIDENCE = ("HIGH", "MEDIUM", "LOW")
+SEVERITIES = ("CRITICAL", "HIGH", "MEDIUM", "LOW")
+VERDICTS = ("agree", "partial", "disagree")
+STRENGTHS = ("minor", "strong")
+DECISIONS = ("ACCEPT", "PARTIAL", "REJECT")
+REBUTTALS = ("ACCEPT", "MAINTAIN", "ESCALATE")
+PRIORITIES = ("MUST", "SHOULD", "COULD")
+FINDING_RESPONSES = ("accept", "reject")
+
+
+# ------------------------------------------------------------------ building blocks
+
+
+def text(description: str = "") -> Schema:
+    return _described({"type": "string"}, description)
+
+
+def number(description: str = "") -> Schema:
+    return _described({"type": "number"}, description)
+
+
+def integer(description: str = "") -> Schema:
+    return _described({"type": "integer"}, description)
+
+
+def boolean(description: str = "") -> Schema:
+    return _described({"type": "boolean"}, description)
+
+
+def choice(values: Sequence[str], description: str = "") -> Schema:
+    """One of `values`; a free string when there are none (an empty enum is not a valid schema)."""
+    if not values:
+        return text(description)
+    return _described({"type": "string", "enum": list(dict.fromkeys(values))}, description)
+
+
+def array(items: Schema, description: str = "") -> Schema:
+    return _described({"type": "array", "items": items}, description)
+
+
+def obj(properties: Mapping[str, Schema], description: str = "") -> Schema:
+    """An object whose properties are all required and the only ones allowed."""
+    return _described(
+        {
+            "type": "object",
+            "properties": dict(properties),
+            "required": list(properties),
+            "additionalProperties": False,
+        },
+        description,
+    )
+
+
+def _described(schema: Schema, description: str) -> Schema:
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def score(description: str = "a score from 1 to 5 (5 is best)") -> Schema:
+    return number(description)
+
+
+# ------------------------------------------------------------------ the scored evaluation
+
+
+def _dimension_scores(criteria_keys: Sequence[str]) -> Schema:
+    return obj({k: score() for k in criteria_keys}, "one score from 1 to 5 per criterion")
+
+
+def _critical_responses(open_findings: Sequence[tuple[str, bool]]) -> Schema:
+    """(finding id, raised by this judge) -> accept | reject (| withdraw for the judge's own)."""
+    return obj(
+        {fid: choice([*FINDING_RESPONSES, "withdraw"] if own else FINDING_RESPONSES) for fid, own in open_findings},
+        "your answer to every open CRITICAL finding, by its id",
+    )
+
+
+def _raised_findings() -> Schema:
+    return array(
+        obj({"finding": text(), "severity": choice(SEVERITIES), "evidence": text()}),
+        "only CRITICAL findings block acceptance; leave the list empty when there is none",
+    )
+
+
+def evaluate_reply_schema(
+    criteria_keys: Sequence[str],
+    *,
+    phase: str,
+    open_findings: Sequence[tuple[str, bool]] = (),
+    require_acceptance: bool = False,
+) -> Schema:
+    """A judge's reply in the scored evaluation; `phase` is "round_1", "rebuttal" or "final".
+
+    `criteria_keys` are the request's criterion keys; `open_findings` the open CRITICAL findings the
+    template lists, each with whether this judge raised it (only then may it withdraw it).
+    """
+    dims = _dimension_scores(criteria_keys)
+    props: dict[str, Schema]
+    if phase == "round_1":
+        props = {
+            "judge_id": text(),
+            "stance": text(),
+            "round": integer(),
+            "overall_score": score("the weighted score of your criterion scores, 1 to 5"),
+            "dimension_scores": dims,
+            "position_statement": text("your assessment: strengths and concerns with evidence, verdict"),
+            "key_claims": array(obj({"claim": text(), "evidence": text(), "confidence": choice(CONFIDENCE)})),
+            "critical_findings": _raised_findings(),
+            "verification": array(obj({"question": text(), "answer": text()}), "five verification questions"),
+        }
+        return obj(props)
+    if phase == "rebuttal":
+        props = {
+            "judge_id": text(),
+            "round": integer(),
+            "score_changed": boolean(),
+            "previous_score": score("your previous overall score"),
+            "new_score": score("your overall score now, 1 to 5"),
+            "change_reason": text("why the score changed, or why the position is maintained"),
+            "dimension_scores": dims,
+            "agreements": array(obj({"with_judge": text(), "on_point": text(), "strengthening_evidence": text()})),
+            "disagreements": array(
+                obj(
+                    {
+                        "with_judge": text(),
+                        "on_point": text(),
+                        "my_counterargument": text(),
+                        "my_evidence": text(),
+                        "their_evidence_weakness": text(),
+                    }
+                )
+            ),
+        }
+        if open_findings:
+            props["critical_responses"] = _critical_responses(open_findings)
+        props["critical_findings"] = _raised_findings()
+        if require_acceptance:
+            props["accepts_consensus"] = boolean("whether you accept the panel's consensus as it now stands")
+        props["position_revision"] = text("points you accept, points you reject, your revised assessment")
+        props["unresolved_disputes"] = array(obj({"topic": text(), "my_view": text(), "opposing_view": text()}))
+        return obj(props)
+    if phase == "final":
+        props = {
+            "judge_id": text(),
+            "round": integer(),
+            "is_final": boolean(),
+            "final_score": score("your final overall score, 1 to 5"),
+            "dimension_scores": dims,
+            "final_position": text("your comprehensive final assessment"),
+            "key_points_maintained": array(obj({"point": text(), "reason": text(), "evidence": text()})),
+            "concessions_made": array(obj({"point": text(), "convinced_by": text()})),
+        }
+        if open_findings:
+            props["critical_responses"] = _critical_responses(open_findings)
+        if require_acceptance:
+            props["accepts_consensus"] = boolean("whether you accept the panel's consensus as it now stands")
+        props["unresolved_disagreements"] = array(
+            obj({"issue": text(), "my_final_view": text(), "opposing_view": text(), "why_unresolved": text()})
+        )
+        return obj(props)
+    raise ValueError(f"unknown evaluation phase {phase!r} (round_1, rebuttal, final)")
+
+
+def moderator_reply_schema(judge_ids: Sequence[str]) -> Schema:
+    """The moderator's synthesis; `judge_ids` are the judges whose positions a divergent finding names."""
+    positions = obj({j: text() for j in judge_ids}, "each judge's view") if judge_ids else text("each judge's view")
+    return obj(
+        {
+            "majority_opinion": text("summary of the winning position, or of the consensus"),
+            "minority_opinion": text("summary of the dissenting view; empty if none"),
+            "convergent_findings": array(
+                obj({"finding": text(), "priority": choice(SEVERITIES), "action_required": boolean()})
+            ),
+            "divergent_findings": array(
+                obj({"finding": text(), "positions": positions, "user_decision_needed": boolean()})
+            ),
+            "recommendations": array(obj({"priority": choice(PRIORITIES), "action": text(), "rationale": text()})),
+            "self_critique": obj(
+                {
+                    "questions_passed": text('how many of the five questions passed, as "X/5"'),
+                    "synthesis_quality": choice(CONFIDENCE),
+                    "potential_bias": text(),
+                }
+            ),
+        }
+    )
+
+
+# ------------------------------------------------------------------ the option-choice debate
+
+
+def decide_reply_schema(option_ids: Sequence[str], *, round_no: int, others: Sequence[str] = ()) -> Schema:
+    """A judge's reply in the option-choice debate: `recommendation` is one of `option_ids`.
+
+    From round 2 on, `challenges` name the judges in `others` (each challenge answers one of them).
+    """
+    recommendation = choice(option_ids, "exactly one option id")
+    common = {
+        "judge": text(),
+        "stance": text(),
+        "round": integer(),
+    }
+    if round_no <= 1:
+        return obj(
+            {
+                **common,
+                "recommendation": recommendation,
+                "confidence": choice(CONFIDENCE),
+                "perspective": text("one sentence: why this option, from your stance"),
+                "rationale": text("your reasoning, with the evidence and assumptions it rests on"),
+                "assessment": obj({o: text() for o in option_ids}, "what each option means from your stance"),
+            }
+        )
+    return obj(
+        {
+            **common,
+            "challenges": array(
+                obj({"judge": choice(others, "the judge this answers"), "counter_argument": text()}),
+                "at least one specific counter-argument, each naming the judge it answers",
+            ),
+            "recommendation": recommendation,
+            "changed": boolean(),
+            "change_reason": text("only if you changed: exactly what convinced you, and whose argument; else empty"),
+            "confidence": choice(CONFIDENCE),
+            "perspective": text("one sentence: why this option, from your stance"),
+            "rationale": text("your position after reading the others"),
+        }
+    )
+
+
+# ------------------------------------------------------------------ the position challenge
+
+
+def opening_schema() -> Schema:
+    return obj(
+        {
+            "position": text("what you hold, and under which conditions"),
+            "reasoning": text(),
+            "confidence": choice(CONFIDENCE),
+            "weaknesses": array(text()),
+            "assumptions": array(text()),
+        }
+    )
+
+
+def challenge_schema() -> Schema:
+    return obj(
+        {
+            "verdict": choice(VERDICTS),
+            "objection_strength": choice(STRENGTHS),
+            "objections": array(text(), "one specific objection per entry"),
+            "reasoning": text("what you examined and why you conclude this"),
+        }
+    )
+
+
+def confrontation_schema(objection_ids: Sequence[str]) -> Schema:
+    """The proponent's answer to each objection (by id) and its revised position."""
+    return obj(
+        {
+            "responses": array(
+                obj({"objection": choice(objection_ids), "decision": choice(DECISIONS), "reason": text()}),
+                "one entry per objection",
+            ),
+            "position": text("the whole position as it now stands"),
+            "confidence": choice(CONFIDENCE),
+            "reasoning": text("what changed and why, or why nothing did"),
+        }
+    )
+
+
+def rebuttal_schema() -> Schema:
+    return obj(
+        {
+            "response": choice(REBUTTALS),
+            "reasoning": text(),
+            "objections": array(text(), "objections that still stand or are new; empty if you accept"),
+        }
+    )
+
+
+def assumptions_schema(*, proponent: bool) -> Schema:
+    props = {
+        "why_disagree": text(),
+        "what_would_change_my_mind": text(),
+        "assumptions": array(text(), "one assumption per entry"),
+    }
+    if proponent:
+        props["core_disagreement"] = text("one sentence naming the heart of the disagreement")
+    return obj(props)
+
+
+def challenge_reply_schema(phase: str, *, objection_ids: Sequence[str] = (), proponent: bool = False) -> Schema:
+    """The reply of one phase of the position challenge, by the name of its prompt template."""
+    if phase == "opening":
+        return opening_schema()
+    if phase == "challenge":
+        return challenge_schema()
+    if phase == "confront":
+        return confrontation_schema(objection_ids)
+    if phase == "rebuttal":
+        return rebuttal_schema()
+    if phase == "assumptions":
+        return assumptions_schema(proponent=proponent)
+    raise ValueError(f"unknown challenge phase {phase!r}")
