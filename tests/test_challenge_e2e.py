@@ -369,8 +369,9 @@ def test_cost_cap_that_cannot_be_kept_stops_before_any_call(
         budget={"max_cost_usd": 0.5},
     )
     code, out, err = run(capsys, judges)
-    assert code == 3 and out == {}
-    assert "no price known for" in err and "--max-cost cannot be kept" in err
+    # bad configuration, found before any call (as for moot evaluate): exit 2 naming the models
+    assert code == 2 and out == {}
+    assert "--max-cost needs a price for ch-a, prop" in err
     assert llm_server.requests == []
 
 

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from moot.engine import Engine, EventSink, RetryPolicy
-from moot.engine.budget import Budget
+from moot.engine.budget import Budget, stored_settings
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
 from moot.errors import DebateAborted
@@ -51,7 +51,9 @@ async def run_debate(
     debate_id = options.debate_id or new_debate_id()
     options.debate_id = debate_id  # so that a caller interrupted mid-debate can say what to resume
     if not resuming:
-        store.create_debate(debate_id, protocol, storable(request), title=title)
+        # the budget and prices go beside the request, so that `moot resume` keeps the cap
+        stored = {**storable(request), **stored_settings(options.budget, options.pricing)}
+        store.create_debate(debate_id, protocol, stored, title=title)
     else:
         store.set_status(debate_id, "running")
     engine = Engine(

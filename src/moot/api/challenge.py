@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from moot.api.common import RESUMERS, JudgeLike, Panelist, _spec, options_from_panel
+from moot.api.common import RESUMERS, JudgeLike, Panelist, _spec, apply_max_cost, options_from_panel
 from moot.errors import DebateAborted, UsageError
 from moot.inputs import load_artifacts
 from moot.judges.agent_cli import PROFILES, command_template
@@ -228,7 +228,7 @@ async def run_challenge(
     )
 
 
-async def challenge(
+async def prepare_challenge(
     topic: str,
     *,
     context: str | Path | Sequence[str | Path] | None = None,
@@ -238,14 +238,9 @@ async def challenge(
     max_rounds: int | None = None,
     timeout_per_cli: float | None = None,
     min_challengers: int | None = None,
-    store: Store | None = None,
-    on_event: Callable[..., None] | None = None,
-) -> ChallengeResult:
-    """Defend a position on `topic` against challengers attacking it in parallel; end in CONSENSUS or a
-    TRADEOFF document. Judges are model names, built-in agent CLIs (`gemini`, `codex`, `qwen`, `claude`),
-    specs, or `Panelist`s; a judges file may hold `proponent:` and `challengers:`. By default the seed's
-    lineup: Claude Code defends, Gemini CLI, Codex and Qwen Code challenge.
-    """
+) -> tuple[ChallengeRequest, Seat, list[Seat], PanelFile | None]:
+    """Validate the inputs, find the usable challengers (phase 0, no prompt sent) and build the seats:
+    everything a challenge (or its dry run) needs before the first call."""
     plan = plan_challenge(
         topic,
         context=context,
@@ -272,7 +267,43 @@ async def challenge(
         base_dir=str(panel.base_dir) if panel and panel.base_dir else None,
     )
     prop_seat, seats = build_seats(request, plan.proponent, chosen)
+    return request, prop_seat, seats, panel
+
+
+async def challenge(
+    topic: str,
+    *,
+    context: str | Path | Sequence[str | Path] | None = None,
+    proponent: JudgeLike | None = None,
+    challengers: Sequence[JudgeLike] | None = None,
+    judges: str | Path | PanelFile | None = None,
+    max_rounds: int | None = None,
+    timeout_per_cli: float | None = None,
+    min_challengers: int | None = None,
+    store: Store | None = None,
+    on_event: Callable[..., None] | None = None,
+    max_cost: float | None = None,
+) -> ChallengeResult:
+    """Defend a position on `topic` against challengers attacking it in parallel; end in CONSENSUS or a
+    TRADEOFF document. Judges are model names, built-in agent CLIs (`gemini`, `codex`, `qwen`, `claude`),
+    specs, or `Panelist`s; a judges file may hold `proponent:` and `challengers:`. By default the seed's
+    lineup: Claude Code defends, Gemini CLI, Codex and Qwen Code challenge.
+
+    `max_cost` (USD) caps the spend: no confrontation round starts whose worst case could cross it, and
+    the debate ends in a tradeoff from what was argued, saying so.
+    """
+    request, prop_seat, seats, panel = await prepare_challenge(
+        topic,
+        context=context,
+        proponent=proponent,
+        challengers=challengers,
+        judges=judges,
+        max_rounds=max_rounds,
+        timeout_per_cli=timeout_per_cli,
+        min_challengers=min_challengers,
+    )
     options = options_from_panel(panel, store=store, on_event=on_event)
+    apply_max_cost(options, [prop_seat, *seats], max_cost, "max_cost")
     return await run_challenge(request, prop_seat, seats, options)
 
 

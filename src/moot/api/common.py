@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from moot.engine.budget import Budget, stored_budget, stored_pricing
+from moot.engine.pricing import Pricing
 from moot.errors import UsageError
 from moot.inputs import validation_message
 from moot.judges.base import Judge, Seat
@@ -18,6 +20,7 @@ from moot.panel_file import PanelFile, load_panel_file
 from moot.protocols.evaluate import STANCE_PROMPTS
 from moot.runs import RunOptions
 from moot.schemas.config import JudgeSpec
+from moot.schemas.messages import Usage
 from moot.store.db import Store
 
 
@@ -102,6 +105,36 @@ def options_from_panel(panel: PanelFile | None, **kwargs: Any) -> RunOptions:
     return options
 
 
+def with_max_cost(budget: Budget | None, max_cost: float | None, flag: str = "--max-cost") -> Budget | None:
+    """The run's budget with a cost cap applied (the cap wins over the judges file's `budget:`)."""
+    if max_cost is None:
+        return budget
+    if isinstance(max_cost, bool) or not isinstance(max_cost, int | float) or not max_cost > 0:
+        raise UsageError(f"{flag} must be a positive number of dollars (got {max_cost!r})")
+    return Budget(max_cost_usd=float(max_cost), wall_seconds=budget.wall_seconds if budget else None)
+
+
+def check_priced(seats: Sequence[Seat], pricing: Pricing | None, flag: str = "--max-cost") -> None:
+    """Under a cap every model needs a price, or the cap could not be kept: say which, before any call."""
+    table = pricing or Pricing()
+    probe = Usage(input_tokens=1000, output_tokens=1000)
+    missing = sorted({j.model for s in seats for j in s.judges if table.cost(j.provider, j.model, probe) is None})
+    if missing:
+        raise UsageError(
+            f"{flag} needs a price for {', '.join(missing)}: add it under 'pricing:' in the judges file "
+            "(input_per_mtok, output_per_mtok)"
+        )
+
+
+def apply_max_cost(
+    options: RunOptions, seats: Sequence[Seat], max_cost: float | None, flag: str = "--max-cost"
+) -> None:
+    """Put a cost cap into the run options and check, before any call, that it can be kept."""
+    options.budget = with_max_cost(options.budget, max_cost, flag)
+    if options.budget is not None and options.budget.max_cost_usd is not None:
+        check_priced(seats, options.pricing, flag)
+
+
 # resume, over every protocol: each protocol's API module registers how to rebuild its debate
 
 Resumer = Callable[[dict[str, Any], str, RunOptions, PanelFile | None], Awaitable[BaseModel]]
@@ -114,11 +147,13 @@ async def resume(
     judges: str | Path | None = None,
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
+    max_cost: float | None = None,
 ) -> BaseModel:
     """Continue a debate that was interrupted, replaying every call that had completed (not paid again).
 
     Pass `judges` (the judges file) again when the original file held literal API keys, which are never
-    stored.
+    stored. The debate keeps the budget it was started with (`--max-cost`, `budget:`), counting what it
+    has already spent; `max_cost` replaces the cap.
     """
     store = store or Store.open_default()
     row = store.get_debate(debate_id)
@@ -130,7 +165,12 @@ async def resume(
     if resumer is None:
         raise UsageError(f"debate {row.id} uses protocol '{row.protocol}', which this version cannot resume")
     panel = load_panel_file(judges) if judges else None
-    return await resumer(row.request, row.id, options_from_panel(panel, store=store, on_event=on_event), panel)
+    options = options_from_panel(panel, store=store, on_event=on_event)
+    options.budget = stored_budget(row.request) or options.budget
+    options.pricing = stored_pricing(row.request, options.pricing)
+    if max_cost is not None:
+        options.budget = with_max_cost(options.budget, max_cost, "max_cost")
+    return await resumer(row.request, row.id, options, panel)
 
 
 def resume_sync(*args: Any, **kwargs: Any) -> BaseModel:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from moot.api.common import RESUMERS, JudgeLike, Panelist, make_seats, options_from_panel
+from moot.api.common import RESUMERS, JudgeLike, Panelist, apply_max_cost, make_seats, options_from_panel
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_yaml_file, validation_message
 from moot.judges.base import Seat
@@ -299,12 +299,16 @@ async def decide(
     write_files: bool = True,
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
+    max_cost: float | None = None,
 ) -> DecisionResult:
     """Debate a scope-critical question between judges with the Risk, Value and Effort stances.
 
     `options` are "ID=label: description" strings, mappings or `DecisionOption`s; or pass the seed's
     `debate_context` (a YAML file or mapping). Returns RECOMMENDED with the option, or CONTESTED with the
     distribution and every perspective, for a person to decide (see `record_choice`).
+
+    `max_cost` (USD) caps the spend: round 2 does not start when its worst case could cross it, and the
+    result says so.
     """
     request, seats, panel = build_decision_request(
         question,
@@ -319,6 +323,7 @@ async def decide(
         write_files=write_files,
     )
     run_options = options_from_panel(panel, store=store, on_event=on_event)
+    apply_max_cost(run_options, seats, max_cost, "max_cost")
     return await run_decision(request, seats, run_options)
 
 

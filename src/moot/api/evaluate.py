@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from moot.api.common import RESUMERS, JudgeLike, make_seats, options_from_panel
+from moot.api.common import RESUMERS, JudgeLike, apply_max_cost, make_seats, options_from_panel
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
@@ -145,11 +145,13 @@ async def evaluate(
     reports_dir: str | Path | None = ".specs/reports",
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
+    max_cost: float | None = None,
 ) -> EvaluationResult:
     """Run the scored multi-judge debate over an artifact and return its verdict.
 
     `solution` names files, folders or globs; or pass `artifacts` directly. `judges` is a judges file,
     or a list of specs / dicts / model names / `Panelist`s; by default the seeds' three-vendor lineup.
+    `max_cost` (USD) caps the spend: no round starts whose worst case could cross it.
     """
     request, seats, moderator, panel = build_evaluation_request(
         solution,
@@ -164,6 +166,7 @@ async def evaluate(
         reports_dir=reports_dir,
     )
     options = options_from_panel(panel, store=store, on_event=on_event)
+    apply_max_cost(options, [*seats, *([moderator] if moderator else [])], max_cost, "max_cost")
     return await run_evaluation(request, seats, moderator, options)
 
 

@@ -51,10 +51,20 @@ def challenge(
     require: Annotated[
         str | None, typer.Option("--require", help="CONSENSUS: exit 1 when the debate ends in a tradeoff (CI gate).")
     ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Print the calls and cost estimate (fast exit to all rounds); spend nothing."),
+    ] = False,
+    max_cost: Annotated[
+        float | None,
+        typer.Option("--max-cost", help="USD cap: no confrontation round starts whose worst case could cross it."),
+    ] = None,
 ) -> int:
     """Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff
     document with the assumptions behind the disagreement (seed 004)."""
-    from moot.api.challenge import challenge as run
+    from moot.api.challenge import prepare_challenge, run_challenge
+    from moot.api.common import options_from_panel
+    from moot.cli import cost
     from moot.cli.gate import check_gate_options, finish, render
     from moot.reports.challenge import challenge_markdown
     from moot.reports.files import atomic_write
@@ -62,17 +72,25 @@ def challenge(
     check_format(fmt, (*FORMATS, "markdown", "github"))
     require = check_gate_options(None, require, "challenge")
     show = progress if progress is not None else fmt in ("text", "markdown")
-    result = asyncio.run(
-        run(
+    request, prop_seat, seats, panel = asyncio.run(
+        prepare_challenge(
             topic,
             context=context or None,
             proponent=proponent,
             challengers=challenger or None,
             judges=judges,
             max_rounds=max_rounds,
-            on_event=ProgressPrinter() if show else None,
         )
     )
+    options = options_from_panel(panel, on_event=ProgressPrinter() if show else None)
+    if dry_run:
+        from moot.cli.cost_challenge import challenge_dry_run_data
+
+        data = challenge_dry_run_data(request, prop_seat, seats, options.pricing)
+        emit(cost.dry_run_output(data, "text" if fmt in ("markdown", "github") else fmt))
+        return 0
+    cost.apply_cost_options(options, [prop_seat, *seats], None, max_cost)
+    result = asyncio.run(run_challenge(request, prop_seat, seats, options))
     if output:
         atomic_write(Path(output), challenge_markdown(result))
     if fmt == "markdown":

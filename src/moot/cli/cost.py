@@ -1,5 +1,7 @@
-"""`--dry-run` and `--max-cost` for `moot evaluate`: the seed's cost table before anything is spent, and
-the cap the engine keeps. Other protocols' commands can adopt the same two options.
+"""`--dry-run` and `--max-cost` for every debate command: the seed's cost table before anything is
+spent, and the cap the engine keeps. This module holds what the commands share (the dry-run data and
+its rendering, the cap) and the estimate of `moot evaluate`; `cost_decide` and `cost_challenge` estimate
+the other protocols.
 
 The estimate renders the protocol's real prompts for the actual lineup and artifact (later rounds with
 placeholder replies of typical size, and of the output bound for the worst case), counts tokens as
@@ -8,13 +10,13 @@ characters / 4, and prices them with the same table and overrides the engine use
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
 from moot.engine.budget import TYPICAL_REPLY_TOKENS, Budget, CallCost, Scenario, scenarios, tokens_of
 from moot.engine.core import Engine
 from moot.engine.pricing import Pricing
-from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.schemas.evaluation import EvaluationRequest, ScoredPosition
 from moot.store.db import Store
@@ -22,25 +24,9 @@ from moot.store.db import Store
 
 def with_max_cost(budget: Budget | None, max_cost: float | None) -> Budget | None:
     """The run's budget with `--max-cost` applied (the flag wins over the judges file's `budget:`)."""
-    if max_cost is None:
-        return budget
-    if max_cost <= 0:
-        raise UsageError(f"--max-cost must be a positive number of dollars (got {max_cost:g})")
-    return Budget(max_cost_usd=max_cost, wall_seconds=budget.wall_seconds if budget else None)
+    from moot.api.common import with_max_cost as apply
 
-
-def check_priced(seats: list[Seat], pricing: Pricing | None) -> None:
-    """Under a cap every model needs a price, or the cap could not be kept: say which, before any call."""
-    from moot.schemas.messages import Usage
-
-    table = pricing or Pricing()
-    probe = Usage(input_tokens=1000, output_tokens=1000)
-    missing = sorted({j.model for s in seats for j in s.judges if table.cost(j.provider, j.model, probe) is None})
-    if missing:
-        raise UsageError(
-            f"--max-cost needs a price for {', '.join(missing)}: add it under 'pricing:' in the judges file "
-            "(input_per_mtok, output_per_mtok)"
-        )
+    return apply(budget, max_cost)
 
 
 def _placeholder(seat: Seat, round_no: int, request: EvaluationRequest) -> ScoredPosition:
@@ -84,40 +70,73 @@ def _usd(v: float | None) -> str:
     return "?" if v is None else f"${v:.4f}" if v < 0.1 else f"${v:.2f}"
 
 
+def judges_data(seats: Sequence[Seat]) -> list[dict[str, Any]]:
+    return [{"seat": s.id, "model": s.label, "runs_on": [f"{j.provider}/{j.model}" for j in s.judges]} for s in seats]
+
+
+ASSUMPTIONS = {
+    "tokens": "characters / 4 of the rendered prompts",
+    "typical_reply_tokens": TYPICAL_REPLY_TOKENS,
+    "worst_case": "every reply at its output bound (max_tokens) plus one clarification each; "
+    "the dearest model of each seat (fallbacks included); no prompt caching",
+}
+
+
+def plan_data(
+    protocol: str,
+    *,
+    seats: Sequence[Seat],
+    rounds_allowed: int,
+    calls: Sequence[CallCost],
+    table: Sequence[Scenario],
+    input_tokens: int,
+    input_name: str = "artifact",
+    **extra: Any,
+) -> dict[str, Any]:
+    """A dry run as data (what `--format json|yaml` prints), whatever the protocol."""
+    return {
+        "dry_run": True,
+        "protocol": protocol,
+        "artifact_tokens": input_tokens,
+        "input_name": input_name,
+        "judges": judges_data(seats),
+        "rounds_allowed": rounds_allowed,
+        **extra,
+        "calls": [asdict(c) for c in calls],
+        "scenarios": [asdict(s) for s in table],
+        "assumptions": dict(ASSUMPTIONS),
+    }
+
+
 def dry_run_data(
     request: EvaluationRequest, seats: list[Seat], moderator: Seat | None, pricing: Pricing | None
 ) -> dict[str, Any]:
     calls, final, table = estimate_evaluation(request, seats, moderator, pricing)
-    return {
-        "dry_run": True,
-        "protocol": "evaluate",
-        "artifact_tokens": sum(tokens_of(a.text) for a in request.artifacts),
-        "judges": [
-            {"seat": s.id, "model": s.label, "runs_on": [f"{j.provider}/{j.model}" for j in s.judges]} for s in seats
-        ],
-        "rounds_allowed": request.rounds_allowed,
-        "calls": [asdict(c) for c in [*calls, *final]],
-        "scenarios": [asdict(s) for s in table],
-        "assumptions": {
-            "tokens": "characters / 4 of the rendered prompts",
-            "typical_reply_tokens": TYPICAL_REPLY_TOKENS,
-            "worst_case": "every reply at its output bound (max_tokens) plus one clarification each; "
-            "the dearest model of each seat (fallbacks included); no prompt caching",
-        },
-    }
+    return plan_data(
+        "evaluate",
+        seats=seats,
+        rounds_allowed=request.rounds_allowed,
+        calls=[*calls, *final],
+        table=table,
+        input_tokens=sum(tokens_of(a.text) for a in request.artifacts),
+    )
 
 
 def dry_run_text(data: dict[str, Any]) -> str:
     out = [
         f"Dry run: nothing was sent. {len(data['judges'])} judges, up to {data['rounds_allowed']} round(s), "
-        f"artifact ~{data['artifact_tokens']:,} tokens.",
-        "",
-        "Calls per round (input tokens, typical cost / worst case):",
+        f"{data.get('input_name', 'artifact')} ~{data['artifact_tokens']:,} tokens.",
     ]
+    out += [f"Skipped, not usable here: {s}" for s in data.get("skipped", [])]
+    out += ["", "Calls per round (input tokens, typical cost / worst case):"]
     for c in data["calls"]:
-        where = f"round {c['round']}" if c["round"] else "synthesis"
+        where = f"round {c['round']}" if c["round"] else "final"
+        if c.get("phase"):
+            where += f" {c['phase']}"
+        elif not c["round"]:
+            where = "synthesis"
         out.append(
-            f"  {where:9} {c['seat']:12} {c['model']:30} ~{c['input_tokens']:>7,} tok  "
+            f"  {where:22} {c['seat']:13} {c['model']:30} ~{c['input_tokens']:>7,} tok  "
             f"{_usd(c['typical_usd']):>8} / {_usd(c['worst_usd'])}"
         )
     out += [
@@ -145,6 +164,6 @@ def dry_run_output(data: dict[str, Any], fmt: str) -> str:
 
 def apply_cost_options(options: Any, seats: list[Seat], moderator: Seat | None, max_cost: float | None) -> None:
     """Put `--max-cost` into the run options and check, before any call, that the cap can be kept."""
-    options.budget = with_max_cost(options.budget, max_cost)
-    if options.budget is not None and options.budget.max_cost_usd is not None:
-        check_priced([*seats, *([moderator] if moderator else [])], options.pricing)
+    from moot.api.common import apply_max_cost
+
+    apply_max_cost(options, [*seats, *([moderator] if moderator else [])], max_cost)

@@ -88,6 +88,12 @@ def decide(
     require: Annotated[
         str | None, typer.Option("--require", help="RECOMMENDED: exit 1 when the decision is contested (CI gate).")
     ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the calls and estimated cost of 1, 2, all rounds; spend nothing.")
+    ] = False,
+    max_cost: Annotated[
+        float | None, typer.Option("--max-cost", help="USD cap: no round starts whose worst case could cross it.")
+    ] = None,
 ) -> int:
     """Decide between options by an adversarial debate of Risk, Value and Effort judges (seed 002)."""
     from moot import api
@@ -108,6 +114,14 @@ def decide(
     )
     show = progress if progress is not None else fmt == "text"
     options = api.options_from_panel(panel, on_event=ProgressPrinter() if show else None)
+    from moot.cli import cost
+
+    if dry_run:
+        from moot.cli.cost_decide import decision_dry_run_data
+
+        emit(cost.dry_run_output(decision_dry_run_data(request, seats, options.pricing), fmt))
+        return 0
+    cost.apply_cost_options(options, seats, None, max_cost)
     result = run_cli(lambda: api.run_decision(request, seats, options), options)
     ask = not result.consensus and not no_input and fmt != "json" and _at_terminal()
     if not ask:

@@ -12,8 +12,11 @@ lineup and artifact, with a typical and a worst-case figure, before anything is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from moot.engine.pricing import PriceOverride, Pricing
 
 # A judge's position in the seeds' YAML template runs to about a thousand tokens; the typical estimate
 # uses this, the worst case uses the output bound.
@@ -48,6 +51,7 @@ class CallCost:
     input_tokens: int
     typical_usd: float | None
     worst_usd: float | None  # the call and a clarification, at the output bound
+    phase: str = ""  # where a protocol has phases within a round (challenge: "opening", "rebuttal", ...)
 
 
 @dataclass
@@ -68,32 +72,82 @@ def _sum(values: Sequence[float | None]) -> float | None:
     return None if any(v is None for v in values) else round(sum(v for v in values if v is not None), 6)
 
 
+def scenario(label: str, rounds: int, picked: Sequence[CallCost], final: Sequence[CallCost] = ()) -> Scenario:
+    """One row of the cost table: the debate making the `picked` calls (each may need a clarification)
+    and the `final` ones."""
+    every = [*picked, *final]
+    return Scenario(
+        label=label,
+        rounds=rounds,
+        calls=len(every),
+        max_clarifications=len(picked),
+        typical_usd=_sum([c.typical_usd for c in every]),
+        worst_usd=_sum([c.worst_usd for c in every]),
+        input_tokens=sum(c.input_tokens for c in every),
+        unpriced=sorted({c.model for c in every if c.typical_usd is None}),
+    )
+
+
 def scenarios(calls: Sequence[CallCost], rounds_allowed: int, final: Sequence[CallCost] = ()) -> list[Scenario]:
     """The seed's table: consensus after round 1, after round 2, and the full debate (plus `final` calls,
     such as the moderator's synthesis, which every scenario makes)."""
     wanted = sorted({1, min(2, rounds_allowed), rounds_allowed})
     out = []
     for n in wanted:
-        picked = [c for c in calls if c.round <= n]
-        every = [*picked, *final]
         label = "Round 3 (max)" if n == rounds_allowed and n >= 3 else f"Round {n} consensus"
         if n == rounds_allowed and n < 3:
             label = f"Round {n} (max)"
-        out.append(
-            Scenario(
-                label=label,
-                rounds=n,
-                calls=len(every),
-                max_clarifications=len(picked),
-                typical_usd=_sum([c.typical_usd for c in every]),
-                worst_usd=_sum([c.worst_usd for c in every]),
-                input_tokens=sum(c.input_tokens for c in every),
-                unpriced=sorted({c.model for c in every if c.typical_usd is None}),
-            )
-        )
+        out.append(scenario(label, n, [c for c in calls if c.round <= n], final))
     return out
 
 
 def over_budget(spent: float, worst_next: float, cap: float) -> bool:
     """True if spending `worst_next` more, after `spent`, could cross the cap."""
     return spent + worst_next > cap + 1e-12
+
+
+# The effective budget, and the price overrides that let it be kept, are stored with the debate's
+# request under these keys, so that `moot resume` keeps the cap the debate was started with (request
+# models ignore the extra keys). Both are plain numbers: nothing secret.
+STORED_BUDGET_KEY = "run_budget"
+STORED_PRICING_KEY = "run_pricing"
+
+
+def stored_settings(budget: Budget | None, pricing: Pricing | None) -> dict[str, Any]:
+    """What to store beside a request: the budget and the price overrides, when there are any."""
+    out: dict[str, Any] = {}
+    if budget is not None and (budget.max_cost_usd is not None or budget.wall_seconds is not None):
+        out[STORED_BUDGET_KEY] = asdict(budget)
+    if pricing is not None and pricing.overrides:
+        out[STORED_PRICING_KEY] = {k: asdict(v) for k, v in pricing.overrides.items()}
+    return out
+
+
+def stored_budget(request: Mapping[str, Any]) -> Budget | None:
+    """The budget a stored request was started with (None for a debate without one, or an older one)."""
+    data = request.get(STORED_BUDGET_KEY)
+    if not isinstance(data, Mapping):
+        return None
+    try:
+        return Budget(max_cost_usd=_number(data.get("max_cost_usd")), wall_seconds=_number(data.get("wall_seconds")))
+    except ValueError:
+        return None
+
+
+def stored_pricing(request: Mapping[str, Any], given: Pricing | None = None) -> Pricing | None:
+    """The price overrides a stored request was started with, under those `given` again (which win)."""
+    data = request.get(STORED_PRICING_KEY)
+    overrides: dict[str, PriceOverride] = {}
+    if isinstance(data, Mapping):
+        for model, rates in data.items():
+            try:
+                overrides[str(model)] = PriceOverride(**rates)
+            except (TypeError, ValueError):
+                continue
+    if given is not None:
+        overrides.update(given.overrides)
+    return Pricing(overrides=overrides) if overrides else given
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
