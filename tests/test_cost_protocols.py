@@ -291,3 +291,17 @@ def test_resumed_debate_keeps_its_cap(
     assert out["rounds_completed"] == 1 and any("stopped before round 2" in n for n in out["notes"])
     assert len(llm_server.calls_for("risk-m")) == 1 and len(llm_server.calls_for("effort-m")) == 2
     assert out["spend"]["cost_usd"] == pytest.approx(0.03)
+
+
+def test_resume_with_a_new_max_cost_replaces_the_stored_cap(
+    llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    llm_server.script("risk-m", Reply(text=r1("A"), output_tokens=1000), r2("A", challenge={"value": "guess"}))
+    llm_server.script("value-m", Reply(text=r1("B"), output_tokens=1000), r2("B", challenge={"risk": "timid"}))
+    llm_server.script("effort-m", Reply(text=r1("C"), output_tokens=1000, delay=30))
+    judges = priced_decide_judges(tmp_path, llm_server)
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    debate_id = asyncio.run(_interrupted_decision(judges, isolated_home / "moot.db"))
+    llm_server.script("effort-m", Reply(text=r1("C"), output_tokens=1000), r2("C", challenge={"risk": "slow"}))
+    result = api.resume_sync(debate_id, max_cost=1.0)
+    assert result.rounds_completed  # type: ignore[attr-defined] == 2 and len(llm_server.calls_for("risk-m")) == 2
