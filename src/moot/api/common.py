@@ -90,6 +90,21 @@ def make_seats(
     return seats, specs
 
 
+def load_panel(
+    judges: str | Path | PanelFile | Sequence[JudgeLike] | None,
+) -> tuple[PanelFile | None, list[JudgeLike] | None]:
+    """A judges argument as (the judges file, if any; its panel list, or None when none was given)."""
+    if judges is None:
+        return None, None
+    if isinstance(judges, str | Path):
+        panel = load_panel_file(judges)
+    elif isinstance(judges, PanelFile):
+        panel = judges
+    else:
+        return None, list(judges)
+    return panel, list(panel.panel) if panel.panel is not None else None
+
+
 def options_from_panel(panel: PanelFile | None, **kwargs: Any) -> RunOptions:
     """Run options with the judges file's `retry:`, `limits:`, `pricing:` and `budget:` settings applied."""
     from moot.engine import settings

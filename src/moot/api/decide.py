@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from moot.api.common import RESUMERS, JudgeLike, Panelist, apply_max_cost, make_seats, options_from_panel
+from moot.api.common import RESUMERS, JudgeLike, Panelist, apply_max_cost, load_panel, make_seats, options_from_panel
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_yaml_file, validation_message
 from moot.judges.base import Seat
-from moot.panel_file import PanelFile, load_panel_file
+from moot.panel_file import PanelFile
 from moot.protocols.decide import DEFAULT_JUDGES, DEFAULT_STANCES, STANCE_PROMPTS, Decision
 from moot.reports.decision import DecisionFiles
 from moot.runs import RunOptions, run_debate
@@ -125,18 +125,6 @@ def _config(
     return cfg
 
 
-def _entries(judges: str | Path | PanelFile | Sequence[JudgeLike] | None) -> tuple[PanelFile | None, list[JudgeLike]]:
-    if judges is None:
-        return None, list(DEFAULT_JUDGES)
-    if isinstance(judges, str | Path):
-        panel = load_panel_file(judges)
-    elif isinstance(judges, PanelFile):
-        panel = judges
-    else:
-        return None, list(judges)
-    return panel, list(panel.panel) if panel.panel is not None else list(DEFAULT_JUDGES)
-
-
 def _with_stances(entries: Sequence[JudgeLike]) -> list[JudgeSpec | Panelist]:
     """A judge with no stance of its own takes the next of the seed's stances not yet on the panel."""
     specs: list[JudgeSpec | Panelist] = []
@@ -217,7 +205,8 @@ def build_decision_request(
         ctx = _validated(ctx, question_id=question_id)
     if not ctx.question_id:
         ctx = ctx.model_copy(update={"question_id": slug(ctx.question_text)})
-    panel, entries = _entries(judges)
+    panel, listed = load_panel(judges)
+    entries = listed if listed is not None else list(DEFAULT_JUDGES)
     cfg = _config(config, panel, threshold)
     panelists = _with_stances(entries)
     if len(panelists) < 2:

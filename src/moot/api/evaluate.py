@@ -10,12 +10,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from moot.api.common import RESUMERS, JudgeLike, apply_max_cost, make_seats, options_from_panel
+from moot.api.common import RESUMERS, JudgeLike, apply_max_cost, load_panel, make_seats, options_from_panel
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
-from moot.panel_file import PanelFile, load_panel_file
+from moot.panel_file import PanelFile
 from moot.protocols.evaluate import DEFAULT_JUDGES, Evaluation
 from moot.reports.judge_files import JudgeReports, choose_base, solution_name
 from moot.runs import RunOptions, run_debate
@@ -23,22 +23,6 @@ from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import Criterion
 from moot.schemas.evaluation import Artifact, EvaluationRequest, EvaluationResult
 from moot.store.db import Store
-
-
-def _panel(
-    judges: str | Path | PanelFile | Sequence[JudgeLike] | None,
-) -> tuple[PanelFile | None, list[JudgeLike]]:
-    if judges is None:
-        return None, list(DEFAULT_JUDGES)
-    if isinstance(judges, str | Path):
-        panel = load_panel_file(judges)
-    elif isinstance(judges, PanelFile):
-        panel = judges
-    else:
-        return None, list(judges)
-    if panel.panel is None:
-        raise UsageError(f"judges file {panel.path}: no 'debate_judges:' list")
-    return panel, list(panel.panel)
 
 
 def build_evaluation_request(
@@ -69,7 +53,10 @@ def build_evaluation_request(
         arts = list(artifacts)
         if not arts:
             raise UsageError("no artifact given")
-    panel, entries = _panel(judges)
+    panel, listed = load_panel(judges)
+    if panel is not None and listed is None:
+        raise UsageError(f"judges file {panel.path}: no 'debate_judges:' list")
+    entries = listed if listed is not None else list(DEFAULT_JUDGES)
     if not entries:
         raise UsageError("the judge list is empty")
     if len(entries) < 2:

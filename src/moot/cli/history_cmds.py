@@ -90,6 +90,9 @@ def resume(
         str | None, typer.Option(help="The judges file again (needed if it held literal api_key values).")
     ] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    max_cost: Annotated[
+        float | None, typer.Option("--max-cost", help="A new USD cap for the whole debate (default: the one it had).")
+    ] = None,
 ) -> None:
     """Continue an interrupted debate; calls that had completed are replayed from the store, not repeated."""
     from moot import api
@@ -100,7 +103,7 @@ def resume(
     row = store.get_debate(debate_id)
     printer = ProgressPrinter() if fmt == "text" else None
     try:
-        result = asyncio.run(api.resume(debate_id, judges=judges, store=store, on_event=printer))
+        result = asyncio.run(api.resume(debate_id, judges=judges, store=store, on_event=printer, max_cost=max_cost))
     except KeyboardInterrupt:
         raise Interrupted(row.id if row else debate_id) from None
     emit(render_result(row.protocol if row else "evaluate", result, fmt))

@@ -8,6 +8,7 @@ and not paid for twice. That is all `moot resume` needs, since protocols are det
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections.abc import Sequence
@@ -96,6 +97,8 @@ class Engine:
     def call_cost(self, seat: Seat, prompt: Prompt, round_no: int, *, cached_prefix: bool = False) -> CallCost:
         """What one planned call should cost typically, and at worst (with a clarification, at the bound)."""
         tokens_in = tokens_of(prompt.as_text())
+        if prompt.json_schema:  # vendors count the reply schema as input too
+            tokens_in += tokens_of(json.dumps(prompt.json_schema))
         cached = tokens_of(prompt.system) if cached_prefix else 0
         typical = self.seat_price(
             seat, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS, cached_tokens=cached)

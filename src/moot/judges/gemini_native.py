@@ -117,9 +117,7 @@ class GeminiJudge:
                 cached_tokens=u.cached_content_token_count or 0,
                 reasoning_tokens=thoughts,
             )
-        return Completion(
-            text=text, usage=usage, model=response.model_version or self.model, provider=self.provider
-        )
+        return Completion(text=text, usage=usage, model=response.model_version or self.model, provider=self.provider)
 
     async def aclose(self) -> None:
         if self._client is not None:

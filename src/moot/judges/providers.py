@@ -39,12 +39,8 @@ class Provider:
 PROVIDERS: dict[str, Provider] = {
     "openai": Provider("openai", "openai", None, ("OPENAI_API_KEY",), "openai", concurrency=8, rpm=500),
     "xai": Provider("xai", "openai", "https://api.x.ai/v1", ("XAI_API_KEY",), "x-ai", concurrency=8, rpm=60),
-    "gemini": Provider(
-        "gemini", "gemini", None, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "google", concurrency=8, rpm=60
-    ),
-    "anthropic": Provider(
-        "anthropic", "anthropic", None, ("ANTHROPIC_API_KEY",), "anthropic", concurrency=8, rpm=50
-    ),
+    "gemini": Provider("gemini", "gemini", None, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "google", concurrency=8, rpm=60),
+    "anthropic": Provider("anthropic", "anthropic", None, ("ANTHROPIC_API_KEY",), "anthropic", concurrency=8, rpm=50),
     "openrouter": Provider(
         "openrouter", "openai", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",), "openrouter", rpm=60
     ),
