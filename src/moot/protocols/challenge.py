@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from moot.consensus.challenge import Reading, check_challenges, is_changed, next_step, read_challenge, unresolved
 from moot.engine import Answer, Engine, Event, ask
+from moot.engine.budget import tokens_of
 from moot.engine.spend import spend_from_calls
 from moot.errors import DebateAborted
 from moot.judges.base import Seat
@@ -451,8 +452,9 @@ class PositionChallenge:
     def _budget_stop(self, round_no: int, dissenters: list[Seat] | None = None) -> str | None:
         """Ask the engine whether the next calls fit the budget (the judges file's `budget:`, the wall clock).
 
-        Before round 1: the opening and every challenge. Before a confrontation: the proponent's answer and
-        each dissenter's rebuttal (sized like the proponent's prompt, which they largely repeat).
+        Before round 1: the opening and every challenge. Before a confrontation: the proponent's answer;
+        each dissenter's rebuttal, which repeats that prompt plus the answer (at the proponent's output
+        bound); and, held in reserve, the assumption statements a tradeoff would still need.
         """
         st = self.state
         if dissenters is None:
@@ -471,7 +473,11 @@ class PositionChallenge:
                 notes=[],
             )
             planned = [(self.proponent, answer, f"r{round_no}/proponent/confront")]
-            planned += [(s, answer, f"r{round_no}/{s.id}/rebuttal") for s in dissenters]
+            prompt_tokens = tokens_of(answer.as_text())
+            rebuttal_tokens = prompt_tokens + self.engine.output_bound(self.proponent)
+            reserve = [(s, rebuttal_tokens) for s in dissenters]
+            reserve += [(s, prompt_tokens) for s in [self.proponent, *dissenters]]
+            return self.engine.round_gate(round_no, planned, reserve)
         return self.engine.round_gate(round_no, planned)
 
     def _finish_round(self, record: RoundRecord, *, consensus: bool) -> None:
