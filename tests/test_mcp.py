@@ -248,3 +248,16 @@ def test_challenge_tool_returns_the_tradeoff_json_with_rising_progress(
     ends = [m for _, _, m in progress if m and m.startswith("round 2") and "started" not in m]
     assert ends, progress  # the end of the last round is reported too
     assert seen["empty"].is_error and "the topic is empty" in seen["empty"].content[0].text
+
+
+def test_protocol_tools_take_a_cost_cap(tmp_path: Path) -> None:
+    results: dict[str, Any] = {}
+
+    async def body(client: Client) -> None:
+        results["bad"] = await client.call_tool("evaluate", {**evaluate_args(tmp_path), "max_cost": -1})
+        results["ok"] = await client.call_tool("evaluate", {**evaluate_args(tmp_path), "max_cost": 0.5})
+
+    in_process(body)
+    assert results["bad"].is_error and "max_cost must be a positive number" in results["bad"].content[0].text
+    ok = results["ok"]
+    assert not ok.is_error and ok.structured_content["summary"]["final_verdict"] in ("PASS", "CONDITIONAL", "FAIL")

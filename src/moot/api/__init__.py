@@ -5,12 +5,13 @@ server are thin adapters over these functions.
 """
 
 from moot.api.challenge import challenge, challenge_sync, run_challenge
-from moot.api.common import Panelist, make_seats, options_from_panel, resume, resume_sync
+from moot.api.common import Panelist, apply_max_cost, make_seats, options_from_panel, resume, resume_sync
 from moot.api.decide import build_decision_request, decide, decide_sync, record_choice, run_decision
 from moot.api.evaluate import build_evaluation_request, evaluate, evaluate_sync, run_evaluation
 
 __all__ = [
     "Panelist",
+    "apply_max_cost",
     "build_decision_request",
     "build_evaluation_request",
     "challenge",

@@ -124,6 +124,9 @@ async def evaluate(
     reports_dir: Annotated[str | None, Field(description="Where per-judge reports are written.")] = ".specs/reports",
     no_reports: Annotated[bool, Field(description="Write no report files.")] = False,
     html: Annotated[str | None, Field(description="Also write the HTML report to this file.")] = None,
+    max_cost: Annotated[
+        float | None, Field(description="USD cap: no round starts whose worst case could cross it.")
+    ] = None,
 ) -> CallToolResult:
     """Evaluate an artifact by a debate between judges with assigned stances; returns the verdict JSON."""
     from moot import api
@@ -141,6 +144,7 @@ async def evaluate(
 
         async def run(sink: EventSink) -> BaseModel:
             options = api.options_from_panel(panel, on_event=sink)
+            api.apply_max_cost(options, [*seats, *([moderator] if moderator else [])], max_cost, "max_cost")
             return await api.run_evaluation(request, seats, moderator, options)
 
         result = await with_progress(ctx, request.rounds_allowed, run)
@@ -168,6 +172,9 @@ async def decide(
     feature_dir: Annotated[str | None, Field(description="Files go to FEATURE_DIR/sadd/.")] = None,
     no_files: Annotated[bool, Field(description="Write no files (the store keeps everything).")] = False,
     html: Annotated[str | None, Field(description="Also write the HTML report to this file.")] = None,
+    max_cost: Annotated[
+        float | None, Field(description="USD cap: no round starts whose worst case could cross it.")
+    ] = None,
 ) -> CallToolResult:
     """Decide between options by an adversarial debate of Risk, Value and Effort judges (seed 002).
 
@@ -190,6 +197,7 @@ async def decide(
 
         async def run(sink: EventSink) -> BaseModel:
             options = api.options_from_panel(panel, on_event=sink)
+            api.apply_max_cost(options, seats, max_cost, "max_cost")
             return await api.run_decision(request, seats, options)
 
         result = await with_progress(ctx, request.config.max_rounds, run)
@@ -216,6 +224,9 @@ async def challenge(
     ] = None,
     max_rounds: Annotated[int | None, Field(description="Most confrontation rounds (default 5).")] = None,
     html: Annotated[str | None, Field(description="Also write the HTML report to this file.")] = None,
+    max_cost: Annotated[
+        float | None, Field(description="USD cap: no round starts whose worst case could cross it.")
+    ] = None,
 ) -> CallToolResult:
     """Defend a position against challengers attacking it in parallel (seed 004): CONSENSUS, or a TRADEOFF
     with the assumptions behind the disagreement."""
@@ -232,6 +243,7 @@ async def challenge(
                 judges=judges,
                 max_rounds=max_rounds,
                 on_event=sink,
+                max_cost=max_cost,
             )
 
         result = await with_progress(ctx, max_rounds, run)
