@@ -64,6 +64,7 @@ def test_report_shows_verdict_first_chart_tables_findings_cost_and_every_reply(
     table = html[html.index("Scores per criterion") : html.index("Round progression")]
     assert table.count("<tr>") == 1 + 6
     assert "Cost per judge" in html and "Cost per round" in html
+    assert "<h2>Judges</h2>" in html and "<th>Final score</th>" in html
     # every reply is there, collapsed
     assert html.count('<details class="reply">') == 6
     assert "<details open" not in html
@@ -150,6 +151,7 @@ def test_decide_report_shows_the_option_the_lines_of_recommendations_and_the_cha
     assert len(re.findall(r'<polyline class="series"', html)) == 3
     assert "Recommendations per round" in html and "Change log" in html
     assert "Convinced by the ROI analysis" in html
+    assert "<h2>Judges</h2>" in html and "<th>Answered by</th>" in html
     assert "<script" not in html.lower() and "&lt;script&gt;" in html
     assert html.count('<details class="reply">') == 6
 
@@ -172,7 +174,7 @@ def test_challenge_report_shows_the_outcome_position_history_and_assumptions(
     assert result["debate_id"] in html
     assert 'class="word">TRADEOFF<' in html and "Shard orders by customer id, revisit at 10x load" in html
     assert len(re.findall(r'<polyline class="series"', html)) == 2  # one line per challenger
-    for heading in ("Position history", "Core disagreement", "Assumptions exposed", "Objections", "Cost per judge"):
+    for heading in ("Position history", "Core disagreement", "Assumptions exposed", "Objections", "Cost per judge", "Challengers"):
         assert f"<h2>{heading}</h2>" in html
     assert "the largest customer keeps growing" in html
     assert "<script" not in html.lower() and "&lt;script&gt;" in html

@@ -114,6 +114,33 @@ def _list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else []
 
 
+Cell = str | Callable[[dict[str, Any]], str]
+
+
+def records_section(title: str, rows: Any, columns: Sequence[tuple[str, Cell]]) -> Section | None:
+    """A table with one row per record (a dict) and one column per (header, key or cell function); every
+    cell is escaped text. None when there are no records, so that empty sections are left out."""
+    records = [_dict(x) for x in _list(rows)]
+    if not records:
+        return None
+    return Section(
+        title,
+        table=Table(
+            [header for header, _ in columns],
+            [[cell(rec) if callable(cell) else _text(rec.get(cell)) for _, cell in columns] for rec in records],
+        ),
+    )
+
+
+JUDGE_COLUMNS: list[tuple[str, Cell]] = [
+    ("Seat", "judge"),
+    ("Model", "model"),
+    ("Answered by", "answered_by"),
+    ("Stance", "stance"),
+    ("Status", "status"),
+]
+
+
 def _round_no(name: str) -> int | None:
     tail = name.rsplit("_", 1)[-1]
     return int(tail) if tail.isdigit() else None
@@ -342,27 +369,11 @@ def _evaluate_sections(record: DebateRecord) -> list[Section]:
                 ),
             )
         )
-    judges = [_dict(j) for j in _list(r.get("judges"))]
-    if judges:
-        out.append(
-            Section(
-                "Judges",
-                table=Table(
-                    ["Seat", "Model", "Answered by", "Stance", "Status", "Final score"],
-                    [
-                        [
-                            _text(j.get("judge")),
-                            _text(j.get("model")),
-                            _text(j.get("answered_by")),
-                            _text(j.get("stance")),
-                            _text(j.get("status")),
-                            _num(j.get("final_score")),
-                        ]
-                        for j in judges
-                    ],
-                ),
-            )
-        )
+    judges = records_section(
+        "Judges", r.get("judges"), [*JUDGE_COLUMNS, ("Final score", lambda j: _num(j.get("final_score")))]
+    )
+    if judges is not None:
+        out.append(judges)
     critical = [_dict(c) for c in _list(r.get("critical_findings"))]
     if critical:
         columns = list(dict.fromkeys(k for c in critical for k in c))
@@ -411,17 +422,13 @@ def _evaluate_sections(record: DebateRecord) -> list[Section]:
         )
     if r.get("minority_opinion"):
         out.append(Section("Minority opinion", text=_text(r.get("minority_opinion"))))
-    recs = [_dict(x) for x in _list(r.get("recommendations"))]
-    if recs:
-        out.append(
-            Section(
-                "Recommendations",
-                table=Table(
-                    ["Priority", "Action", "Rationale"],
-                    [[_text(x.get("priority")), _text(x.get("action")), _text(x.get("rationale"))] for x in recs],
-                ),
-            )
-        )
+    recs = records_section(
+        "Recommendations",
+        r.get("recommendations"),
+        [("Priority", "priority"), ("Action", "action"), ("Rationale", "rationale")],
+    )
+    if recs is not None:
+        out.append(recs)
     attention = [_dict(a) for a in _list(r.get("user_attention_needed"))]
     if attention:
         out.append(
@@ -566,46 +573,19 @@ def _decide_sections(r: Mapping[str, Any], options: list[dict[str, Any]]) -> lis
                 ),
             )
         )
-    changes = [_dict(c) for c in _list(r.get("change_log"))]
-    if changes:
-        out.append(
-            Section(
-                "Change log",
-                table=Table(
-                    ["Judge", "Round", "From", "To", "What convinced it"],
-                    [
-                        [
-                            _text(c.get("judge")),
-                            _num(c.get("round")),
-                            _text(c.get("from")),
-                            _text(c.get("to")),
-                            _text(c.get("reason")),
-                        ]
-                        for c in changes
-                    ],
-                ),
-            )
-        )
-    judges_rows = [_dict(j) for j in _list(r.get("judges"))]
-    if judges_rows:
-        out.append(
-            Section(
-                "Judges",
-                table=Table(
-                    ["Seat", "Model", "Answered by", "Stance", "Status"],
-                    [
-                        [
-                            _text(j.get("judge")),
-                            _text(j.get("model")),
-                            _text(j.get("answered_by")),
-                            _text(j.get("stance")),
-                            _text(j.get("status")),
-                        ]
-                        for j in judges_rows
-                    ],
-                ),
-            )
-        )
+    change_columns: list[tuple[str, Cell]] = [
+        ("Judge", "judge"),
+        ("Round", lambda c: _num(c.get("round"))),
+        ("From", "from"),
+        ("To", "to"),
+        ("What convinced it", "reason"),
+    ]
+    for section in (
+        records_section("Change log", r.get("change_log"), change_columns),
+        records_section("Judges", r.get("judges"), JUDGE_COLUMNS),
+    ):
+        if section is not None:
+            out.append(section)
     if r.get("no_recommendation"):
         out.append(Section("No usable recommendation", items=[_text(x) for x in _list(r.get("no_recommendation"))]))
     if r.get("user_prompt"):
@@ -768,26 +748,13 @@ def _challenge_sections(r: Mapping[str, Any]) -> list[Section]:
                 ),
             )
         )
-    challengers = [_dict(c) for c in _list(r.get("challengers"))]
-    if challengers:
-        out.append(
-            Section(
-                "Challengers",
-                table=Table(
-                    ["Seat", "Model", "Kind", "Answered by", "Status"],
-                    [
-                        [
-                            _text(c.get("seat")),
-                            _text(c.get("model")),
-                            _text(c.get("kind")),
-                            _text(c.get("answered_by")),
-                            _text(c.get("status")),
-                        ]
-                        for c in challengers
-                    ],
-                ),
-            )
-        )
+    challengers = records_section(
+        "Challengers",
+        r.get("challengers"),
+        [("Seat", "seat"), ("Model", "model"), ("Kind", "kind"), ("Answered by", "answered_by"), ("Status", "status")],
+    )
+    if challengers is not None:
+        out.append(challengers)
     for key, title in (("skepticism", "Skepticism rule"), ("skipped_challengers", "Skipped"), ("notes", "Notes")):
         if r.get(key):
             out.append(Section(title, items=[_text(x) for x in _list(r.get(key))]))
