@@ -148,12 +148,9 @@ async def evaluate(
             return await api.run_evaluation(request, seats, moderator, options)
 
         result = await with_progress(ctx, request.rounds_allowed, run)
-        data = result.model_dump(mode="json")
-        if html:
-            _write_html(str(data["debate_id"]), html)
+        return _debate_result(result, html)
     except MootError as e:
         raise _tool_error(e) from None
-    return json_result(data)
 
 
 async def decide(
@@ -201,12 +198,9 @@ async def decide(
             return await api.run_decision(request, seats, options)
 
         result = await with_progress(ctx, request.config.max_rounds, run)
-        data = result.model_dump(mode="json")
-        if html:
-            _write_html(str(data["debate_id"]), html)
+        return _debate_result(result, html)
     except MootError as e:
         raise _tool_error(e) from None
-    return json_result(data)
 
 
 async def challenge(
@@ -247,11 +241,16 @@ async def challenge(
             )
 
         result = await with_progress(ctx, max_rounds, run)
-        data = result.model_dump(mode="json")
-        if html:
-            _write_html(str(data["debate_id"]), html)
+        return _debate_result(result, html)
     except MootError as e:
         raise _tool_error(e) from None
+
+
+def _debate_result(result: BaseModel, html: str | None) -> CallToolResult:
+    """A protocol tool's reply: the `--format json` result, after writing the HTML report if asked."""
+    data = result.model_dump(mode="json")
+    if html:
+        _write_html(str(data["debate_id"]), html)
     return json_result(data)
 
 
