@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from moot.errors import JudgeError, MissingExtra
-from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS, api_key_for, resolve
+from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS, adapter_args
 from moot.judges.wire_errors import map_stainless_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -105,16 +105,8 @@ class AnthropicJudge:
 
 def build(spec: JudgeSpec, model: str) -> AnthropicJudge:
     """A Claude judge for `spec`, asking for `model` (the primary or a fallback)."""
-    resolved = resolve(spec.model_copy(update={"model": model}))
     _sdk()  # fail now, with the install hint, rather than at the first call
-    judge = AnthropicJudge(
-        model=resolved.model,
-        api_key=api_key_for(spec, resolved),
-        base_url=resolved.base_url,
-        provider=resolved.provider.name,
-        temperature=spec.temperature,
-        max_tokens=spec.max_tokens,
-    )
+    judge = AnthropicJudge(**adapter_args(spec, model))
     # the SDK client is made here, before the debate's event loop runs: making one loads CA certificates
     # (tens of milliseconds of blocking work) that would otherwise stall every other judge's call
     judge.client()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from moot.errors import JudgeError, JudgeTimeout, MissingExtra, TransientJudgeError
-from moot.judges.providers import api_key_for, resolve
+from moot.judges.providers import adapter_args
 from moot.judges.wire_errors import status_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -127,16 +127,8 @@ class GeminiJudge:
 
 def build(spec: JudgeSpec, model: str) -> GeminiJudge:
     """A Gemini judge for `spec`, asking for `model` (the primary or a fallback)."""
-    resolved = resolve(spec.model_copy(update={"model": model}))
     _sdk()  # fail now, with the install hint, rather than at the first call
-    judge = GeminiJudge(
-        model=resolved.model,
-        api_key=api_key_for(spec, resolved),
-        base_url=resolved.base_url,
-        provider=resolved.provider.name,
-        temperature=spec.temperature,
-        max_tokens=spec.max_tokens,
-    )
+    judge = GeminiJudge(**adapter_args(spec, model))
     # the SDK client is made here, before the debate's event loop runs: making one loads CA certificates
     # (tens of milliseconds of blocking work) that would otherwise stall every other judge's call
     judge.client()

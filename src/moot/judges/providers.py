@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from moot.errors import UsageError
 from moot.schemas.config import JudgeSpec
@@ -142,6 +143,19 @@ def resolve(spec: JudgeSpec, aliases: dict[str, str] | None = None) -> Resolved:
 def needs_key(spec: JudgeSpec, resolved: Resolved) -> bool:
     """Vendors' clouds need a credential; local servers and the user's own endpoints may not."""
     return not (resolved.provider.local or spec.api_base)
+
+
+def adapter_args(spec: JudgeSpec, model: str) -> dict[str, Any]:
+    """What every native vendor adapter is built from: the resolved model, key, endpoint and settings."""
+    resolved = resolve(spec.model_copy(update={"model": model}))
+    return {
+        "model": resolved.model,
+        "api_key": api_key_for(spec, resolved),
+        "base_url": resolved.base_url,
+        "provider": resolved.provider.name,
+        "temperature": spec.temperature,
+        "max_tokens": spec.max_tokens,
+    }
 
 
 def api_key_for(spec: JudgeSpec, resolved: Resolved) -> str | None:
