@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from moot.api.decide import parse_option, seat_ids, slug
-from moot.consensus.options import changes, check_consensus, meets_threshold
+from moot.consensus.decide import changes, check_consensus, meets_threshold
 from moot.errors import UsageError
 from moot.parsing.decide import ReplyRules, match_option, parse_stance_reply
 from moot.parsing.extract import ReplyError
-from moot.schemas.decision import DebateConfig, DecisionOption
+from moot.schemas.decide import DebateConfig, DecisionOption
 
 IDS = ["A", "B", "C"]
 OPTIONS = [

@@ -18,12 +18,12 @@ from moot.parsing.challenge import (
     parse_rebuttal,
 )
 from moot.parsing.decide import ReplyRules, parse_stance_reply
-from moot.parsing.evaluation import parse_scored_reply
+from moot.parsing.evaluate import parse_scored_reply
 from moot.parsing.extract import ReplyError, extract_mapping
-from moot.protocols.evaluate_synthesis import _parse_moderator
+from moot.protocols.evaluate_result import _parse_moderator
 from moot.schemas.criteria import Criterion
-from moot.schemas.decision import DecisionOption
-from moot.schemas.evaluation import CriticalFinding, ScoredPosition
+from moot.schemas.decide import DecisionOption
+from moot.schemas.evaluate import CriticalFinding, ScoredPosition
 from moot.schemas.reply_schemas import (
     assumptions_schema,
     challenge_reply_schema,

@@ -25,8 +25,8 @@ __all__ = [
 if TYPE_CHECKING:
     from moot.api import challenge, challenge_sync, decide, decide_sync, evaluate, evaluate_sync, resume, resume_sync
     from moot.schemas.challenge import ChallengeResult
-    from moot.schemas.decision import DecisionResult
-    from moot.schemas.evaluation import EvaluationResult
+    from moot.schemas.decide import DecisionResult
+    from moot.schemas.evaluate import EvaluationResult
 
 
 def __getattr__(name: str) -> Any:
@@ -49,11 +49,11 @@ def __getattr__(name: str) -> Any:
 
         return ChallengeResult
     if name == "DecisionResult":
-        from moot.schemas.decision import DecisionResult
+        from moot.schemas.decide import DecisionResult
 
         return DecisionResult
     if name == "EvaluationResult":
-        from moot.schemas.evaluation import EvaluationResult
+        from moot.schemas.evaluate import EvaluationResult
 
         return EvaluationResult
     raise AttributeError(f"module 'moot' has no attribute {name!r}")

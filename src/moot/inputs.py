@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from moot.errors import UsageError
 from moot.schemas.criteria import Criterion, parse_criteria_string, parse_rubric_data
-from moot.schemas.evaluation import Artifact
+from moot.schemas.evaluate import Artifact
 
 MAX_ARTIFACT_BYTES = 2_000_000
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".specs"}

@@ -28,7 +28,7 @@ from moot.protocols.challenge import CHALLENGER_PROMPT, PROPONENT_PROMPT, Positi
 from moot.runs import RunOptions, run_debate
 from moot.schemas.challenge import ChallengeRequest, ChallengeResult
 from moot.schemas.config import JudgeSpec
-from moot.schemas.evaluation import Artifact
+from moot.schemas.evaluate import Artifact
 from moot.store.db import Store
 
 # The seed's lineup: the proponent is Claude, the challengers are the other vendors' coding agents.

@@ -20,10 +20,10 @@ from moot.inputs import load_artifacts, load_yaml_file, validation_message
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.protocols.decide import DEFAULT_JUDGES, DEFAULT_STANCES, STANCE_PROMPTS, Decision
-from moot.reports.decision import DecisionFiles
+from moot.reports.decide import DecisionFiles
 from moot.runs import RunOptions, run_debate
 from moot.schemas.config import JudgeSpec
-from moot.schemas.decision import DebateConfig, DebateContext, DecisionOption, DecisionRequest, DecisionResult
+from moot.schemas.decide import DebateConfig, DebateContext, DecisionOption, DecisionRequest, DecisionResult
 from moot.store.db import Store
 
 DEFAULT_FEATURE_DIR = ".specs"

@@ -21,7 +21,7 @@ from moot.reports.judge_files import JudgeReports, choose_base, solution_name
 from moot.runs import RunOptions, run_debate
 from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import Criterion
-from moot.schemas.evaluation import Artifact, EvaluationRequest, EvaluationResult
+from moot.schemas.evaluate import Artifact, EvaluationRequest, EvaluationResult
 from moot.store.db import Store
 
 

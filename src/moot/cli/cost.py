@@ -18,7 +18,7 @@ from moot.engine.budget import TYPICAL_REPLY_TOKENS, Budget, CallCost, Scenario,
 from moot.engine.core import Engine
 from moot.engine.pricing import Pricing
 from moot.judges.base import Seat
-from moot.schemas.evaluation import EvaluationRequest, ScoredPosition
+from moot.schemas.evaluate import EvaluationRequest, ScoredPosition
 from moot.store.db import Store
 
 

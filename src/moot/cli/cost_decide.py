@@ -13,7 +13,7 @@ from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost, Scenario, scenari
 from moot.engine.core import Engine
 from moot.engine.pricing import Pricing
 from moot.judges.base import Seat
-from moot.schemas.decision import DecisionRequest
+from moot.schemas.decide import DecisionRequest
 from moot.store.db import Store
 
 

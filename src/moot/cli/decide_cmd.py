@@ -15,13 +15,13 @@ from moot.cli.output import TEXT_RENDERERS, check_format, emit, render_result
 from moot.cli.progress import ProgressPrinter
 from moot.cli.running import run_cli
 from moot.errors import UsageError
-from moot.schemas.decision import DecisionResult
+from moot.schemas.decide import DecisionResult
 
 MAX_ASKS = 3
 
 
 def _text(data: dict[str, object]) -> str:
-    from moot.reports.decision import decision_text
+    from moot.reports.decide import decision_text
 
     return decision_text(DecisionResult.model_validate(data))
 

@@ -10,7 +10,7 @@ from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
 from moot.cli.output import TEXT_RENDERERS, check_format, emit
 from moot.cli.progress import ProgressPrinter
 from moot.cli.running import run_cli
-from moot.schemas.evaluation import EvaluationResult
+from moot.schemas.evaluate import EvaluationResult
 
 
 def _text(data: dict[str, object]) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping
-from moot.schemas.decision import Challenge, DecisionOption, StanceReply
+from moot.schemas.decide import Challenge, DecisionOption, StanceReply
 
 _RECOMMENDATION_KEYS = ("recommendation", "recommended_option", "recommend", "choice")
 _REASON_KEYS = ("change_reason", "what_convinced_me", "changed_because", "reason_for_change")

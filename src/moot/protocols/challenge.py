@@ -36,7 +36,7 @@ from moot.parsing.challenge import (
     parse_rebuttal,
 )
 from moot.prompts import render
-from moot.protocols.challenge_output import challenge_output
+from moot.protocols.challenge_result import challenge_output
 from moot.protocols.common import concurrently
 from moot.schemas.challenge import (
     AssumptionStatement,

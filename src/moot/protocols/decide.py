@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from moot.consensus.options import OptionConsensus, changes, check_consensus
+from moot.consensus.decide import OptionConsensus, changes, check_consensus
 from moot.engine import Answer, Engine, Event, ask
 from moot.engine.spend import spend_from_calls
 from moot.errors import DebateAborted
@@ -31,8 +31,8 @@ from moot.parsing.extract import ReplyError
 from moot.prompts import render
 from moot.protocols.common import concurrently
 from moot.protocols.decide_result import build_result
-from moot.reports.decision import DecisionFiles, judge_round_markdown, round_file_name
-from moot.schemas.decision import ChangeLogEntry, DecisionRequest, DecisionResult, RoundTally, StanceReply
+from moot.reports.decide import DecisionFiles, judge_round_markdown, round_file_name
+from moot.schemas.decide import ChangeLogEntry, DecisionRequest, DecisionResult, RoundTally, StanceReply
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_schemas import decide_reply_schema
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from moot.judges.base import Seat
 from moot.prompts import render
-from moot.schemas.decision import DecisionJudge, DecisionRequest, DecisionResult, RoundTally
+from moot.schemas.decide import DecisionJudge, DecisionRequest, DecisionResult, RoundTally
 
 if TYPE_CHECKING:
     from moot.protocols.decide import DecideState

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from moot.consensus.scores import (
+from moot.consensus.evaluate import (
     RESOLVED_STATES,
     check_consensus,
     decide_verdict,
@@ -28,12 +28,12 @@ from moot.engine import Answer, Engine, Event, ask
 from moot.engine.spend import spend_from_calls
 from moot.errors import DebateAborted
 from moot.judges.base import Seat
-from moot.parsing.evaluation import parse_scored_reply
+from moot.parsing.evaluate import parse_scored_reply
 from moot.prompts import render
 from moot.protocols.common import concurrently
-from moot.protocols.evaluate_synthesis import engine_synthesis, moderator_synthesis
+from moot.protocols.evaluate_result import engine_synthesis, moderator_synthesis
 from moot.reports.judge_files import JudgeReports
-from moot.schemas.evaluation import (
+from moot.schemas.evaluate import (
     CriticalFinding,
     CriticalResponse,
     EvaluationRequest,

@@ -255,10 +255,10 @@ def criterion_scores(record: DebateRecord) -> list[tuple[int, str, dict[str, flo
     ]
     if stored:  # debates recorded since rounds carry every judge's criterion scores
         return stored
-    from moot.parsing.evaluation import parse_scored_reply
+    from moot.parsing.evaluate import parse_scored_reply
     from moot.parsing.extract import ReplyError
     from moot.schemas.criteria import Criterion
-    from moot.schemas.evaluation import ScoredPosition
+    from moot.schemas.evaluate import ScoredPosition
 
     try:
         criteria = [Criterion.model_validate(c) for c in _list(record.request.get("criteria"))]

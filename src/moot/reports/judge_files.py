@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from moot.reports.files import atomic_append, atomic_write, fence
 from moot.reports.markdown import consensus_report
-from moot.schemas.evaluation import EvaluationResult, ScoredPosition
+from moot.schemas.evaluate import EvaluationResult, ScoredPosition
 
 if TYPE_CHECKING:
     from moot.judges.base import Seat

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from moot.schemas.evaluation import EvaluationResult
+from moot.schemas.evaluate import EvaluationResult
 
 
 def score_table(result: EvaluationResult) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from moot.reports.cost_table import cost_table
 from moot.reports.markdown import score_table
-from moot.schemas.evaluation import EvaluationResult
+from moot.schemas.evaluate import EvaluationResult
 
 
 def evaluation_text(result: EvaluationResult) -> str:

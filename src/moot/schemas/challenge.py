@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from moot.schemas.config import JudgeSpec
-from moot.schemas.evaluation import Artifact
+from moot.schemas.evaluate import Artifact
 from moot.schemas.spend import Spend
 
 Confidence = Literal["HIGH", "MEDIUM", "LOW"]

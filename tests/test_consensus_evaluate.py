@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from moot.consensus.scores import (
+from moot.consensus.evaluate import (
     check_consensus,
     decide_verdict,
     find_majority,
@@ -15,7 +15,7 @@ from moot.consensus.scores import (
 )
 from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import parse_criteria_string
-from moot.schemas.evaluation import CriticalFinding, ScoredPosition
+from moot.schemas.evaluate import CriticalFinding, ScoredPosition
 
 CRIT = parse_criteria_string("correctness:30,design:25,security:20,performance:15,docs:10")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from moot.reports.files import atomic_write, fence
-from moot.schemas.decision import DecisionOption, DecisionResult, StanceReply
+from moot.schemas.decide import DecisionOption, DecisionResult, StanceReply
 
 
 def round_file_name(question_id: str, judge: str, round_no: int) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from moot.consensus.scores import weighted_overall
+from moot.consensus.evaluate import weighted_overall
 from moot.parsing.extract import ReplyError, as_bool, as_list, as_score, as_text, extract_mapping
 from moot.schemas.criteria import Criterion, criterion_key
-from moot.schemas.evaluation import (
+from moot.schemas.evaluate import (
     CriticalFinding,
     CriticalResponse,
     Exchange,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from moot.engine import Engine, ask
 from moot.parsing.extract import ReplyError, as_bool, as_list, as_text, extract_mapping
 from moot.prompts import render
-from moot.schemas.evaluation import (
+from moot.schemas.evaluate import (
     AttentionItem,
     ConvergentFinding,
     DivergentFinding,

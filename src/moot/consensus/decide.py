@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from moot.schemas.decision import ChangeLogEntry
+from moot.schemas.decide import ChangeLogEntry
 
 THRESHOLD_TOLERANCE = 0.005
 MIN_AGREEING = 2

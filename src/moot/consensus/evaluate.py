@@ -13,7 +13,7 @@ from typing import Literal
 
 from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import Criterion
-from moot.schemas.evaluation import CriticalFinding, CriticalResponse, ScoredPosition, Verdict
+from moot.schemas.evaluate import CriticalFinding, CriticalResponse, ScoredPosition, Verdict
 
 EPSILON = 1e-9
 FindingState = Literal["agreed", "withdrawn", "rejected", "disputed", "open"]
