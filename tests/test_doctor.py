@@ -94,3 +94,44 @@ def test_doctor_without_a_file_lists_the_lineups_and_agent_clis(
 def test_doctor_bad_judges_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", "--judges", str(tmp_path / "missing.yaml")]) == 2
     assert capsys.readouterr().err.startswith("moot: error: judges file")
+
+
+def test_openai_is_a_core_dependency_and_the_extra_still_installs() -> None:
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
+    assert any(d.startswith("openai") for d in project["dependencies"])
+    extras = project["optional-dependencies"]
+    assert "openai" in extras and {"anthropic", "gemini", "mcp"} <= set(extras)
+    assert not any(d.startswith(("anthropic", "google-genai", "mcp")) for d in project["dependencies"])
+
+
+def test_doctor_names_the_extra_when_a_judges_sdk_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+    import sys
+
+    for env in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.setenv(env, "k")
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # what an uninstalled package looks like to `import`
+    real_find_spec = importlib.util.find_spec
+
+    def find_spec(name: str, package: str | None = None) -> Any:
+        if name.startswith("google"):
+            raise ModuleNotFoundError("No module named 'google'")  # the parent package is absent too
+        return real_find_spec(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    judges = tmp_path / "j.yaml"
+    judges.write_text(yaml.safe_dump({"debate_judges": ["haiku", "gemini-2.5-flash", "gpt-5.2"]}))
+    by = {r["judge"]: r for r in doctor_json(capsys, "--judges", str(judges))}
+    assert by["haiku"]["usable"] is False
+    assert by["haiku"]["detail"] == "SDK 'anthropic' not installed: pip install 'moot[anthropic]'"
+    assert by["gemini-2.5-flash"]["usable"] is False
+    assert by["gemini-2.5-flash"]["detail"] == "SDK 'google-genai' not installed: pip install 'moot[gemini]'"
+    assert by["gpt-5.2"]["usable"] is True and by["gpt-5.2"]["credential"] == "present"
+    assert main(["doctor", "--judges", str(judges)]) == 0
+    text = capsys.readouterr().out
+    assert "NO  judge      haiku" in text and "pip install 'moot[anthropic]'" in text
+    assert text.rstrip().endswith("1 of 3 judges usable here")

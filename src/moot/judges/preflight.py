@@ -1,8 +1,9 @@
 """Which judges are usable here, checked before a debate starts (seed 004's phase 0) and by `moot doctor`.
 
     scripted judges       always usable
-    API judges            usable when their provider is known and their credential is present (local
-                          endpoints and `api_base` endpoints need none)
+    API judges            usable when their provider is known, its SDK is installed (the pip extra is
+                          named when not) and their credential is present (local endpoints and
+                          `api_base` endpoints need none)
     agent CLIs            usable when the executable is on PATH and answers a cheap probe (`--version`)
 
 No check sends a prompt to a model. Probe results of agent CLIs are cached for a short time under
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from moot.errors import UsageError
 from moot.judges.agent_cli import command_template, profile_for, run_process, which
-from moot.judges.providers import api_key_for, key_hint, resolve
+from moot.judges.providers import api_key_for, key_hint, resolve, sdk_missing
 from moot.schemas.config import JudgeSpec
 
 CACHE_TTL_S = 300.0
@@ -169,6 +170,9 @@ def check_api(spec: JudgeSpec, aliases: dict[str, str] | None = None) -> Availab
     except UsageError as e:
         return Availability(False, "api", "?", str(e))
     endpoint = r.base_url or "(vendor default)"
+    missing_sdk = sdk_missing(r.provider.wire)
+    if missing_sdk:
+        return Availability(False, "api", r.provider.name, missing_sdk, endpoint=endpoint)
     if r.provider.local or spec.api_base:
         return Availability(
             True, "api", r.provider.name, "no credential needed", endpoint=endpoint, credential="not needed"

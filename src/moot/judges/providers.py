@@ -11,6 +11,7 @@ server).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,13 @@ PROVIDERS: dict[str, Provider] = {
     "vllm": Provider("vllm", "openai", "http://127.0.0.1:8000/v1", (), None, local=True, concurrency=8),
     "llamacpp": Provider("llamacpp", "openai", "http://127.0.0.1:8080/v1", (), None, local=True, concurrency=2),
     "lmstudio": Provider("lmstudio", "openai", "http://127.0.0.1:1234/v1", (), None, local=True, concurrency=2),
+}
+
+# wire -> (the module its SDK is imported as, the pip distribution, the moot extra that installs it)
+SDKS: dict[str, tuple[str, str, str]] = {
+    "openai": ("openai", "openai", "openai"),
+    "anthropic": ("anthropic", "anthropic", "anthropic"),
+    "gemini": ("google.genai", "google-genai", "gemini"),
 }
 
 ALIASES: dict[str, str] = {
@@ -138,6 +146,21 @@ def resolve(spec: JudgeSpec, aliases: dict[str, str] | None = None) -> Resolved:
         f"judge '{spec.label}': cannot tell which provider serves model '{spec.model}' "
         f"(write it as provider/model with provider one of {', '.join(PROVIDERS)}, or give api_base)"
     )
+
+
+def sdk_missing(wire: str) -> str | None:
+    """Why a wire's SDK cannot be imported here, with the install command; None when it can.
+
+    Only looked up (`find_spec`), never imported: a doctor run stays cheap and vendors' SDKs stay lazy.
+    """
+    if wire not in SDKS:
+        return None
+    module, dist, extra = SDKS[wire]
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or a module blocked in sys.modules
+        found = False
+    return None if found else f"SDK '{dist}' not installed: pip install 'moot[{extra}]'"
 
 
 def needs_key(spec: JudgeSpec, resolved: Resolved) -> bool:
