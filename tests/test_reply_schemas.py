@@ -20,7 +20,7 @@ from moot.parsing.challenge import (
 from moot.parsing.decide import ReplyRules, parse_stance_reply
 from moot.parsing.evaluate import parse_scored_reply
 from moot.parsing.extract import ReplyError, extract_mapping
-from moot.protocols.evaluate_result import _parse_moderator
+from moot.protocols.evaluate_moderator import parse_moderator as _parse_moderator
 from moot.schemas.criteria import Criterion
 from moot.schemas.decide import DecisionOption
 from moot.schemas.evaluate import CriticalFinding, ScoredPosition

@@ -11,6 +11,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from moot.api.common import RESUMERS, JudgeLike, apply_max_cost, load_panel, make_seats, options_from_panel
+from moot.engine.core import Engine
+from moot.engine.events import fan_out
+from moot.engine.runner import run_steps
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
@@ -96,6 +99,21 @@ def build_evaluation_request(
     return request, seats, moderator_seat, panel
 
 
+def _judge_reports(request: EvaluationRequest, store: Store, debate_id: str) -> JudgeReports | None:
+    """The per-judge report files, written as rounds complete (none without a reports folder)."""
+    if not request.reports_dir:
+        return None
+    return JudgeReports(
+        Path(request.reports_dir),
+        request.report_base,
+        store,
+        debate_id,
+        weights={c.key: c.weight for c in request.criteria},
+        artifacts=list(request.artifacts),
+        task=request.task,
+    )
+
+
 async def run_evaluation(
     request: EvaluationRequest,
     seats: list[Seat],
@@ -107,11 +125,14 @@ async def run_evaluation(
     store = options.store or Store.open_default()
     options.store = store
 
-    async def body(engine: Any) -> EvaluationResult:
-        reports = None
-        if request.reports_dir:
-            reports = JudgeReports(Path(request.reports_dir), request.report_base, store, engine.debate_id)
-        return await Evaluation(request, seats, engine, moderator=moderator, reports=reports).run()
+    async def body(engine: Engine) -> EvaluationResult:
+        reports = _judge_reports(request, store, engine.debate_id)
+        if reports is not None:
+            engine.emit = fan_out(engine.emit, reports)
+        result = await run_steps(Evaluation(request, seats, engine.debate_id, moderator=moderator), engine)
+        if reports is not None:
+            result.reports = reports.write_consensus(result)
+        return result
 
     title = f"evaluate {request.artifacts[0].path}" + (f": {request.task}" if request.task else "")
     all_seats = seats + ([moderator] if moderator else [])

@@ -17,8 +17,9 @@ from typing import Any
 from moot.engine.budget import TYPICAL_REPLY_TOKENS, Budget, CallCost, Scenario, scenarios, tokens_of
 from moot.engine.core import Engine
 from moot.engine.pricing import Pricing
+from moot.engine.runner import rehearse_plan
 from moot.judges.base import Seat
-from moot.schemas.evaluate import EvaluationRequest, ScoredPosition
+from moot.schemas.evaluate import EvaluationRequest
 from moot.store.db import Store
 
 
@@ -29,12 +30,6 @@ def with_max_cost(budget: Budget | None, max_cost: float | None) -> Budget | Non
     return apply(budget, max_cost)
 
 
-def _placeholder(seat: Seat, round_no: int, request: EvaluationRequest) -> ScoredPosition:
-    return ScoredPosition(
-        judge=seat.id, round=round_no, overall_score=3.0, dimension_scores={c.key: 3.0 for c in request.criteria}
-    )
-
-
 def estimate_evaluation(
     request: EvaluationRequest, seats: list[Seat], moderator: Seat | None, pricing: Pricing | None
 ) -> tuple[list[CallCost], list[CallCost], list[Scenario]]:
@@ -42,27 +37,10 @@ def estimate_evaluation(
     from moot.protocols.evaluate import Evaluation
 
     engine = Engine(Store(":memory:"), "dry-run", pricing=pricing)
-    typical = Evaluation(request, seats, engine)
-    worst = Evaluation(request, seats, engine)
-    calls: list[CallCost] = []
-    for round_no in range(1, request.rounds_allowed + 1):
-        for seat in seats:
-            if round_no > 1:
-                for ev, size in ((typical, TYPICAL_REPLY_TOKENS), (worst, engine.output_bound(seat))):
-                    ev.state.positions.setdefault(seat.id, []).append(_placeholder(seat, round_no - 1, request))
-                    ev.state.texts.setdefault(seat.id, []).append("x" * 4 * size)
-        for seat in seats:
-            t = engine.call_cost(seat, typical._prompt(seat, round_no), round_no, cached_prefix=round_no > 1)
-            w = engine.call_cost(seat, worst._prompt(seat, round_no), round_no)
-            calls.append(CallCost(seat.id, seat.label, round_no, t.input_tokens, t.typical_usd, w.worst_usd))
-    final: list[CallCost] = []
-    if moderator is not None:
-        tokens_in = tokens_of(typical.system) + TYPICAL_REPLY_TOKENS * len(seats)
-        worst_in = tokens_of(typical.system) + max(engine.output_bound(s) for s in seats) * len(seats)
-        from moot.schemas.messages import Usage
-
-        typ = engine.seat_price(moderator, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS))
-        final.append(CallCost(moderator.id, moderator.label, 0, tokens_in, typ, engine.worst_cost(moderator, worst_in)))
+    typical, worst = (Evaluation(request, seats, "dry-run", moderator=moderator) for _ in range(2))
+    costs = rehearse_plan(typical, worst, engine)
+    calls = [c for c in costs if c.round]
+    final = [c for c in costs if not c.round]
     return calls, final, scenarios(calls, request.rounds_allowed, final)
 
 

@@ -18,10 +18,12 @@ from moot.engine.budget import CLARIFY_OVERHEAD_TOKENS, TYPICAL_REPLY_TOKENS, Bu
 from moot.engine.events import Event, EventSink, ignore
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
+from moot.engine.spend import spend_from_calls
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.messages import Completion, Prompt, Usage
+from moot.schemas.spend import Spend
 from moot.store.db import CallRecord, Store, now_iso
 
 
@@ -113,6 +115,10 @@ class Engine:
             seat, Usage(input_tokens=tokens_in + bound + CLARIFY_OVERHEAD_TOKENS, output_tokens=bound)
         )
         return None if first is None or clarify is None else round(first + clarify, 8)
+
+    def spend(self, *, wall_seconds: float) -> Spend:
+        """What this debate has spent, calls made before a resume included."""
+        return spend_from_calls(self.store.calls(self.debate_id), wall_seconds=wall_seconds)
 
     def spent(self) -> float:
         """Dollars this debate has paid so far (including calls made before a resume)."""

@@ -1,31 +1,113 @@
-"""The synthesis of a scored evaluation: findings, opinions and recommendations (seed 001's format).
+"""The result of a scored evaluation: the verdict from the final positions, then the synthesis
+(findings, opinions and recommendations in seed 001's format).
 
-The engine writes one from the judges' own structured findings and scores; a configured moderator
-(seed 001's debate-judge) may replace the prose parts. Numbers always come from the engine.
+The engine writes the synthesis from the judges' own structured findings and scores; a configured
+moderator (seed 001's debate-judge) may replace the prose parts. Numbers always come from the engine.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
-from moot.engine import Engine, ask
-from moot.parsing.extract import ReplyError, as_bool, as_list, as_text, extract_mapping
-from moot.prompts import render
+from moot.consensus.evaluate import decide_verdict
+from moot.judges.base import Seat
+from moot.protocols.evaluate_moderator import merge_moderator
+from moot.protocols.evaluate_state import DebateState
 from moot.schemas.evaluate import (
     AttentionItem,
     ConvergentFinding,
+    CriticalFinding,
     DivergentFinding,
     EvaluationRequest,
     EvaluationResult,
+    JudgeOutcome,
     Recommendation,
-    SelfCritique,
+    Summary,
 )
-from moot.schemas.messages import Message, Prompt
-from moot.schemas.reply_schemas import moderator_reply_schema
 
-if TYPE_CHECKING:
-    from moot.judges.base import Seat
-    from moot.protocols.evaluate import DebateState
+
+def build_result(
+    request: EvaluationRequest, seats: Sequence[Seat], state: DebateState, debate_id: str, *, moderator_label: str = ""
+) -> EvaluationResult:
+    """The verdict, the engine's synthesis, and the moderator's prose over it when it gave any."""
+    result = engine_synthesis(verdict_result(request, seats, state, debate_id), state, request)
+    if state.moderator_reply is not None:
+        return merge_moderator(result, state.moderator_reply, moderator_label)
+    if state.moderated:
+        note = f"moderator failed ({state.moderator_error}); synthesis written by the engine"
+        return result.model_copy(update={"notes": [*result.notes, note]})
+    return result
+
+
+def verdict_result(
+    request: EvaluationRequest, seats: Sequence[Seat], state: DebateState, debate_id: str
+) -> EvaluationResult:
+    """The numbers: verdict, method, majority and minority, from the judges' final positions."""
+    st = state
+    final = {s.id: st.latest(s).overall_score for s in st.active}
+    states = st.states()
+    d = decide_verdict(
+        final,
+        consensus_reached=st.consensus_at is not None,
+        settings=request.consensus,
+        thresholds=request.thresholds,
+        critical_accepted=any(v == "agreed" for v in states.values()),
+    )
+    last = st.progression[f"round_{len(st.progression)}"]
+    if d.method == "majority":
+        last.majority_score, last.minority_score = d.majority_score, d.minority_score
+    findings = [
+        {**f.model_dump(), "state": states.get(f.id, "open"), "responses": _responses_to(st, f)} for f in st.findings
+    ]
+    return EvaluationResult(
+        debate_id=debate_id,
+        artifact_evaluated=", ".join(a.path for a in request.artifacts),
+        task=request.task,
+        rounds_completed=len(st.progression),
+        consensus_reached=st.consensus_at is not None,
+        consensus_reached_at=st.consensus_at,
+        summary=Summary(
+            final_verdict=d.verdict,
+            consensus_score=d.score,
+            score_range=[min(final.values()), max(final.values())],
+            consensus_method=d.method,
+            confidence=d.confidence,
+        ),
+        round_progression=st.progression,
+        verdict_type=d.verdict_type,
+        majority_score=d.majority_score,
+        minority_score=d.minority_score,
+        majority_judges=d.majority,
+        minority_judges=d.minority,
+        critical_findings=findings,
+        criteria={c.key: round(c.weight, 4) for c in request.criteria},
+        judges=[_outcome(seat, st) for seat in seats],
+        notes=list(st.notes),
+    )
+
+
+def _outcome(seat: Seat, st: DebateState) -> JudgeOutcome:
+    pos = st.positions.get(seat.id)
+    dropped = st.dropped.get(seat.id)
+    return JudgeOutcome(
+        judge=seat.id,
+        number=seat.number,
+        model=seat.label,
+        answered_by=st.answered_by.get(seat.id, ""),
+        stance=seat.stance,
+        status=f"dropped: {dropped[1]}" if dropped else "ok",
+        dropped_in_round=dropped[0] if dropped else None,
+        final_score=pos[-1].overall_score if pos and not dropped else None,
+        final_scores=dict(pos[-1].dimension_scores) if pos and not dropped else {},
+    )
+
+
+def _responses_to(st: DebateState, f: CriticalFinding) -> dict[str, str]:
+    out = {f.raised_by: "raised"}
+    for judge, resp in st.responses.items():
+        if f.id in resp:
+            out[judge] = resp[f.id]
+    return out
 
 
 def _opinion(state: DebateState, seat_ids: list[str]) -> str:
@@ -172,111 +254,3 @@ def engine_synthesis(result: EvaluationResult, state: DebateState, request: Eval
             "user_attention_needed": attention,
         }
     )
-
-
-def _parse_moderator(text: str) -> dict[str, Any]:
-    data = extract_mapping(text, required_any=("majority_opinion", "recommendations"))
-    if not as_text(data.get("majority_opinion")):
-        raise ReplyError("majority_opinion is missing")
-    return data
-
-
-async def moderator_synthesis(
-    base: EvaluationResult, state: DebateState, request: EvaluationRequest, moderator: Seat, engine: Engine
-) -> EvaluationResult:
-    prompt_text = render(
-        "evaluate/moderator.j2",
-        judge_count=len(state.active),
-        artifact=base.artifact_evaluated,
-        rounds_completed=base.rounds_completed,
-        verdict=base.summary.final_verdict,
-        score=base.summary.consensus_score,
-        method=base.summary.consensus_method,
-        verdict_type=base.verdict_type,
-        majority_judges=base.majority_judges,
-        minority_judges=base.minority_judges,
-        progression={k: v.model_dump() for k, v in base.round_progression.items()},
-        reports=[
-            {
-                "judge": s.id,
-                "stance": s.stance,
-                "overall_score": state.latest(s).overall_score,
-                "text": state.texts[s.id][-1],
-            }
-            for s in state.active
-        ],
-    )
-    prompt = Prompt(
-        system="You moderate structured debates between LLM judges and write faithful, balanced syntheses.",
-        messages=[Message(role="user", content=prompt_text)],
-        json_schema=moderator_reply_schema([s.id for s in state.active]),
-        meta={"round": 0, "kind": "moderator"},
-    )
-    answer = await ask(
-        engine,
-        moderator,
-        prompt,
-        _parse_moderator,
-        key="moderator",
-        round_no=0,
-        kind="moderator",
-        clarify=lambda reason: render("evaluate/clarify.j2", reason=reason),
-    )
-    if answer.value is None:
-        return base.model_copy(
-            update={"notes": [*base.notes, f"moderator failed ({answer.reason}); synthesis written by the engine"]}
-        )
-    data = answer.value
-    update: dict[str, Any] = {"synthesis_by": f"moderator:{moderator.label}"}
-    update["majority_opinion"] = as_text(data.get("majority_opinion"))
-    if base.minority_judges or as_text(data.get("minority_opinion")):
-        update["minority_opinion"] = as_text(data.get("minority_opinion")) or base.minority_opinion
-    recs = []
-    for item in as_list(data.get("recommendations")):
-        if isinstance(item, dict) and as_text(item.get("action")):
-            prio = as_text(item.get("priority")).upper()
-            recs.append(
-                Recommendation(
-                    priority=prio if prio in ("MUST", "SHOULD", "COULD") else "SHOULD",
-                    action=as_text(item.get("action")),
-                    rationale=as_text(item.get("rationale")),
-                )
-            )
-    if recs:
-        update["recommendations"] = recs
-    conv = []
-    for item in as_list(data.get("convergent_findings")):
-        if isinstance(item, dict) and as_text(item.get("finding")):
-            prio = as_text(item.get("priority")).upper()
-            conv.append(
-                ConvergentFinding(
-                    finding=as_text(item.get("finding")),
-                    priority=prio if prio in ("CRITICAL", "HIGH", "MEDIUM", "LOW") else "MEDIUM",
-                    action_required=bool(as_bool(item.get("action_required"))),
-                    source_judges=["all"],
-                )
-            )
-    if conv:
-        update["convergent_findings"] = conv
-    div = []
-    for item in as_list(data.get("divergent_findings")):
-        if isinstance(item, dict) and as_text(item.get("finding")):
-            raw_positions = item.get("positions")
-            positions = raw_positions if isinstance(raw_positions, dict) else {}
-            div.append(
-                DivergentFinding(
-                    finding=as_text(item.get("finding")),
-                    positions={str(k): as_text(v) for k, v in positions.items()},
-                    user_decision_needed=as_bool(item.get("user_decision_needed")) is not False,
-                )
-            )
-    if div:
-        update["divergent_findings"] = div
-    critique = data.get("self_critique")
-    if isinstance(critique, dict):
-        update["self_critique"] = SelfCritique(
-            questions_passed=as_text(critique.get("questions_passed")),
-            synthesis_quality=as_text(critique.get("synthesis_quality")),
-            potential_bias=as_text(critique.get("potential_bias")),
-        )
-    return base.model_copy(update=update)

@@ -10,16 +10,12 @@ from __future__ import annotations
 import re
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from moot.reports.files import atomic_append, atomic_write, fence
 from moot.reports.markdown import consensus_report
-from moot.schemas.evaluate import EvaluationResult, ScoredPosition
-
-if TYPE_CHECKING:
-    from moot.judges.base import Seat
-    from moot.protocols.evaluate import Evaluation
-    from moot.store.db import Store
+from moot.schemas.evaluate import Artifact, EvaluationResult, JudgeRoundRecord, ScoredPosition
+from moot.schemas.events import Event
+from moot.store.db import Store
 
 
 def solution_name(paths: list[str]) -> str:
@@ -59,11 +55,31 @@ def _scores_table(position: ScoredPosition, weights: dict[str, float], previous:
 
 
 class JudgeReports:
-    def __init__(self, directory: Path, base: str, store: Store, debate_id: str) -> None:
+    """Writes each judge's file as its rounds complete: a subscriber to the runner's events."""
+
+    def __init__(
+        self,
+        directory: Path,
+        base: str,
+        store: Store,
+        debate_id: str,
+        *,
+        weights: dict[str, float],
+        artifacts: list[Artifact],
+        task: str,
+    ) -> None:
         self.directory = directory
         self.base = base
         self.store = store
         self.debate_id = debate_id
+        self.weights = weights
+        self.artifacts = artifacts
+        self.task = task
+
+    def __call__(self, event: Event) -> None:
+        record = event.data.get("record") if event.kind == "record" else None
+        if isinstance(record, JudgeRoundRecord):
+            self.write_round(record)
 
     def path_for(self, number: int) -> Path:
         return self.directory / f"{self.base}.{number}.md"
@@ -72,21 +88,19 @@ class JudgeReports:
     def consensus_path(self) -> Path:
         return self.directory / f"{self.base}.consensus.md"
 
-    def _section(self, seat: Seat, position: ScoredPosition, text: str, ev: Evaluation) -> tuple[str, str]:
-        weights = {c.key: c.weight for c in ev.request.criteria}
-        history = ev.state.positions[seat.id]
-        previous = history[-2] if len(history) > 1 else None
+    def _section(self, rec: JudgeRoundRecord) -> tuple[str, str]:
+        position, text = rec.position, rec.text
         lines: list[str] = []
         if position.round == 1:
-            marker = f"Done by Judge {seat.number}"
+            marker = f"Done by Judge {rec.number}"
             lines += [
                 marker,
                 "",
-                f"# Judge {seat.number}: {seat.label} ({seat.stance})",
+                f"# Judge {rec.number}: {rec.model} ({rec.stance})",
                 "",
                 f"- Debate: {self.debate_id}",
-                f"- Artifact: {', '.join(a.path for a in ev.request.artifacts)}",
-                f"- Task: {ev.request.task or '(none given)'}",
+                f"- Artifact: {', '.join(a.path for a in self.artifacts)}",
+                f"- Task: {self.task or '(none given)'}",
                 "",
                 "## Round 1: Independent Analysis",
                 "",
@@ -99,7 +113,7 @@ class JudgeReports:
                 lines += [f"- with {d.with_judge or 'another judge'} on {d.on_point}" for d in position.disagreements]
                 lines.append("")
             lines += ["### Revised Assessment", ""]
-        lines += [_scores_table(position, weights, previous), ""]
+        lines += [_scores_table(position, self.weights, rec.previous), ""]
         label = "Overall weighted score" if position.round == 1 else "New Weighted Score"
         lines += [f"**{label}**: {position.overall_score:g}/5.0", ""]
         if position.change_reason:
@@ -114,12 +128,13 @@ class JudgeReports:
         lines += ["### Reply as given", "", fence(text, "yaml"), ""]
         return marker, "\n".join(lines)
 
-    def write_round(self, seat: Seat, position: ScoredPosition, text: str, ev: Evaluation) -> None:
-        path = self.path_for(seat.number)
+    def write_round(self, rec: JudgeRoundRecord) -> None:
+        path = self.path_for(rec.number)
+        position = rec.position
         section = f"round-{position.round}"
         if self.store.has_section(self.debate_id, str(path), section):
             return
-        marker, body = self._section(seat, position, text, ev)
+        marker, body = self._section(rec)
         existing = path.read_text(encoding="utf-8") if path.exists() else ""
         if position.round == 1 and not existing.startswith(marker):
             atomic_write(path, body)

@@ -196,3 +196,16 @@ class EvaluationRequest(BaseModel):
     @property
     def rounds_allowed(self) -> int:
         return 1 if self.mode == "quick" else self.max_rounds
+
+
+class JudgeRoundRecord(BaseModel):
+    """One judge's round as the per-judge report files need it (emitted by the runner as it happens)."""
+
+    judge: str
+    number: int
+    model: str
+    stance: str
+    round: int
+    position: ScoredPosition
+    previous: ScoredPosition | None = None
+    text: str = ""

@@ -1,0 +1,145 @@
+"""The one round runner under every protocol.
+
+It owns, once for all protocols: the budget gate before each step (priced from the planned calls, each
+prompt rendered once), the concurrent calls of a step (with one clarification each), drops and the
+minimum-judges rule, progress events, round records in the store, and spend. A protocol only plans
+steps and absorbs answers (`moot.engine.steps`). Ctrl-C, kill and resume need nothing here: every call is
+in the store as it completes, and a resumed run replays them through the same steps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Sequence
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from moot.engine.ask import Answer, ask
+from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost
+from moot.engine.core import Engine
+from moot.engine.events import Event
+from moot.engine.steps import Call, Outcome, ProtocolSteps, Step
+from moot.errors import DebateAborted
+
+R = TypeVar("R", bound=BaseModel)
+T = TypeVar("T")
+
+
+async def concurrently(calls: Sequence[Awaitable[T]]) -> list[T]:
+    """Await all calls of a step at once (structured: if one raises, the others are cancelled).
+
+    Judge failures do not raise (the engine returns them as outcomes), so in practice every call ends.
+    """
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(_wrap(c)) for c in calls]
+    return [t.result() for t in tasks]
+
+
+async def _wrap(c: Awaitable[T]) -> T:
+    return await c
+
+
+class Runner(Generic[R]):
+    """Drives one protocol's steps to its result through one engine."""
+
+    def __init__(self, protocol: ProtocolSteps[R], engine: Engine) -> None:
+        self.protocol = protocol
+        self.engine = engine
+        self.dropped: dict[str, str] = {}
+
+    async def run(self) -> R:
+        t0 = time.monotonic()
+        while (step := self.protocol.plan()) is not None:
+            if step.gated and self._stopped_by_budget(step):
+                break
+            answers = await self._step(step)
+            outcome = self.protocol.absorb(step, answers)
+            self._settle(step, outcome)
+            if not outcome.go_on:
+                break
+        return self.protocol.result(self.engine.spend(wall_seconds=time.monotonic() - t0))
+
+    def _stopped_by_budget(self, step: Step) -> bool:
+        planned = [(c.seat, c.prompt, c.key) for c in step.calls]
+        reason = self.engine.round_gate(step.round, planned, step.reserve)
+        if reason is None:
+            return False
+        if step.first:
+            raise DebateAborted(reason)
+        self.protocol.stopped(step, reason)
+        return True
+
+    async def _step(self, step: Step) -> list[Answer[Any]]:
+        data: dict[str, Any] = {"judges": [c.seat.id for c in step.calls]}
+        if step.phase:
+            data["phase"] = step.phase
+        self.engine.emit(Event("round_started", step.round, data=data))
+        return await concurrently([self._ask(step, call) for call in step.calls])
+
+    async def _ask(self, step: Step, call: Call[Any]) -> Answer[Any]:
+        answer = await ask(
+            self.engine,
+            call.seat,
+            call.prompt,
+            call.parse,
+            key=call.key,
+            round_no=step.round,
+            kind=call.kind,
+            clarify=call.clarify,
+        )
+        if answer.value is not None and call.describe is not None:
+            data = {**call.describe(answer.value), "clarified": answer.clarified}
+            self.engine.emit(Event("judge_answered", step.round, call.seat.id, data))
+        return answer
+
+    def _settle(self, step: Step, outcome: Outcome) -> None:
+        """Drops, the minimum-judges rule, round records and events, in that order."""
+        for seat_id, reason in outcome.dropped.items():
+            self.dropped[seat_id] = reason
+            self.engine.emit(Event("judge_dropped", step.round, seat_id, {"reason": reason}))
+        for event in outcome.events:
+            self.engine.emit(event)
+        if outcome.abort is not None:
+            raise DebateAborted(outcome.abort)
+        if outcome.active is not None and outcome.active < step.quorum:
+            raise DebateAborted(
+                f"fewer than two judges left after round {step.round}: "
+                + "; ".join(f"{k}: {v}" for k, v in self.dropped.items())
+            )
+        if outcome.round_record is not None:
+            self.engine.store.record_round(self.engine.debate_id, step.round, outcome.round_record)
+        for record in outcome.records:
+            self.engine.emit(Event("record", step.round, data={"record": record}))
+        if outcome.round_finished is not None:
+            self.engine.emit(Event("round_finished", step.round, data=outcome.round_finished))
+
+
+async def run_steps(protocol: ProtocolSteps[R], engine: Engine) -> R:
+    """Run a protocol to its result (raises DebateAborted when it cannot end trustworthily)."""
+    return await Runner(protocol, engine).run()
+
+
+def rehearse_plan(
+    typical: ProtocolSteps[Any], worst: ProtocolSteps[Any], engine: Engine, *, cached_after_first: bool = True
+) -> list[CallCost]:
+    """Every call of a debate's longest path, priced from the protocol's own prompts, sending nothing.
+
+    Two copies of the protocol walk the same steps: one with placeholder replies of typical size (the
+    estimate), one with replies at each seat's output bound (the worst case).
+    """
+    costs: list[CallCost] = []
+    while (t_step := typical.plan()) is not None and (w_step := worst.plan()) is not None:
+        for t_call, w_call in zip(t_step.calls, w_step.calls, strict=True):
+            cached = cached_after_first and t_step.round != 1
+            t = engine.call_cost(t_call.seat, t_call.prompt, t_step.round, cached_prefix=cached)
+            w = engine.call_cost(w_call.seat, w_call.prompt, w_step.round)
+            costs.append(
+                CallCost(t.seat, t.model, t_step.round, t.input_tokens, t.typical_usd, w.worst_usd, t_step.phase)
+            )
+        t_out = typical.absorb(t_step, [typical.rehearse(c, TYPICAL_REPLY_TOKENS) for c in t_step.calls])
+        w_out = worst.absorb(w_step, [worst.rehearse(c, engine.output_bound(c.seat)) for c in w_step.calls])
+        if not (t_out.go_on and w_out.go_on):
+            break
+    return costs

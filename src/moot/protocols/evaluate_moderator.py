@@ -1,0 +1,126 @@
+"""The moderator's synthesis (seed 001's debate-judge): one more call after the last round, whose prose
+may replace the engine's. The numbers are never taken from it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from moot.engine.core import Engine
+from moot.engine.steps import Call
+from moot.judges.base import Seat
+from moot.parsing.extract import ReplyError, as_bool, as_list, as_text, extract_mapping
+from moot.prompts import render
+from moot.protocols.evaluate_state import DebateState
+from moot.schemas.evaluate import ConvergentFinding, DivergentFinding, EvaluationResult, Recommendation, SelfCritique
+from moot.schemas.messages import Message, Prompt
+from moot.schemas.reply_schemas import moderator_reply_schema
+
+
+def moderator_reserve(moderator: Seat, system: str, active: Sequence[Seat]) -> tuple[Seat, int]:
+    """What the synthesis will need, held back by the budget before every round: it reads every reply."""
+    per_judge = max(Engine.output_bound(s) for s in active)
+    return moderator, len(system) // 4 + per_judge * len(active)
+
+
+def moderator_call(moderator: Seat, base: EvaluationResult, state: DebateState) -> Call[dict[str, Any]]:
+    prompt_text = render(
+        "evaluate/moderator.j2",
+        judge_count=len(state.active),
+        artifact=base.artifact_evaluated,
+        rounds_completed=base.rounds_completed,
+        verdict=base.summary.final_verdict,
+        score=base.summary.consensus_score,
+        method=base.summary.consensus_method,
+        verdict_type=base.verdict_type,
+        majority_judges=base.majority_judges,
+        minority_judges=base.minority_judges,
+        progression={k: v.model_dump() for k, v in base.round_progression.items()},
+        reports=[
+            {
+                "judge": s.id,
+                "stance": s.stance,
+                "overall_score": state.latest(s).overall_score,
+                "text": state.texts[s.id][-1],
+            }
+            for s in state.active
+        ],
+    )
+    prompt = Prompt(
+        system="You moderate structured debates between LLM judges and write faithful, balanced syntheses.",
+        messages=[Message(role="user", content=prompt_text)],
+        json_schema=moderator_reply_schema([s.id for s in state.active]),
+        meta={"round": 0, "kind": "moderator"},
+    )
+    return Call(
+        moderator,
+        prompt,
+        "moderator",
+        "moderator",
+        parse_moderator,
+        lambda reason: render("evaluate/clarify.j2", reason=reason),
+    )
+
+
+def parse_moderator(text: str) -> dict[str, Any]:
+    data = extract_mapping(text, required_any=("majority_opinion", "recommendations"))
+    if not as_text(data.get("majority_opinion")):
+        raise ReplyError("majority_opinion is missing")
+    return data
+
+
+def merge_moderator(base: EvaluationResult, data: dict[str, Any], label: str) -> EvaluationResult:
+    """The moderator's prose over the engine's synthesis; what it left out stays the engine's."""
+    update: dict[str, Any] = {"synthesis_by": f"moderator:{label}"}
+    update["majority_opinion"] = as_text(data.get("majority_opinion"))
+    if base.minority_judges or as_text(data.get("minority_opinion")):
+        update["minority_opinion"] = as_text(data.get("minority_opinion")) or base.minority_opinion
+    recs = []
+    for item in as_list(data.get("recommendations")):
+        if isinstance(item, dict) and as_text(item.get("action")):
+            prio = as_text(item.get("priority")).upper()
+            recs.append(
+                Recommendation(
+                    priority=prio if prio in ("MUST", "SHOULD", "COULD") else "SHOULD",
+                    action=as_text(item.get("action")),
+                    rationale=as_text(item.get("rationale")),
+                )
+            )
+    if recs:
+        update["recommendations"] = recs
+    conv = []
+    for item in as_list(data.get("convergent_findings")):
+        if isinstance(item, dict) and as_text(item.get("finding")):
+            prio = as_text(item.get("priority")).upper()
+            conv.append(
+                ConvergentFinding(
+                    finding=as_text(item.get("finding")),
+                    priority=prio if prio in ("CRITICAL", "HIGH", "MEDIUM", "LOW") else "MEDIUM",
+                    action_required=bool(as_bool(item.get("action_required"))),
+                    source_judges=["all"],
+                )
+            )
+    if conv:
+        update["convergent_findings"] = conv
+    div = []
+    for item in as_list(data.get("divergent_findings")):
+        if isinstance(item, dict) and as_text(item.get("finding")):
+            raw_positions = item.get("positions")
+            positions = raw_positions if isinstance(raw_positions, dict) else {}
+            div.append(
+                DivergentFinding(
+                    finding=as_text(item.get("finding")),
+                    positions={str(k): as_text(v) for k, v in positions.items()},
+                    user_decision_needed=as_bool(item.get("user_decision_needed")) is not False,
+                )
+            )
+    if div:
+        update["divergent_findings"] = div
+    critique = data.get("self_critique")
+    if isinstance(critique, dict):
+        update["self_critique"] = SelfCritique(
+            questions_passed=as_text(critique.get("questions_passed")),
+            synthesis_quality=as_text(critique.get("synthesis_quality")),
+            potential_bias=as_text(critique.get("potential_bias")),
+        )
+    return base.model_copy(update=update)
