@@ -18,7 +18,7 @@ from moot.engine import Engine, RetryPolicy
 from moot.engine.limits import Limits, ProviderLimit
 from moot.errors import JudgeTimeout, MissingExtra, TransientJudgeError, UsageError
 from moot.judges.base import Judge, Seat
-from moot.judges.factory import build_judges
+from moot.judges.factory import build_judges, require_credentials
 from moot.judges.providers import resolve
 from moot.panel_file import load_panel_file
 from moot.schemas.config import JudgeSpec
@@ -98,16 +98,19 @@ def test_aliases_from_the_judges_file_name_any_vendor(tmp_path: Path) -> None:
 
 
 def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # judges without a key can be built (a dry run plans with them); a real run refuses them first
     with pytest.raises(UsageError, match="needs an API key: set OPENAI_API_KEY"):
-        build_judges(JudgeSpec(model="gpt-5.2"))
+        require_credentials(build_judges(JudgeSpec(model="gpt-5.2")))
     with pytest.raises(UsageError, match="set GEMINI_API_KEY or GOOGLE_API_KEY"):
-        build_judges(JudgeSpec(model="gemini-3-pro-preview"))
+        require_credentials(build_judges(JudgeSpec(model="gemini-3-pro-preview")))
     with pytest.raises(UsageError, match="set MY_TEAM_KEY"):
-        build_judges(JudgeSpec(model="haiku", api_key_env="MY_TEAM_KEY"))
+        require_credentials(build_judges(JudgeSpec(model="haiku", api_key_env="MY_TEAM_KEY")))
     # a fallback is checked too, before any call
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    judges = build_judges(JudgeSpec(model="gpt-5.2", fallbacks=["grok-4"]))
+    assert [(j.provider, j.model) for j in judges] == [("openai", "gpt-5.2"), ("xai", "grok-4")]
     with pytest.raises(UsageError, match=r"\(grok-4\) needs an API key: set XAI_API_KEY"):
-        build_judges(JudgeSpec(model="gpt-5.2", fallbacks=["grok-4"]))
+        require_credentials(judges)
     monkeypatch.setenv("MY_TEAM_KEY", "sk-team-secret-1234")
     [judge] = build_judges(JudgeSpec(model="haiku", api_key_env="MY_TEAM_KEY"))
     assert judge.provider == "anthropic" and "sk-team-secret-1234" not in repr(judge)

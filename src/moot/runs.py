@@ -16,6 +16,7 @@ from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
 from moot.errors import DebateAborted
 from moot.judges.base import Seat
+from moot.judges.factory import require_credentials, seat_judges
 from moot.protocols.common import new_debate_id, storable
 from moot.store.db import Store
 
@@ -47,6 +48,7 @@ async def run_debate(
     *,
     resuming: bool = False,
 ) -> R:
+    require_credentials(seat_judges(seats))  # before the debate exists: a missing key is bad input
     store = options.store or Store.open_default()
     debate_id = options.debate_id or new_debate_id()
     options.debate_id = debate_id  # so that a caller interrupted mid-debate can say what to resume

@@ -50,6 +50,9 @@ def demo(
     from moot.reports.judge_files import choose_base
 
     request.report_base = choose_base(Path(reports_dir), "users-api", date.today())  # noqa: DTZ011
+    from moot.judges.factory import require_credentials, seat_judges
+
+    require_credentials(seat_judges([*seats, moderator]))  # before the first progress line
     printer = ProgressPrinter() if fmt == "text" else None
     if printer:
         printer._say(f"moot demo: evaluating src/api/users.ts with {len(seats)} judges")

@@ -1,9 +1,15 @@
-"""Judge specs (from YAML or code) -> judges and seats. Credentials are checked here, before any call."""
+"""Judge specs (from YAML or code) -> judges and seats.
+
+A vendor judge whose credential is missing is still built, as a `KeylessJudge`: planning a debate
+(`--dry-run`, the cost estimate, `--max-cost`'s price check) sends nothing and so needs no key.
+`require_credentials` refuses it before the first call of a real run, so a missing key is still bad
+input (exit 2) and never a judge dropped mid-debate.
+"""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from moot.errors import UsageError
@@ -11,6 +17,7 @@ from moot.judges.base import Judge, Seat
 from moot.judges.providers import api_key_for, key_hint, needs_key, resolve
 from moot.judges.scripted import ScriptedJudge
 from moot.schemas.config import JudgeSpec
+from moot.schemas.messages import Completion, Prompt
 
 # Judge kinds: wire name -> "module:function" building a Judge from a spec and a model name. Imported only
 # when a judge of that kind is configured, so vendor SDKs stay lazy.
@@ -33,11 +40,42 @@ def _builder(wire: str) -> Callable[[JudgeSpec, str], Judge] | None:
         return None
 
 
+class KeylessJudge:
+    """Stands in for a vendor judge whose credential is missing: it prices and plans like the real one
+    (same provider and model), and refuses to be called."""
+
+    def __init__(self, provider: str, model: str, problem: str) -> None:
+        self.provider = provider
+        self.model = model
+        self.problem = problem  # the one-line error a real run stops with
+
+    def __repr__(self) -> str:
+        return f"KeylessJudge(provider={self.provider!r}, model={self.model!r})"
+
+    async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
+        raise UsageError(self.problem)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def require_credentials(judges: Iterable[Judge]) -> None:
+    """Stop a real run before its first call when any judge (a fallback included) lacks its key."""
+    for judge in judges:
+        if isinstance(judge, KeylessJudge):
+            raise UsageError(judge.problem)
+
+
+def seat_judges(seats: Iterable[Seat | None]) -> list[Judge]:
+    return [j for seat in seats if seat is not None for j in seat.judges]
+
+
 def _build_api_judge(spec: JudgeSpec, model: str) -> Judge:
-    """One vendor judge. The credential is checked here, so a missing key stops the run before any call."""
+    """One vendor judge; a `KeylessJudge` when its credential is missing (see the module's docstring)."""
     resolved = resolve(spec.model_copy(update={"model": model}))
     if needs_key(spec, resolved) and api_key_for(spec, resolved) is None:
-        raise UsageError(f"judge '{spec.label}' ({model}) needs an API key: set {key_hint(spec, resolved)}")
+        problem = f"judge '{spec.label}' ({model}) needs an API key: set {key_hint(spec, resolved)}"
+        return KeylessJudge(resolved.provider.name, resolved.model, problem)
     builder = _builder(resolved.provider.wire)
     if builder is None:
         raise UsageError(f"judge '{spec.label}': no adapter for the '{resolved.provider.wire}' wire protocol")

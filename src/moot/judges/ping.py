@@ -44,9 +44,10 @@ async def ping_judge(judge: Judge, timeout: float = PING_TIMEOUT_S) -> Ping:
 
 async def ping_spec(spec: JudgeSpec, timeout: float = PING_TIMEOUT_S) -> list[Ping]:
     """Ping the spec's model and each fallback, in seat order. Raises UsageError if it cannot be built."""
-    from moot.judges.factory import build_judges
+    from moot.judges.factory import build_judges, require_credentials
 
     judges = build_judges(spec)
+    require_credentials(judges)
     try:
         return [await ping_judge(j, timeout) for j in judges]
     finally:

@@ -1,0 +1,78 @@
+"""`--dry-run` sends nothing, so it needs no API key; a real run without one is still bad input (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from moot.cli.app import main
+from moot.store.db import Store
+
+
+@pytest.fixture(autouse=True)
+def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.endswith("_API_KEY"):
+            monkeypatch.delenv(name)
+
+
+def test_evaluate_dry_run_with_the_default_lineup_needs_no_key(
+    artifact: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["evaluate", "-s", str(artifact), "--dry-run", "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    runs_on = [r for j in plan["judges"] for r in j["runs_on"]]
+    assert runs_on == ["gemini/gemini-3-pro-preview", "openai/gpt-5.2", "xai/grok-4"]
+    assert plan["dry_run"] is True and len(plan["calls"]) == 9
+    assert main(["evaluate", "-s", str(artifact), "--dry-run"]) == 0
+    assert capsys.readouterr().out.startswith("Dry run: nothing was sent. 3 judges")
+
+
+def test_decide_dry_run_needs_no_key(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["decide", "--question", "Offline mode?", "--option", "A=No", "--option", "B=Yes", "--dry-run"]
+    assert main([*argv, "--format", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["judges"]) == 3
+
+
+def test_fallbacks_without_keys_are_planned_too(
+    artifact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    judges = tmp_path / "j.yaml"
+    judges.write_text(yaml.safe_dump({"debate_judges": [{"model": "haiku", "fallbacks": ["gpt-5.2"]}, "grok-4"]}))
+    assert main(["evaluate", "-s", str(artifact), "--judges", str(judges), "--dry-run", "--format", "json"]) == 0
+    runs_on = [j["runs_on"] for j in json.loads(capsys.readouterr().out)["judges"]]
+    assert runs_on == [["anthropic/claude-haiku-4-5", "openai/gpt-5.2"], ["xai/grok-4"]]
+
+
+def test_a_real_run_without_a_key_is_exit_2_and_stores_nothing(
+    artifact: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["evaluate", "-s", str(artifact)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "moot: error: judge 'gemini-3-pro-preview' (gemini-3-pro-preview) needs an API key: "
+        "set GEMINI_API_KEY or GOOGLE_API_KEY"
+    ]
+    store = Store.open_default()
+    assert store.list_debates() == []
+    store.close()
+
+
+def test_dry_run_in_a_fresh_process_with_no_key_in_the_environment(artifact: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    r = subprocess.run(
+        [sys.executable, "-m", "moot", "evaluate", "-s", str(artifact), "--dry-run"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "Dry run: nothing was sent" in r.stdout and "| Scenario |" in r.stdout
