@@ -1,8 +1,11 @@
 """The engine: runs one call to one seat with retries, fallbacks, limits and accounting, and records it.
 
 A call has a stable key within its debate ("r2/judge-1", "r2/judge-1/clarify"). Before calling, the
-engine looks the key up in the store: a call that finished before a crash or kill is replayed from there
-and not paid for twice. That is all `moot resume` needs, since protocols are deterministic given replies.
+engine looks the key up in the store: a call that completed before a crash, kill or outage is replayed
+from there and not paid for twice. That is all `moot resume` needs, since protocols are deterministic
+given replies. Only completed calls replay: a call that failed or timed out is asked again (the vendor
+may be back), and so is a completed one whose question has changed since (a judge that failed earlier now
+answered, so later prompts quote it), since its reply would answer a question no longer asked.
 """
 
 from __future__ import annotations
@@ -146,7 +149,7 @@ class Engine:
         costs = [
             self.call_cost(seat, prompt, round_no)
             for seat, prompt, key in planned
-            if self.store.find_call(self.debate_id, key) is None
+            if self.replayable(key, prompt) is None
         ]
         worst_each = [(seat.label, self.worst_cost(seat, tokens_in)) for seat, tokens_in in reserve]
         worst_each += [(c.model, c.worst_usd) for c in costs]
@@ -204,11 +207,16 @@ class Engine:
             self.emit(Event("retry", round_no, seat.id, {"error": str(error), "wait": round(wait, 3)}))
             await asyncio.sleep(wait)
 
+    def replayable(self, key: str, prompt: Prompt) -> CallRecord | None:
+        """The stored call a resumed debate may reuse for `key`: completed, and asked the same question."""
+        done = self.store.find_call(self.debate_id, key)
+        return done if done is not None and _same_question(done, prompt) else None
+
     async def call(self, seat: Seat, prompt: Prompt, *, key: str, round_no: int, kind: str) -> CallOutcome:
         """One judge-visible call. Never raises for a judge's failure: it returns a failed outcome."""
-        done = self.store.find_call(self.debate_id, key)
+        done = self.replayable(key, prompt)
         if done is not None:
-            return _outcome_from_record(done)
+            return self._done(seat, round_no, kind, _outcome_from_record(done))
         prompt = self.bounded(seat, prompt)
         started_at, t0 = now_iso(), time.monotonic()
         retries_total = 0
@@ -234,7 +242,7 @@ class Engine:
                 answered_by=completion.model or judge.model,
             )
             self._record(seat, prompt, key, round_no, kind, judge, outcome, started_at)
-            return outcome
+            return self._done(seat, round_no, kind, outcome)
         outcome = CallOutcome(
             ok=False,
             status=status,
@@ -243,7 +251,21 @@ class Engine:
             retries=retries_total,
         )
         self._record(seat, prompt, key, round_no, kind, seat.judges[-1], outcome, started_at)
-        return outcome
+        return self._done(seat, round_no, kind, outcome)
+
+    def _done(self, seat: Seat, round_no: int, kind: str, o: CallOutcome) -> CallOutcome:
+        """Tell listeners what the call spent as soon as it is known, so a live view can show spend so far."""
+        data = {
+            "kind": kind,
+            "ok": o.ok,
+            "input_tokens": o.usage.input_tokens,
+            "output_tokens": o.usage.output_tokens,
+            "cost_usd": o.cost_usd,
+            "latency_s": o.latency_s,
+            "replayed": o.replayed,
+        }
+        self.emit(Event("call_done", round_no, seat.id, data))
+        return o
 
     def _record(
         self,
@@ -282,6 +304,20 @@ class Engine:
                 finished_at=now_iso(),
             )
         )
+
+
+def _same_question(r: CallRecord, prompt: Prompt) -> bool:
+    """The conversation is compared, not the request around it: an output bound or reply schema set
+    differently on resume (`--max-cost`) does not change what the judge was asked."""
+    try:
+        asked = json.loads(r.prompt_json)
+    except ValueError:
+        return False
+    return (
+        isinstance(asked, dict)
+        and asked.get("system") == prompt.system
+        and asked.get("messages") == [m.model_dump(mode="json") for m in prompt.messages]
+    )
 
 
 def _outcome_from_record(r: CallRecord) -> CallOutcome:
