@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,8 +13,10 @@ import pytest
 from moot.cli.app import main
 from moot.reports.html import load_record, render_html
 from moot.reports.html_chart import build_chart
-from moot.reports.html_views import DebateRecord, build_view
+from moot.reports.html_common import DebateRecord
+from moot.reports.html_views import build_view
 from moot.store import Store
+from moot.store.db import CallRecord
 
 from .scripted_panels import (
     INJECTED,
@@ -178,3 +182,56 @@ def test_challenge_report_shows_the_outcome_position_history_and_assumptions(
         assert f"<h2>{heading}</h2>" in html
     assert "the largest customer keeps growing" in html
     assert "<script" not in html.lower() and "&lt;script&gt;" in html
+
+
+def call(seat: str, round_no: int, cost: float | None, status: str = "ok") -> CallRecord:
+    return CallRecord(
+        "d1", f"{seat}-{round_no}", round_no, seat, "judge", "m", "{}", status, reply="ok",
+        input_tokens=100, output_tokens=50, latency_s=1.0, cost_usd=cost,
+    )
+
+
+def test_reports_import_neither_protocols_nor_engine_nor_parsers() -> None:
+    """A report is a function of the stored record: it must render a debate whatever the protocol code
+    looks like today, so none of it may be imported on the way."""
+    code = (
+        "import sys\n"
+        "from moot.reports.html import render_html\n"
+        "from moot.reports.html_common import DebateRecord\n"
+        "from moot.store.db import CallRecord\n"
+        "calls = [CallRecord('d', 'k', 1, 'judge-1', 'judge', 'm', '{}', 'ok', reply='x', cost_usd=0.01)]\n"
+        "for p in ('evaluate', 'decide', 'challenge', 'other'):\n"
+        "    render_html(DebateRecord('d', p, '', 'failed', '2026-11-22T00:00:00', {}, None, 'x', calls))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[:2] in (['moot', 'protocols'], ['moot', 'parsing'],"
+        " ['moot', 'engine'], ['moot', 'api'])))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+def test_a_debate_without_criterion_scores_per_round_shows_each_judges_final_scores() -> None:
+    result = {
+        "rounds_completed": 2,
+        "judges": [
+            {"judge": "judge-1", "final_score": 3.5, "final_scores": {"design": 4, "docs": 3}},
+            {"judge": "judge-2", "final_score": 2.0, "final_scores": {"design": 2}, "dropped_in_round": 2},
+            {"judge": "judge-3", "status": "dropped: timeout"},
+        ],
+    }
+    record = DebateRecord("d1", "evaluate", "", "finished", "2026-11-22T00:00:00", {}, result, None, [])
+    table = next(s.table for s in build_view(record).sections if s.title.startswith("Scores per criterion"))
+    assert table is not None
+    assert table.columns == ["Round", "Judge", "design", "docs", "Overall"]
+    assert table.rows == [["2", "judge-1", "4", "3", "3.5"], ["1", "judge-2", "2", "-", "2"]]
+
+
+def test_a_debate_that_wrote_no_result_shows_what_its_calls_spent() -> None:
+    calls = [call("judge-10", 1, 0.02), call("judge-9", 1, 0.01), call("judge-9", 2, 0.01), call("judge-9", 0, 0.0)]
+    record = DebateRecord("d1", "evaluate", "", "failed", "2026-11-22T00:00:00", {}, None, "boom", calls)
+    cost = {s.title: s for s in build_view(record).cost}
+    assert cost["Cost"].text == "4 calls, 400 input / 200 output tokens, $0.0400"
+    per_judge, per_round = cost["Cost per judge"].table, cost["Cost per round"].table
+    assert per_judge is not None and per_round is not None
+    assert [row[:2] for row in per_judge.rows] == [["judge-9", "3"], ["judge-10", "1"]]
+    assert [row[0] for row in per_round.rows] == ["round 1", "round 2", "synthesis"]

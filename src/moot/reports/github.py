@@ -47,6 +47,22 @@ def _cost(result: Mapping[str, Any]) -> str:
     )
 
 
+def _bullets(title: str, items: Any, line: Callable[[dict[str, Any]], str]) -> list[str]:
+    """A `### title` list with one bullet per record; nothing at all when there are none."""
+    found = [_d(x) for x in _l(items)]
+    return ["### " + title, "", *(f"- {line(x)}" for x in found), ""] if found else []
+
+
+def _recommendation(r: dict[str, Any]) -> str:
+    return f"**{md(r.get('priority'))}** {md(r.get('action'))}" + (
+        f" — {md(r.get('rationale'))}" if r.get("rationale") else ""
+    )
+
+
+def _critical(c: dict[str, Any]) -> str:
+    return f"{md(c.get('id', ''))} {md(c.get('finding', ''))}" + (f" ({md(c.get('state'))})" if c.get("state") else "")
+
+
 def evaluation_markdown(result: Mapping[str, Any]) -> str:
     s = _d(result.get("summary"))
     verdict = str(s.get("final_verdict") or "?")
@@ -78,27 +94,9 @@ def evaluation_markdown(result: Mapping[str, Any]) -> str:
         lines.append(f"- {md(j.get('judge'))} ({md(j.get('model'))}): {md(j.get('status'))}")
     if dropped:
         lines.append("")
-    recs = [_d(r) for r in _l(result.get("recommendations"))]
-    if recs:
-        lines += ["### Recommendations", ""]
-        lines += [
-            f"- **{md(r.get('priority'))}** {md(r.get('action'))}"
-            + (f" — {md(r.get('rationale'))}" if r.get("rationale") else "")
-            for r in recs
-        ]
-        lines.append("")
-    critical = [_d(c) for c in _l(result.get("critical_findings"))]
-    if critical:
-        lines += ["### Critical findings", ""]
-        lines += [
-            f"- {md(c.get('id', ''))} {md(c.get('finding', ''))}"
-            + (f" ({md(c.get('state'))})" if c.get("state") else "")
-            for c in critical
-        ]
-        lines.append("")
-    attention = [_d(a) for a in _l(result.get("user_attention_needed"))]
-    if attention:
-        lines += ["### Needs human review", ""] + [f"- {md(a.get('issue'))}" for a in attention] + [""]
+    lines += _bullets("Recommendations", result.get("recommendations"), _recommendation)
+    lines += _bullets("Critical findings", result.get("critical_findings"), _critical)
+    lines += _bullets("Needs human review", result.get("user_attention_needed"), lambda a: md(a.get("issue")))
     details = [
         ("Majority opinion", result.get("majority_opinion")),
         ("Minority opinion", result.get("minority_opinion")),

@@ -14,7 +14,8 @@ from pathlib import Path
 import jinja2
 
 from moot.errors import UsageError
-from moot.reports.html_views import DebateRecord, build_view
+from moot.reports.html_common import DebateRecord
+from moot.reports.html_views import build_view
 from moot.store.db import Store
 
 TEMPLATES = Path(__file__).parent / "templates"

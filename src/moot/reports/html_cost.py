@@ -1,0 +1,101 @@
+"""What a debate spent, as the HTML report's cost sections: in total, per judge and per round.
+
+The numbers come from the result's `spend`; a debate that never wrote one (it failed, or is still
+running) is tallied here from its call records, since what it spent is exactly what its user wants to
+know then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from moot.reports.html_common import Section, Table, as_dict, num
+from moot.store.db import CallRecord
+
+COLUMNS = ["Calls", "Input tokens", "Output tokens", "Cost $", "Seconds"]
+
+
+def _round_key(c: CallRecord) -> str:
+    return f"round_{c.round}" if c.round else "synthesis"
+
+
+def _unpriced(c: CallRecord) -> bool:
+    return c.cost_usd is None and c.status == "ok"
+
+
+def _natural(name: str) -> tuple[str, int]:
+    """'judge-10' after 'judge-9', and names without a number ('synthesis') after those with one."""
+    head = name.rstrip("0123456789")
+    tail = name[len(head) :]
+    return (head, int(tail)) if tail else ("~" + name, 0)
+
+
+def _line(calls: Sequence[CallRecord]) -> dict[str, Any]:
+    return {
+        "calls": len(calls),
+        "input_tokens": sum(c.input_tokens for c in calls),
+        "output_tokens": sum(c.output_tokens for c in calls),
+        "cost_usd": sum(c.cost_usd or 0.0 for c in calls),
+        "seconds": sum(c.latency_s for c in calls),
+    }
+
+
+def _grouped(calls: Sequence[CallRecord], key: Callable[[CallRecord], str]) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[CallRecord]] = {}
+    for c in calls:
+        groups.setdefault(key(c), []).append(c)
+    return {name: _line(group) for name, group in sorted(groups.items(), key=lambda kv: _natural(kv[0]))}
+
+
+def spend_of_calls(calls: Sequence[CallRecord]) -> dict[str, Any]:
+    """The shape of a result's `spend`, from the calls alone (no wall time: only the run knew it)."""
+    unpriced = dict.fromkeys(c.answered_by or c.model for c in calls if _unpriced(c))
+    return {
+        **_line(calls),
+        "unpriced_models": list(unpriced),
+        "per_judge": _grouped(calls, lambda c: c.seat),
+        "per_round": _grouped(calls, _round_key),
+    }
+
+
+def _spend_table(lines: Mapping[str, Any], first: str) -> Table:
+    rows = []
+    for name, line in lines.items():
+        d = as_dict(line)
+        rows.append(
+            [
+                name.replace("_", " ") if first == "Round" else name,
+                num(d.get("calls", 0)),
+                num(d.get("input_tokens", 0)),
+                num(d.get("output_tokens", 0)),
+                f"{float(d.get('cost_usd') or 0):.4f}",
+                num(d.get("seconds", 0), 1),
+            ]
+        )
+    return Table([first, *COLUMNS], rows)
+
+
+def _total(spend: Mapping[str, Any]) -> str:
+    unpriced = [str(m) for m in spend.get("unpriced_models") or []]
+    return (
+        f"{num(spend.get('calls', 0))} calls, {num(spend.get('input_tokens', 0))} input / "
+        f"{num(spend.get('output_tokens', 0))} output tokens, ${float(spend.get('cost_usd') or 0):.4f}"
+        + (f", {num(spend.get('wall_seconds'), 1)}s" if spend.get("wall_seconds") else "")
+        + (f"; no price known for {', '.join(unpriced)}" if unpriced else "")
+    )
+
+
+def cost_sections(result: Mapping[str, Any], calls: Sequence[CallRecord]) -> list[Section]:
+    """Cost per judge and per round: from the result's `spend`, else from the call records."""
+    spend = as_dict(result.get("spend"))
+    if not spend.get("per_judge") and calls:
+        spend = spend_of_calls(calls)
+    if not spend:
+        return []
+    out = [Section("Cost", text=_total(spend))]
+    if spend.get("per_judge"):
+        out.append(Section("Cost per judge", table=_spend_table(as_dict(spend["per_judge"]), "Judge")))
+    if spend.get("per_round"):
+        out.append(Section("Cost per round", table=_spend_table(as_dict(spend["per_round"]), "Round")))
+    return out
