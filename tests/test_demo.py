@@ -48,3 +48,33 @@ def test_live_demo_without_keys_names_the_missing_key(capsys) -> None:  # type: 
     assert main(["demo", "--live"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("moot: error: judge 'gemini-3-pro-preview'") and "GEMINI_API_KEY" in err
+
+
+def test_export_writes_a_panel_that_runs_from_any_folder(tmp_path: Path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "out" / "demo"
+    assert main(["demo", "--export", str(folder), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sorted(data["files"]) == sorted(
+        ["judges.yaml", "judge-1.yaml", "judge-2.yaml", "judge-3.yaml", "moderator.yaml", "src/api/users.ts"]
+    )
+    assert all((folder / name).is_file() for name in data["files"])
+    assert data["command"].startswith(f"cd {folder} && moot evaluate -s src/api/users.ts --judges judges.yaml")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the judges file names its scripts relative to itself, not to the working folder
+    argv = ["evaluate", "-s", str(folder / "src/api/users.ts"), "--judges", str(folder / "judges.yaml")]
+    criteria = "correctness:30,design:25,security:20,performance:15,docs:10"
+    assert main([*argv, "--criteria", criteria, "--no-reports", "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["summary"]["final_verdict"] == "CONDITIONAL" and result["rounds_completed"] == 3
+
+
+def test_export_never_overwrites_and_runs_nothing(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "judges.yaml").write_text("mine\n")
+    assert main(["demo", "--export", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"moot: error: {tmp_path / 'd' / 'judges.yaml'} already exists: export into a new or empty folder"
+    assert (tmp_path / "d" / "judges.yaml").read_text() == "mine\n"
+    assert main(["demo", "--export", str(tmp_path / "e"), "--live"]) == 2
+    assert "cannot be combined" in capsys.readouterr().err and not (tmp_path / "e").exists()

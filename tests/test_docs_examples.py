@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,32 @@ def test_mcp_registration_snippet_is_valid_json() -> None:
 def test_report_picture_exists(protocol: str) -> None:
     png = DOCS / f"report-{protocol}.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _run_sh(block: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A shell example as a user runs it: `moot` on PATH (this source tree's), no API key, a fresh store."""
+    bin_dir = cwd / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "moot"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m moot "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(MOOT_HOME=str(cwd / "home"), PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}")
+    return subprocess.run(["bash", "-c", block], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_ci_no_key_gate_example_runs_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (block,) = [b for b in blocks("ci.md", "sh") if "moot demo --export" in b]
+    r = _run_sh(block, tmp_path)
+    assert r.stdout.rstrip().endswith("exit 1"), r.stdout + r.stderr  # as the text says: CONDITIONAL < PASS
+    assert "moot evaluate: CONDITIONAL (3.65/5)" in r.stdout
+    assert "gate failed: verdict CONDITIONAL is below --require PASS" in r.stderr
+    passing = tmp_path / "passing"
+    passing.mkdir()
+    r = _run_sh(block.replace("--require PASS", "--require CONDITIONAL"), passing)
+    assert r.stdout.rstrip().endswith("exit 0"), r.stdout + r.stderr
+    # the doc's command is the one `moot demo --export` prints (plus the gate's options)
+    assert main(["demo", "--export", str(tmp_path / "again")]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()[-1].split(" && ", 1)[1]
+    documented = shlex.split(block.replace("\\\n", " ").splitlines()[-1].split(";")[0])
+    assert shlex.split(printed) == documented[: len(shlex.split(printed))]

@@ -3,10 +3,17 @@
 The seeds' own blocks load unchanged: `debate_judges:` and `consensus:` (seed 000), `debate_config:`
 (seed 002), `proponent:`/`challengers:` and the CLI settings (seed 004). Unknown top-level keys are an
 error, so a misspelt block is never silently ignored.
+
+Paths inside a judges file (a judge's `script:`, and the program of a `command:` when written as a path,
+e.g. `./agent.sh`) mean the same wherever moot runs from: relative ones resolve against the file's own
+folder, when the file is loaded. A file copied to another folder together with what it names keeps working.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +22,26 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from moot.errors import UsageError
 from moot.inputs import load_yaml_file, validation_message
 from moot.schemas.config import ConsensusSettings, JudgeSpec, VerdictThresholds
+
+SPEC_LISTS = ("debate_judges", "judges", "challengers")
+SPEC_SINGLES = ("moderator", "proponent")
+
+
+def _anchor(path: str, folder: Path) -> str:
+    p = Path(path).expanduser()
+    return str(p if p.is_absolute() else folder / p)
+
+
+def anchored(spec: JudgeSpec, folder: Path) -> JudgeSpec:
+    """The spec with its relative paths resolved against `folder` (a bare program name stays a PATH lookup)."""
+    update: dict[str, Any] = {}
+    if spec.script:
+        update["script"] = _anchor(spec.script, folder)
+    if spec.command:
+        argv = shlex.split(spec.command) if isinstance(spec.command, str) else [str(a) for a in spec.command]
+        if argv and (os.sep in argv[0] or argv[0].startswith("~")):
+            update["command"] = [_anchor(argv[0], folder), *argv[1:]]
+    return spec.model_copy(update=update) if update else spec
 
 
 def _judge_entry(value: Any) -> Any:
@@ -64,15 +91,19 @@ class PanelFile(BaseModel):
             return self
         from moot.judges.providers import expand_aliases
 
-        for key in ("debate_judges", "judges", "challengers"):
+        self.map_specs(lambda s: expand_aliases(s, self.aliases))
+        return self
+
+    def map_specs(self, change: Callable[[JudgeSpec], JudgeSpec]) -> None:
+        """Apply `change` to every judge the file names, in every block."""
+        for key in SPEC_LISTS:
             specs = getattr(self, key)
             if specs is not None:
-                setattr(self, key, [expand_aliases(s, self.aliases) for s in specs])
-        for key in ("moderator", "proponent"):
+                setattr(self, key, [change(s) for s in specs])
+        for key in SPEC_SINGLES:
             spec = getattr(self, key)
             if spec is not None:
-                setattr(self, key, expand_aliases(spec, self.aliases))
-        return self
+                setattr(self, key, change(spec))
 
     @property
     def panel(self) -> list[JudgeSpec] | None:
@@ -80,7 +111,8 @@ class PanelFile(BaseModel):
 
     @property
     def base_dir(self) -> Path | None:
-        return Path(self.path).parent if self.path else None
+        """The file's folder, absolute: what its relative paths mean, whatever the working folder."""
+        return Path(self.path).absolute().parent if self.path else None
 
 
 def load_panel_file(path: str | Path) -> PanelFile:
@@ -94,4 +126,7 @@ def load_panel_file(path: str | Path) -> PanelFile:
     except ValidationError as e:
         raise UsageError(validation_message(e, f"judges file {path}")) from None
     panel.path = str(path)
+    folder = panel.base_dir
+    assert folder is not None
+    panel.map_specs(lambda s: anchored(s, folder))
     return panel

@@ -7,14 +7,11 @@ from typing import Annotated
 
 import typer
 
+from moot.cli.demo_export import DEMO_CRITERIA, DEMO_DIR, DEMO_TASK
 from moot.cli.output import check_format, emit, render_result
 from moot.cli.progress import ProgressPrinter
 from moot.cli.running import run_cli
 from moot.errors import UsageError
-
-DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
-DEMO_TASK = "Implement REST API for user management"
-DEMO_CRITERIA = "correctness:30,design:25,security:20,performance:15,docs:10"
 
 
 def demo(
@@ -26,6 +23,10 @@ def demo(
     ] = False,
     reports_dir: Annotated[str, typer.Option(help="Where the per-judge reports are written.")] = ".specs/reports",
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    export: Annotated[
+        str | None,
+        typer.Option("--export", metavar="DIR", help="Write the scripted panel and artifact into DIR; run nothing."),
+    ] = None,
 ) -> None:
     """Watch a whole debate: three judges, three rounds, a critical finding, a majority and a minority."""
     from moot import api
@@ -34,6 +35,9 @@ def demo(
     check_format(fmt)
     if live and judges:
         raise UsageError("--live and --judges cannot be combined: --live uses the seeds' lineup")
+    if export is not None:
+        _export(export, fmt, live or bool(judges))
+        return
     artifact = DEMO_DIR / "users-api" / "users.ts"
     request, seats, moderator, _ = api.build_evaluation_request(
         str(artifact),
@@ -59,3 +63,14 @@ def demo(
     options = RunOptions(on_event=printer)
     result = run_cli(lambda: api.run_evaluation(request, seats, moderator, options), options)
     emit(render_result("evaluate", result, fmt))
+
+
+def _export(folder: str, fmt: str, other_judges: bool) -> None:
+    from moot.cli.demo_export import export_demo, export_text
+
+    if other_judges:
+        raise UsageError("--export writes the scripted panel: it cannot be combined with --live or --judges")
+    if not folder.strip():
+        raise UsageError("--export needs a folder")
+    data = export_demo(Path(folder))
+    emit(export_text(data) if fmt == "text" else render_result("demo", data, fmt))
