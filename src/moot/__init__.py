@@ -16,6 +16,8 @@ __all__ = [
     "challenge_sync",
     "decide",
     "decide_sync",
+    "estimate",
+    "estimate_sync",
     "evaluate",
     "evaluate_sync",
     "resume",
@@ -23,7 +25,18 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from moot.api import challenge, challenge_sync, decide, decide_sync, evaluate, evaluate_sync, resume, resume_sync
+    from moot.api import (
+        challenge,
+        challenge_sync,
+        decide,
+        decide_sync,
+        estimate,
+        estimate_sync,
+        evaluate,
+        evaluate_sync,
+        resume,
+        resume_sync,
+    )
     from moot.schemas.challenge import ChallengeResult
     from moot.schemas.decide import DecisionResult
     from moot.schemas.evaluate import EvaluationResult
@@ -40,6 +53,8 @@ def __getattr__(name: str) -> Any:
         "decide_sync",
         "challenge",
         "challenge_sync",
+        "estimate",
+        "estimate_sync",
     ):
         from moot import api
 

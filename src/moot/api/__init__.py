@@ -7,10 +7,22 @@ server are thin adapters over these functions.
 from moot.api.challenge import challenge, challenge_sync, run_challenge
 from moot.api.common import Panelist, apply_max_cost, make_seats, options_from_panel, resume, resume_sync
 from moot.api.decide import build_decision_request, decide, decide_sync, record_choice, run_decision
-from moot.api.evaluate import build_evaluation_request, evaluate, evaluate_sync, run_evaluation
+from moot.api.evaluate import (
+    build_evaluation_request,
+    evaluate,
+    evaluate_sync,
+    prepare_evaluation,
+    prepared_evaluation,
+    run_evaluation,
+)
+from moot.api.prepared import Prepared, estimate_prepared, run_prepared
+from moot.api.specs import SPECS, ProtocolSpec, estimate, estimate_sync, spec_for
 
 __all__ = [
+    "SPECS",
     "Panelist",
+    "Prepared",
+    "ProtocolSpec",
     "apply_max_cost",
     "build_decision_request",
     "build_evaluation_request",
@@ -18,14 +30,21 @@ __all__ = [
     "challenge_sync",
     "decide",
     "decide_sync",
+    "estimate",
+    "estimate_prepared",
+    "estimate_sync",
     "evaluate",
     "evaluate_sync",
     "make_seats",
     "options_from_panel",
+    "prepare_evaluation",
+    "prepared_evaluation",
     "record_choice",
     "resume",
     "resume_sync",
     "run_challenge",
     "run_decision",
     "run_evaluation",
+    "run_prepared",
+    "spec_for",
 ]

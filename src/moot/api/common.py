@@ -176,8 +176,12 @@ async def resume(
         raise UsageError(f"no debate {debate_id} in {store.path}")
     if row.status == "finished":
         raise UsageError(f"debate {row.id} already finished: use 'moot show {row.id}'")
+    from moot.api.prepared import run_prepared
+    from moot.api.specs import SPECS, spec_for
+
+    spec_for("evaluate")  # every protocol's spec registered
     resumer = RESUMERS.get(row.protocol)
-    if resumer is None:
+    if resumer is None and row.protocol not in SPECS:
         raise UsageError(f"debate {row.id} uses protocol '{row.protocol}', which this version cannot resume")
     panel = load_panel_file(judges) if judges else None
     options = options_from_panel(panel, store=store, on_event=on_event)
@@ -185,6 +189,12 @@ async def resume(
     options.pricing = stored_pricing(row.request, options.pricing)
     if max_cost is not None:
         options.budget = with_max_cost(options.budget, max_cost, "max_cost")
+    if row.protocol in SPECS:
+        prepared = await SPECS[row.protocol].reprepare(row.request, panel)
+        options.debate_id = row.id
+        result: BaseModel = await run_prepared(prepared, options, resuming=True)
+        return result
+    assert resumer is not None
     return await resumer(row.request, row.id, options, panel)
 
 

@@ -8,12 +8,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from moot.api.common import RESUMERS, JudgeLike, apply_max_cost, load_panel, make_seats, options_from_panel
-from moot.engine.core import Engine
-from moot.engine.events import fan_out
-from moot.engine.runner import run_steps
+from moot.api.common import JudgeLike, apply_max_cost, load_panel, make_seats, options_from_panel
+from moot.api.prepared import Prepared, run_prepared
+from moot.api.specs import SPECS, ProtocolSpec
+from moot.engine.budget import scenarios, tokens_of
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
@@ -21,7 +21,7 @@ from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
 from moot.protocols.evaluate import DEFAULT_JUDGES, Evaluation
 from moot.reports.judge_files import JudgeReports, choose_base, solution_name
-from moot.runs import RunOptions, run_debate
+from moot.runs import RunOptions
 from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import Criterion
 from moot.schemas.evaluate import Artifact, EvaluationRequest, EvaluationResult
@@ -114,6 +114,38 @@ def _judge_reports(request: EvaluationRequest, store: Store, debate_id: str) -> 
     )
 
 
+def prepared_evaluation(
+    request: EvaluationRequest, seats: list[Seat], moderator: Seat | None, panel: PanelFile | None = None
+) -> Prepared:
+    title = f"evaluate {request.artifacts[0].path}" + (f": {request.task}" if request.task else "")
+    return Prepared(
+        protocol="evaluate",
+        request=request,
+        title=title,
+        seats=seats + ([moderator] if moderator else []),
+        panel=panel,
+        rounds=request.rounds_allowed,
+        make=lambda debate_id: Evaluation(request, seats, debate_id, moderator=moderator),
+        scenarios=lambda calls: scenarios(
+            [c for c in calls if c.round], request.rounds_allowed, [c for c in calls if not c.round]
+        ),
+        files=lambda store, debate_id: _judge_reports(request, store, debate_id),
+        input_tokens=sum(tokens_of(a.text) for a in request.artifacts),
+        panel_seats=seats,
+    )
+
+
+async def prepare_evaluation(
+    solution: str | Sequence[str] | None = None, *, max_cost: float | None = None, **kwargs: Any
+) -> tuple[Prepared, RunOptions]:
+    """Validate every input and build the judges and the run options, before any call."""
+    store, on_event = kwargs.pop("store", None), kwargs.pop("on_event", None)
+    request, seats, moderator, panel = build_evaluation_request(solution, **kwargs)
+    options = options_from_panel(panel, store=store, on_event=on_event)
+    apply_max_cost(options, [*seats, *([moderator] if moderator else [])], max_cost, "max_cost")
+    return prepared_evaluation(request, seats, moderator, panel), options
+
+
 async def run_evaluation(
     request: EvaluationRequest,
     seats: list[Seat],
@@ -122,21 +154,10 @@ async def run_evaluation(
     *,
     resuming: bool = False,
 ) -> EvaluationResult:
-    store = options.store or Store.open_default()
-    options.store = store
-
-    async def body(engine: Engine) -> EvaluationResult:
-        reports = _judge_reports(request, store, engine.debate_id)
-        if reports is not None:
-            engine.emit = fan_out(engine.emit, reports)
-        result = await run_steps(Evaluation(request, seats, engine.debate_id, moderator=moderator), engine)
-        if reports is not None:
-            result.reports = reports.write_consensus(result)
-        return result
-
-    title = f"evaluate {request.artifacts[0].path}" + (f": {request.task}" if request.task else "")
-    all_seats = seats + ([moderator] if moderator else [])
-    return await run_debate("evaluate", request, title[:200], all_seats, body, options, resuming=resuming)
+    result: EvaluationResult = await run_prepared(
+        prepared_evaluation(request, seats, moderator), options, resuming=resuming
+    )
+    return result
 
 
 async def evaluate(
@@ -161,7 +182,7 @@ async def evaluate(
     or a list of specs / dicts / model names / `Panelist`s; by default the seeds' three-vendor lineup.
     `max_cost` (USD) caps the spend: no round starts whose worst case could cross it.
     """
-    request, seats, moderator, panel = build_evaluation_request(
+    prepared, options = await prepare_evaluation(
         solution,
         artifacts=artifacts,
         task=task,
@@ -172,10 +193,12 @@ async def evaluate(
         max_rounds=max_rounds,
         mode=mode,
         reports_dir=reports_dir,
+        store=store,
+        on_event=on_event,
+        max_cost=max_cost,
     )
-    options = options_from_panel(panel, store=store, on_event=on_event)
-    apply_max_cost(options, [*seats, *([moderator] if moderator else [])], max_cost, "max_cost")
-    return await run_evaluation(request, seats, moderator, options)
+    result: EvaluationResult = await run_prepared(prepared, options)
+    return result
 
 
 def evaluate_sync(*args: Any, **kwargs: Any) -> EvaluationResult:
@@ -183,9 +206,8 @@ def evaluate_sync(*args: Any, **kwargs: Any) -> EvaluationResult:
     return asyncio.run(evaluate(*args, **kwargs))
 
 
-async def _resume_evaluation(
-    data: dict[str, Any], debate_id: str, options: RunOptions, panel: PanelFile | None
-) -> BaseModel:
+async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
+    """The stored debate prepared again; a judges file given to resume replaces the stored judges."""
     request = EvaluationRequest.model_validate(data)
     specs: list[JudgeLike] = list(panel.panel) if panel and panel.panel else list(request.judges)
     if len(specs) != len(request.judges):
@@ -196,8 +218,13 @@ async def _resume_evaluation(
     mod_spec = (panel.moderator if panel else None) or request.moderator
     if mod_spec is not None:
         moderator = build_seat(mod_spec, seat_id="moderator", number=0, base_dir=base_dir)
-    options.debate_id = debate_id
-    return await run_evaluation(request, seats, moderator, options, resuming=True)
+    return prepared_evaluation(request, seats, moderator, panel)
 
 
-RESUMERS["evaluate"] = _resume_evaluation
+def _text(result: EvaluationResult) -> str:
+    from moot.reports.text import evaluation_text
+
+    return evaluation_text(result)
+
+
+SPECS["evaluate"] = ProtocolSpec("evaluate", prepare_evaluation, _reprepare, EvaluationResult, _text)

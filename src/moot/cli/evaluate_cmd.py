@@ -10,13 +10,14 @@ from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
 from moot.cli.output import TEXT_RENDERERS, check_format, emit
 from moot.cli.progress import ProgressPrinter
 from moot.cli.running import run_cli
+from moot.reports.terminal import TextReport
 from moot.schemas.evaluate import EvaluationResult
 
 
-def _text(data: dict[str, object]) -> str:
-    from moot.reports.text import evaluation_text
+def _text(data: dict[str, object]) -> TextReport:
+    from moot.reports.text import evaluation_report
 
-    return evaluation_text(EvaluationResult.model_validate(data))
+    return evaluation_report(EvaluationResult.model_validate(data))
 
 
 TEXT_RENDERERS["evaluate"] = _text
@@ -71,12 +72,14 @@ def evaluate(
     )
     show = progress if progress is not None else fmt == "text"
     options = api.options_from_panel(panel, on_event=ProgressPrinter() if show else None)
-    from moot.cli import cost
-
+    prepared = api.prepared_evaluation(request, seats, moderator, panel)
     if dry_run:
-        emit(cost.dry_run_output(cost.dry_run_data(request, seats, moderator, options.pricing), fmt))
+        from moot.api.prepared import estimate_prepared
+        from moot.reports.dry_run import dry_run_output
+
+        emit(dry_run_output(estimate_prepared(prepared, options.pricing), fmt))
         return 0
-    cost.apply_cost_options(options, seats, moderator, max_cost)
-    result = run_cli(lambda: api.run_evaluation(request, seats, moderator, options), options)
+    api.apply_max_cost(options, prepared.seats, max_cost)
+    result = run_cli(lambda: api.run_prepared(prepared, options), options)
     emit(render("evaluate", result, fmt))
     return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=html)

@@ -31,6 +31,8 @@ INSTRUCTIONS = (
     "Debates are stored: `list_debates` and `show_debate` read them back; `doctor` says which judges are usable."
 )
 
+DRY_RUN_HELP = "Plan and price every call (typical and worst case) and send nothing; returns the dry-run JSON."
+
 
 def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
     """The CLI's `--format json` text, plus the same data as structured content."""
@@ -127,6 +129,7 @@ async def evaluate(
     max_cost: Annotated[
         float | None, Field(description="USD cap: no round starts whose worst case could cross it.")
     ] = None,
+    dry_run: Annotated[bool, Field(description=DRY_RUN_HELP)] = False,
 ) -> CallToolResult:
     """Evaluate an artifact by a debate between judges with assigned stances; returns the verdict JSON."""
     from moot import api
@@ -141,11 +144,15 @@ async def evaluate(
             mode=mode,  # type: ignore[arg-type]
             reports_dir=None if no_reports else reports_dir,
         )
+        prepared = api.prepared_evaluation(request, seats, moderator, panel)
+        if dry_run:
+            return json_result(api.estimate_prepared(prepared, api.options_from_panel(panel).pricing))
 
         async def run(sink: EventSink) -> BaseModel:
             options = api.options_from_panel(panel, on_event=sink)
-            api.apply_max_cost(options, [*seats, *([moderator] if moderator else [])], max_cost, "max_cost")
-            return await api.run_evaluation(request, seats, moderator, options)
+            api.apply_max_cost(options, prepared.seats, max_cost, "max_cost")
+            result: BaseModel = await api.run_prepared(prepared, options)
+            return result
 
         result = await with_progress(ctx, request.rounds_allowed, run)
         return _debate_result(result, html)

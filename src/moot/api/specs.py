@@ -1,0 +1,58 @@
+"""One description per protocol, read by the CLI, the Python API and the MCP server alike: how its
+arguments become a prepared debate, how a stored one is prepared again for resume, its result type and
+its text rendering. Estimating (the dry run), running and resuming are then the same for every protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from moot.api.prepared import Prepared, estimate_prepared
+from moot.errors import UsageError
+from moot.panel_file import PanelFile
+from moot.runs import RunOptions
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    name: str
+    prepare: Callable[..., Awaitable[tuple[Prepared, RunOptions]]]  # the protocol function's own arguments
+    reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
+    result_type: type[BaseModel]
+    text: Callable[[Any], str]  # the terminal rendering of a result
+
+
+SPECS: dict[str, ProtocolSpec] = {}
+
+
+def spec_for(protocol: str) -> ProtocolSpec:
+    _load()
+    spec = SPECS.get(protocol)
+    if spec is None:
+        raise UsageError(f"unknown protocol {protocol!r}: use one of {', '.join(sorted(SPECS))}")
+    return spec
+
+
+def _load() -> None:
+    """Each protocol's API module registers its spec when imported."""
+    for name in ("evaluate", "decide", "challenge"):
+        importlib.import_module(f"moot.api.{name}")
+
+
+async def estimate(protocol: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """What a debate would cost, sending nothing: `estimate("evaluate", "src/", task=...)` takes the same
+    arguments as `evaluate(...)` (likewise `decide`, `challenge`) and returns what `--dry-run --format json`
+    prints: every planned call with its input tokens and typical and worst-case cost, and the cost table."""
+    prepared, options = await spec_for(protocol).prepare(*args, **kwargs)
+    return estimate_prepared(prepared, options.pricing)
+
+
+def estimate_sync(protocol: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """`estimate`, for code that is not async."""
+    return asyncio.run(estimate(protocol, *args, **kwargs))

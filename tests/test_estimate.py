@@ -1,0 +1,60 @@
+"""One dry run for every surface: `moot.estimate(...)` in Python, `dry_run: true` on the MCP tools and
+`--dry-run` in the CLI give the same figures, rendered from the same plan, and send nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+import moot
+from moot.cli.app import main
+from moot.mcp import build_server
+from moot.testing import FakeLLMServer
+
+from .replies import CRITERIA
+from .scripted_panels import artifact, converging_panel
+
+
+def cli_dry_run(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main([*argv, "--dry-run", "--format", "json"]) == 0
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def mcp_dry_run(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+
+    async def run() -> None:
+        async with Client(build_server()) as client:
+            r = await client.call_tool(tool, {**args, "dry_run": True})
+            assert not r.is_error, r.content
+            seen["data"] = r.structured_content
+
+    anyio.run(run)
+    return seen["data"]  # type: ignore[no-any-return]
+
+
+def test_evaluate_estimate_matches_the_cli_and_the_mcp_tool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], llm_server: FakeLLMServer
+) -> None:
+    solution, judges = str(artifact(tmp_path)), str(converging_panel(tmp_path))
+    from_api = moot.estimate_sync("evaluate", solution, criteria=CRITERIA, judges=judges)
+    from_cli = cli_dry_run(capsys, "evaluate", "-s", solution, "--criteria", CRITERIA, "--judges", judges)
+    from_mcp = mcp_dry_run("evaluate", {"solution": [solution], "criteria": CRITERIA, "judges": judges})
+    assert from_api == from_cli == from_mcp
+    assert from_api["dry_run"] is True and from_api["protocol"] == "evaluate"
+    assert [c["round"] for c in from_api["calls"]] == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    assert [s["calls"] for s in from_api["scenarios"]] == [3, 6, 9]
+    later, first = from_api["calls"][3]["input_tokens"], from_api["calls"][0]["input_tokens"]
+    assert later > first  # round 2 prompts carry the other judges' round-1 replies
+    assert llm_server.requests == [] and moot.api.common.Store.open_default().list_debates() == []
+
+
+def test_estimate_rejects_an_unknown_protocol() -> None:
+    with pytest.raises(moot.api.common.UsageError, match="unknown protocol 'vote'"):
+        moot.estimate_sync("vote", "x")
