@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from moot.errors import JudgeError, MissingExtra
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS, adapter_args
+from moot.judges.vendor import VendorJudge
 from moot.judges.wire_errors import map_stainless_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -29,27 +30,11 @@ def _sdk() -> Any:
     return anthropic
 
 
-class AnthropicJudge:
-    def __init__(
-        self,
-        *,
-        model: str,
-        api_key: str | None,
-        base_url: str | None = None,
-        provider: str = "anthropic",
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-    ) -> None:
-        self.model = model
-        self.provider = provider
-        self.base_url = base_url
-        self._api_key = api_key
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-        self._client: AsyncAnthropic | None = None
+class AnthropicJudge(VendorJudge):
+    _client: AsyncAnthropic | None
 
-    def __repr__(self) -> str:  # never show the key
-        return f"AnthropicJudge(model={self.model!r}, base_url={self.base_url!r})"
+    def __init__(self, *, provider: str = "anthropic", **settings: Any) -> None:
+        super().__init__(provider=provider, **settings)
 
     def client(self) -> AsyncAnthropic:
         if self._client is None:

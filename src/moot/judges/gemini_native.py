@@ -12,6 +12,7 @@ from typing import Any
 
 from moot.errors import JudgeError, JudgeTimeout, MissingExtra, TransientJudgeError
 from moot.judges.providers import adapter_args
+from moot.judges.vendor import VendorJudge
 from moot.judges.wire_errors import status_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -36,27 +37,10 @@ def _transport_error(e: Exception, timeout: float) -> JudgeError | None:
     return None
 
 
-class GeminiJudge:
-    def __init__(
-        self,
-        *,
-        model: str,
-        api_key: str | None,
-        base_url: str | None = None,
-        provider: str = "gemini",
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-    ) -> None:
-        self.model = model
-        self.provider = provider
-        self.base_url = base_url
-        self._api_key = api_key
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-        self._client: Any = None
+class GeminiJudge(VendorJudge):
+    def __init__(self, *, provider: str = "gemini", **settings: Any) -> None:
+        super().__init__(provider=provider, **settings)
 
-    def __repr__(self) -> str:  # never show the key
-        return f"GeminiJudge(model={self.model!r}, base_url={self.base_url!r})"
 
     def client(self) -> Any:
         if self._client is None:

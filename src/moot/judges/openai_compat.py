@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from moot.errors import JudgeError, MissingExtra
 from moot.judges.providers import api_key_for, resolve
 from moot.judges.tls import tls_context
+from moot.judges.vendor import VendorJudge
 from moot.judges.wire_errors import map_stainless_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -21,31 +22,20 @@ if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
 
-class OpenAICompatJudge:
+class OpenAICompatJudge(VendorJudge):
+    _client: AsyncOpenAI | None
+
     def __init__(
         self,
         *,
-        model: str,
-        base_url: str | None,
-        api_key: str | None,
         provider: str = "openai",
-        temperature: float | None = None,
-        max_tokens: int | None = None,
         json_schema_support: bool = False,
         max_tokens_param: str = "max_completion_tokens",
+        **settings: Any,
     ) -> None:
-        self.model = model
-        self.provider = provider
-        self.base_url = base_url
-        self._api_key = api_key
-        self.temperature = temperature
-        self.max_tokens = max_tokens
+        super().__init__(provider=provider, **settings)
         self.json_schema_support = json_schema_support
         self.max_tokens_param = max_tokens_param
-        self._client: AsyncOpenAI | None = None
-
-    def __repr__(self) -> str:  # never show the key
-        return f"OpenAICompatJudge(model={self.model!r}, base_url={self.base_url!r})"
 
     def client(self) -> AsyncOpenAI:
         if self._client is None:
