@@ -1,20 +1,30 @@
-"""Printing results: one JSON/YAML object on stdout and nothing else there; progress goes to stderr."""
+"""Printing results: one JSON/YAML object on stdout and nothing else there; progress goes to stderr.
+
+Text results are drawn with rich (a panel, tables, colour) only when they go to a terminal, as rich
+itself decides (so NO_COLOR, FORCE_COLOR, TTY_COMPATIBLE and TERM=dumb count); piped, they are plain
+text with Markdown tables and no escape codes.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import BaseModel
 
 from moot.errors import UsageError
 from moot.reports.serialize import to_json, to_yaml
+from moot.reports.terminal import TextReport
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FORMATS = ("text", "json", "yaml")
 
 # protocol name -> text renderer for its result; each protocol's CLI module registers its own
-TEXT_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {}
+TEXT_RENDERERS: dict[str, Callable[[dict[str, Any]], TextReport | str]] = {}
 
 
 def check_format(fmt: str, allowed: tuple[str, ...] = FORMATS) -> str:
@@ -23,14 +33,43 @@ def check_format(fmt: str, allowed: tuple[str, ...] = FORMATS) -> str:
     return fmt
 
 
-def render_result(protocol: str, result: BaseModel | dict[str, Any], fmt: str) -> str:
+def terminal_console(stream: TextIO) -> Console | None:
+    """A rich console for `stream` if rich would treat it as a terminal, else None. Piped output with no
+    environment variable forcing a terminal never imports rich."""
+    forced = any(os.environ.get(v) for v in ("FORCE_COLOR", "TTY_COMPATIBLE"))
+    try:
+        tty = stream.isatty()
+    except ValueError:  # closed
+        return None
+    if not tty and not forced:
+        return None
+    from rich.console import Console
+
+    console = Console(file=stream, highlight=False)
+    return console if console.is_terminal else None
+
+
+def text_for(report: TextReport | str, stream: TextIO | None = None) -> str:
+    """A text result as it should appear on `stream` (stdout by default)."""
+    if isinstance(report, str):
+        return report
+    console = terminal_console(stream or sys.stdout)
+    if console is None:
+        return report.plain()
+    from moot.reports.terminal import render_terminal
+
+    return render_terminal(report, console)
+
+
+def render_result(protocol: str, result: BaseModel | dict[str, Any], fmt: str, *, stream: TextIO | None = None) -> str:
+    """The result in `fmt`; for text, drawn for `stream` (where it will be written; stdout by default)."""
     data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
     if fmt == "json":
         return to_json(data)
     if fmt == "yaml":
         return to_yaml(data)
     renderer = TEXT_RENDERERS.get(protocol)
-    return renderer(data) if renderer else to_yaml(data)
+    return text_for(renderer(data), stream) if renderer else to_yaml(data)
 
 
 def emit(text: str) -> None:

@@ -1,33 +1,64 @@
 """A debate's spend as the seed's cost-analysis table: per judge, per round and in total, with tokens
-(cached share included) and dollars. A pure function of `Spend`, for text output and `moot show`."""
+(cached share included) and dollars. A pure function of `Spend`, for text output and `moot show`.
+
+Judges of a round run at once, so the seconds of their calls add up to more than the debate took: the
+table's seconds are call time summed over calls, and the wall time is said beside it under its own name.
+"""
 
 from __future__ import annotations
 
+from moot.reports.terminal import Table, table_lines
 from moot.schemas.spend import Spend, SpendLine
 
+# "Seconds" is call time summed over calls; the note under the table says so, beside the wall time.
+COLUMNS = ["Spend", "Calls", "Input tokens", "Cached", "Output tokens", "Seconds", "Cost"]
 
-def _usd(line: SpendLine, unpriced: bool) -> str:
+
+def usd(line: SpendLine, unpriced: bool = False) -> str:
     return f"${line.cost_usd:.4f}" + ("+?" if unpriced else "")
 
 
-def _row(name: str, line: SpendLine, unpriced: bool = False) -> str:
+def _row(name: str, line: SpendLine, unpriced: bool = False) -> list[str]:
     cached = f"{100 * line.cached_tokens / line.input_tokens:.0f}%" if line.input_tokens else "-"
+    return [
+        name,
+        str(line.calls),
+        f"{line.input_tokens:,}",
+        cached,
+        f"{line.output_tokens:,}",
+        f"{line.seconds:.1f}",
+        usd(line, unpriced),
+    ]
+
+
+def times(spend: Spend) -> str:
+    """Wall time and summed call time, each under a name that says which it is."""
+    return f"wall {spend.wall_seconds:.1f} s, call time (sum over calls) {spend.seconds:.1f} s"
+
+
+def spend_line(spend: Spend) -> str:
+    """The whole spend in one line, for results that print no table."""
     return (
-        f"| {name} | {line.calls} | {line.input_tokens:,} | {cached} | {line.output_tokens:,} "
-        f"| {line.seconds:.1f} | {_usd(line, unpriced)} |"
+        f"Spent: {spend.calls} calls ({spend.clarifications} clarifications, {spend.retries} retries), "
+        f"{spend.input_tokens:,}+{spend.output_tokens:,} tokens, {usd(spend, bool(spend.unpriced_models))}; "
+        f"{times(spend)}"
     )
+
+
+def cost_grid(spend: Spend) -> Table:
+    unpriced = bool(spend.unpriced_models)
+    rows = [_row(k.replace("_", " "), v) for k, v in spend.per_round.items()]
+    rows += [_row(k, v) for k, v in spend.per_judge.items()]
+    rows.append(_row("**Total**", spend, unpriced))
+    note = (
+        f"{times(spend)} (calls run side by side, so their sum exceeds the wall time); "
+        f"{spend.clarifications} clarifications, {spend.retries} retries"
+    )
+    if unpriced:
+        note += f"; no price known for {', '.join(spend.unpriced_models)} (add it under 'pricing:')"
+    return Table(COLUMNS, rows, note=note)
 
 
 def cost_table(spend: Spend) -> list[str]:
     """Markdown table lines (it reads as plain text too)."""
-    unpriced = bool(spend.unpriced_models)
-    out = [
-        "| Spend | Calls | Input tokens | Cached | Output tokens | Seconds | Cost |",
-        "|-------|-------|--------------|--------|---------------|---------|------|",
-    ]
-    out += [_row(k.replace("_", " "), v) for k, v in spend.per_round.items()]
-    out += [_row(k, v) for k, v in spend.per_judge.items()]
-    out.append(_row("**Total**", spend, unpriced))
-    if unpriced:
-        out.append(f"(no price known for {', '.join(spend.unpriced_models)}: add it under 'pricing:')")
-    return out
+    return table_lines(cost_grid(spend))

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+from moot.reports.terminal import Table, table_lines
 from moot.schemas.evaluate import EvaluationResult
 
 
-def score_table(result: EvaluationResult) -> list[str]:
+def score_grid(result: EvaluationResult) -> Table:
     """Seed 003's table: one row per criterion, one column per judge, and the panel's final score."""
     judges = [j for j in result.judges if j.final_score is not None]
-    head = "| Criterion | " + " | ".join(f"{j.judge} ({j.stance})" for j in judges) + " | Final |"
-    rows = [head, "|" + "---|" * (len(judges) + 2)]
+    rows = []
     for key in result.criteria:
         scores = [j.final_scores.get(key) for j in judges]
         present = [s for s in scores if s is not None]
         final = round(sum(present) / len(present), 2) if present else None
-        cells = " | ".join(f"{s:g}/5" if s is not None else "-" for s in scores)
-        rows.append(f"| {key} | {cells} | {final:g}/5 |" if final is not None else f"| {key} | {cells} | - |")
-    overall = " | ".join(f"{j.final_score:g}/5" for j in judges)
-    rows.append(f"| **overall** | {overall} | **{result.summary.consensus_score:g}/5** |")
-    return rows
+        cells = [f"{s:g}/5" if s is not None else "-" for s in scores]
+        rows.append([key, *cells, f"{final:g}/5" if final is not None else "-"])
+    overall = [f"{j.final_score:g}/5" for j in judges]
+    rows.append(["**overall**", *overall, f"**{result.summary.consensus_score:g}/5**"])
+    return Table(["Criterion", *(f"{j.judge} ({j.stance})" for j in judges), "Final"], rows)
+
+
+def score_table(result: EvaluationResult) -> list[str]:
+    return table_lines(score_grid(result))
 
 
 def consensus_report(result: EvaluationResult) -> str:

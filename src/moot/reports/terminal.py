@@ -1,0 +1,226 @@
+"""One text result, two faces: plain text with Markdown tables when the output is piped, and rich's
+panel, tables and colour at a terminal.
+
+The protocol renderers build a `TextReport` once, so that the two faces cannot drift apart in what they
+say. The plain face is what scripts, CI logs and `moot show > file` get, and what tests read: no escape
+codes, tables that paste into Markdown. rich is imported only for the terminal face.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.text import Text
+
+Tone = Literal["good", "warn", "bad", "plain"]
+TONE_STYLE: dict[str, str] = {"good": "green", "warn": "yellow", "bad": "red", "plain": "blue"}
+# Words that carry a result, coloured wherever they appear at a terminal.
+WORD_STYLE: dict[str, str] = {
+    "PASS": "bold green",
+    "RECOMMENDED": "bold green",
+    "CONSENSUS": "bold green",
+    "CONDITIONAL": "bold yellow",
+    "CONTESTED": "bold yellow",
+    "TRADEOFF": "bold yellow",
+    "FAIL": "bold red",
+    "CRITICAL": "bold red",
+    "MUST": "red",
+    "SHOULD": "yellow",
+    "COULD": "cyan",
+}
+_WORDS = re.compile(r"\b(" + "|".join(WORD_STYLE) + r")\b")
+_NUMBER = re.compile(r"^[-+$]?[\d.,]+(%|/5|\+\?| s)?$|^-$|^$")
+
+
+@dataclass
+class Table:
+    """Rows of cells. A cell written `**x**` is strong: kept as Markdown in plain text, bold at a terminal."""
+
+    columns: list[str]
+    rows: list[list[str]]
+    title: str = ""
+    note: str = ""  # one line under the table: what a column means, what a total leaves out
+    terminal_columns: list[str] | None = None  # other headers at a terminal, where there is room to say more
+
+
+@dataclass
+class Section:
+    """A titled list; `items` may span lines."""
+
+    title: str
+    items: list[str]
+    bullet: str = "-"
+
+
+@dataclass
+class Paragraph:
+    """Prose under a title on its first line: wrapped at 100 columns when piped, to the width at a terminal."""
+
+    title: str
+    text: str
+
+    def flat(self) -> str:
+        return " ".join(self.text.split())
+
+
+@dataclass
+class Markdown:
+    """Markdown written for a person (a protocol's own document): as is when piped, rendered at a terminal."""
+
+    text: str
+
+
+@dataclass
+class Faces:
+    """A block that differs between the faces: at a terminal, width is dear and colour says more. Either
+    side may be None, to show the block on one face only."""
+
+    plain: Table | Section | Paragraph | Markdown | str | None
+    terminal: Table | Section | Paragraph | Markdown | str | None
+
+
+Block = Table | Section | Paragraph | Markdown | Faces | str
+
+
+@dataclass
+class TextReport:
+    headline: str
+    tone: Tone = "plain"
+    facts: list[str] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+
+    def plain(self) -> str:
+        return plain_text(self)
+
+
+# the plain face
+
+
+def table_lines(table: Table) -> list[str]:
+    """A Markdown table: it reads as plain text too."""
+    out = [table.title] if table.title else []
+    out.append("| " + " | ".join(table.columns) + " |")
+    out.append("|" + "---|" * len(table.columns))
+    out += ["| " + " | ".join(row) + " |" for row in table.rows]
+    if table.note:
+        out.append(table.note)
+    return out
+
+
+def _block_lines(block: Block) -> list[str]:
+    if isinstance(block, Faces):
+        return [] if block.plain is None else _block_lines(block.plain)
+    if isinstance(block, Table):
+        return table_lines(block)
+    if isinstance(block, Section):
+        return [block.title, *(f"  {block.bullet} {item}".rstrip() for item in block.items)]
+    if isinstance(block, Paragraph):
+        return textwrap.wrap(f"{block.title} {block.flat()}", 100, break_on_hyphens=False)
+    if isinstance(block, Markdown):
+        return [block.text.rstrip("\n")]
+    return [block]
+
+
+def plain_text(report: TextReport) -> str:
+    out = [report.headline, *report.facts]
+    for block in report.blocks:
+        lines = _block_lines(block)
+        out += ["", *lines] if lines else []
+    return "\n".join(out) + "\n"
+
+
+# the terminal face
+
+
+def _styled(text: str, base: str = "") -> Text:
+    """Plain words, with the result words coloured and a `**strong**` cell in bold."""
+    from rich.text import Text
+
+    strong = len(text) > 4 and text.startswith("**") and text.endswith("**")
+    out = Text(text[2:-2] if strong else text, style="bold" if strong else base)
+    for m in _WORDS.finditer(out.plain):
+        out.stylize(WORD_STYLE[m.group(1)], m.start(), m.end())
+    return out
+
+
+def _numeric(cells: Sequence[str]) -> bool:
+    return all(_NUMBER.match(c.strip("*")) for c in cells) and any(c for c in cells)
+
+
+def rich_table(table: Table) -> RenderableType:
+    from rich import box
+    from rich.table import Table as RichTable
+
+    headers = table.terminal_columns or table.columns
+    t = RichTable(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        title=table.title or None,
+        title_justify="left",
+        title_style="bold",
+        caption=table.note or None,
+        caption_justify="left",
+        caption_style="dim",
+        header_style="bold",
+    )
+    for i, name in enumerate(headers):
+        numeric = i > 0 and _numeric([row[i] for row in table.rows if i < len(row)])
+        t.add_column(name, justify="right" if numeric else "left", overflow="fold")
+    for row in table.rows:
+        t.add_row(*(_styled(c) for c in row))
+    return t
+
+
+def _section(section: Section) -> RenderableType:
+    from rich.console import Group
+    from rich.table import Table as RichTable
+
+    grid = RichTable.grid(padding=(0, 1))
+    grid.add_column(style="dim")
+    grid.add_column(overflow="fold")
+    for item in section.items:
+        grid.add_row(section.bullet, _styled(item))
+    return Group(_styled(section.title, "bold"), grid)
+
+
+def _renderable(block: Block) -> RenderableType | None:
+    if isinstance(block, Faces):
+        return None if block.terminal is None else _renderable(block.terminal)
+    if isinstance(block, Table):
+        return rich_table(block)
+    if isinstance(block, Section):
+        return _section(block)
+    if isinstance(block, Paragraph):
+        return _styled(block.title, "bold") + " " + _styled(block.flat())
+    if isinstance(block, Markdown):
+        from rich.markdown import Markdown as RichMarkdown
+
+        return RichMarkdown(block.text)
+    return _styled(block)
+
+
+def _panel(report: TextReport) -> RenderableType:
+    from rich.console import Group
+    from rich.panel import Panel
+
+    head = _styled(report.headline, "bold")
+    facts = [_styled(f, "dim") for f in report.facts]
+    return Panel(Group(head, *facts), border_style=TONE_STYLE[report.tone], expand=False)
+
+
+def render_terminal(report: TextReport, console: Console) -> str:
+    """The report as `console` would print it (its colours, its width), captured as a string."""
+    with console.capture() as captured:
+        console.print(_panel(report))
+        for block in report.blocks:
+            renderable = _renderable(block)
+            if renderable is not None:
+                console.print(renderable)
+    return captured.get()
