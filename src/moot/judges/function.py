@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 
-from moot.schemas.messages import Completion, Prompt
+from moot.schemas.messages import SCRIPTED_JUDGE, Completion, Prompt
 
 ReplyFunction = Callable[[Prompt], str | Awaitable[str]]
 
@@ -23,7 +23,7 @@ class FunctionJudge:
         result = self.fn(prompt)
         if inspect.isawaitable(result):
             result = await result
-        return Completion(text=str(result), model=self.model, provider=self.provider)
+        return Completion(text=str(result), model=SCRIPTED_JUDGE, provider=self.provider)
 
     async def aclose(self) -> None:
         return None

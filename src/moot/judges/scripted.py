@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError, UsageError
-from moot.schemas.messages import Completion, Prompt, Usage
+from moot.schemas.messages import SCRIPTED_JUDGE, Completion, Prompt, Usage
 
 
 def _tokens(text: str) -> int:
@@ -86,7 +86,7 @@ class ScriptedJudge:
         return Completion(
             text=text,
             usage=Usage(input_tokens=_tokens(prompt_text), output_tokens=_tokens(text)),
-            model=self.model,
+            model=SCRIPTED_JUDGE,
             provider=self.provider,
         )
 

@@ -64,6 +64,11 @@ class Usage(BaseModel):
         )
 
 
+# What a scripted or function judge reports as the model that answered: no model did, and a result must not
+# claim that the model such a judge stands in for (the demo's gemini-3-pro-preview, ...) gave its replies.
+SCRIPTED_JUDGE = "scripted judge"
+
+
 class Completion(BaseModel):
     """A judge's answer to one prompt."""
 
