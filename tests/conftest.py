@@ -26,6 +26,7 @@ VENDOR_KEYS = (
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "moot-home"
     monkeypatch.setenv("MOOT_HOME", str(home))
+    monkeypatch.delenv("MOOT_JUDGES", raising=False)  # a developer's project judges file is not the tests'
     if os.environ.get("MOOT_LIVE") != "1":
         for key in VENDOR_KEYS:
             monkeypatch.delenv(key, raising=False)

@@ -74,7 +74,10 @@ def test_export_never_overwrites_and_runs_nothing(tmp_path: Path, capsys) -> Non
     (tmp_path / "d" / "judges.yaml").write_text("mine\n")
     assert main(["demo", "--export", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == f"moot: error: {tmp_path / 'd' / 'judges.yaml'} already exists: export into a new or empty folder"
+    assert (
+        err.strip()
+        == f"moot: error: {tmp_path / 'd' / 'judges.yaml'} already exists: export into a new or empty folder"
+    )
     assert (tmp_path / "d" / "judges.yaml").read_text() == "mine\n"
     assert main(["demo", "--export", str(tmp_path / "e"), "--live"]) == 2
     assert "cannot be combined" in capsys.readouterr().err and not (tmp_path / "e").exists()

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from moot.errors import UsageError
 from moot.inputs import load_yaml_file, validation_message
@@ -73,6 +73,16 @@ class PanelFile(BaseModel):
     budget: dict[str, Any] = Field(default_factory=dict)
 
     path: str | None = Field(default=None, exclude=True)
+    # why a file nobody named is in effect (MOOT_JUDGES, a moot.yaml: see moot.project); None when given
+    _found_by: str | None = PrivateAttr(default=None)
+
+    @property
+    def found_by(self) -> str | None:
+        return self._found_by
+
+    @found_by.setter
+    def found_by(self, why: str | None) -> None:
+        self._found_by = why
 
     @field_validator("debate_judges", "judges", "challengers", mode="before")
     @classmethod

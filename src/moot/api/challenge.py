@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from moot.api.common import RESUMERS, JudgeLike, Panelist, _spec, apply_max_cost, options_from_panel
+from moot.api.common import RESUMERS, JudgeLike, Panelist, _spec, apply_max_cost, load_panel, options_from_panel
 from moot.errors import DebateAborted, UsageError
 from moot.inputs import load_artifacts
 from moot.judges.agent_cli import PROFILES, command_template
@@ -23,7 +23,7 @@ from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.judges.preflight import check_all
 from moot.judges.providers import resolve
-from moot.panel_file import PanelFile, load_panel_file
+from moot.panel_file import PanelFile
 from moot.protocols.challenge import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
 from moot.runs import RunOptions, run_debate
 from moot.schemas.challenge import ChallengeRequest, ChallengeResult
@@ -91,7 +91,7 @@ def plan_challenge(
     """Validate every input. Raises UsageError (exit 2) on bad input; no judge is called or probed."""
     if not topic or not topic.strip():
         raise UsageError("the topic is empty: say what position to debate")
-    panel = load_panel_file(judges) if isinstance(judges, str | Path) else judges
+    panel, _ = load_panel(judges)  # with none given: MOOT_JUDGES or the nearest moot.yaml
     rounds = max_rounds if max_rounds is not None else (panel.max_rounds if panel and panel.max_rounds else 5)
     if rounds < 1:
         raise UsageError(f"--max-rounds must be at least 1 (got {rounds})")

@@ -93,10 +93,18 @@ def make_seats(
 def load_panel(
     judges: str | Path | PanelFile | Sequence[JudgeLike] | None,
 ) -> tuple[PanelFile | None, list[JudgeLike] | None]:
-    """A judges argument as (the judges file, if any; its panel list, or None when none was given)."""
+    """A judges argument as (the judges file, if any; its panel list, or None when none was given).
+
+    With no judges given, the project's judges file applies (`MOOT_JUDGES`, else the nearest
+    `moot.yaml`; see `moot.project`), else the protocol's built-in lineup.
+    """
     if judges is None:
-        return None, None
-    if isinstance(judges, str | Path):
+        from moot.project import project_panel
+
+        panel = project_panel()
+        if panel is None:
+            return None, None
+    elif isinstance(judges, str | Path):
         panel = load_panel_file(judges)
     elif isinstance(judges, PanelFile):
         panel = judges

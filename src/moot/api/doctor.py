@@ -3,7 +3,8 @@
 Every row comes from `moot.judges.preflight` (the same checks `moot challenge` runs before a debate):
 API judges by credential, `api_base` and local endpoints by whether they answer, agent CLIs by being on
 PATH and answering `--version`, with their login evidence and whether they may run tools. No check sends
-a prompt to a model unless `ping` is asked for. Further checks add a step to `CHECKS`.
+a prompt to a model unless `ping` is asked for. Further checks add a step to `CHECKS`. Without `--judges`,
+the project's judges file is checked (MOOT_JUDGES, the nearest moot.yaml: see `moot.project`).
 """
 
 from __future__ import annotations
@@ -18,17 +19,17 @@ Row = dict[str, Any]
 ENDPOINT_TIMEOUT_S = 3.0
 
 
-def _specs(judges_file: str | None) -> list[tuple[str, Any]]:
-    """(role, JudgeSpec) for every judge of a judges file, or the built-in lineups of every protocol."""
+def _specs(source: Any) -> list[tuple[str, Any]]:
+    """(role, JudgeSpec) for every judge of the judges file in effect, or the built-in lineups of every protocol."""
     from moot.judges.agent_cli import PROFILES
-    from moot.panel_file import load_panel_file
+    from moot.project import load_source
     from moot.protocols.evaluate import DEFAULT_JUDGES
     from moot.schemas.config import JudgeSpec
 
-    if not judges_file:
+    panel = load_source(source)
+    if panel is None:
         specs = [("judge", JudgeSpec.model_validate(d)) for d in DEFAULT_JUDGES]
         return specs + [("agent-cli", JudgeSpec(cli=name)) for name in PROFILES]
-    panel = load_panel_file(judges_file)
     specs = [("judge", s) for s in panel.panel or []]
     if panel.moderator:
         specs.append(("moderator", panel.moderator))
@@ -88,7 +89,17 @@ async def _row(role: str, spec: Any, ping: bool = False) -> Row:
 
 async def doctor_rows(judges_file: str | None, ping: bool = False) -> list[Row]:
     """One row per judge, every check run concurrently (for async callers such as the MCP server)."""
-    specs = _specs(judges_file)
+    rows: list[Row] = (await doctor_report(judges_file, ping))["judges"]
+    return rows
+
+
+async def doctor_report(judges_file: str | None, ping: bool = False) -> dict[str, Any]:
+    """The rows, and which judges file is in effect and why (`--judges`, MOOT_JUDGES, a moot.yaml)."""
+    from moot.project import judges_source
+
+    source = judges_source(judges_file)
+    specs = _specs(source)
     async with asyncio.TaskGroup() as tg:
         tasks = [tg.create_task(_row(role, spec, ping)) for role, spec in specs]
-    return [t.result() for t in tasks]
+    in_effect = {"path": str(source.path) if source.path else None, "why": source.why}
+    return {"judges_file": in_effect, "judges": [t.result() for t in tasks]}

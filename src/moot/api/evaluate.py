@@ -57,7 +57,7 @@ def build_evaluation_request(
         if not arts:
             raise UsageError("no artifact given")
     panel, listed = load_panel(judges)
-    if panel is not None and listed is None:
+    if panel is not None and listed is None and panel.found_by is None:  # a found moot.yaml may hold none
         raise UsageError(f"judges file {panel.path}: no 'debate_judges:' list")
     entries = listed if listed is not None else list(DEFAULT_JUDGES)
     if not entries:

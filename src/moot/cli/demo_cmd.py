@@ -43,7 +43,7 @@ def demo(
         str(artifact),
         task=DEMO_TASK,
         criteria=DEMO_CRITERIA,
-        judges=None if live else (judges or str(DEMO_DIR / "judges.yaml")),
+        judges=_live_lineup() if live else (judges or str(DEMO_DIR / "judges.yaml")),
         reports_dir=reports_dir,
     )
     # Judges see the path the seed uses, not where the package happens to be installed.
@@ -63,6 +63,13 @@ def demo(
     options = RunOptions(on_event=printer)
     result = run_cli(lambda: api.run_evaluation(request, seats, moderator, options), options)
     emit(render_result("evaluate", result, fmt))
+
+
+def _live_lineup() -> list[dict[str, str]]:
+    """The seeds' lineup itself: a project's moot.yaml or MOOT_JUDGES is not what --live promises."""
+    from moot.protocols.evaluate import DEFAULT_JUDGES
+
+    return list(DEFAULT_JUDGES)
 
 
 def _export(folder: str, fmt: str, other_judges: bool) -> None:

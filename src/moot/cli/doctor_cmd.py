@@ -7,12 +7,18 @@ from typing import Annotated
 
 import typer
 
-from moot.api.doctor import Row, doctor_rows
+from moot.api.doctor import Row, doctor_report
 from moot.cli.output import check_format, emit, render_result
 
 
-def _text(rows: list[Row]) -> str:
-    lines = []
+def _source_line(in_effect: dict[str, str | None]) -> str:
+    if in_effect["path"] is None:
+        return f"judges: the built-in lineups and agent CLIs ({in_effect['why']})"
+    return f"judges file: {in_effect['path']} ({in_effect['why']})"
+
+
+def _text(rows: list[Row], in_effect: dict[str, str | None]) -> str:
+    lines = [_source_line(in_effect)]
     for r in rows:
         mark = "ok " if r["usable"] else "NO "
         lines.append(f"{mark} {r['role']:10} {r['judge']:28} {r['kind']:9} {r.get('vendor', ''):10} {r['detail']}")
@@ -37,7 +43,8 @@ def _text(rows: list[Row]) -> str:
 
 def doctor(
     judges: Annotated[
-        str | None, typer.Option(help="Judges file to check (default: the built-in lineups and agent CLIs).")
+        str | None,
+        typer.Option(help="Judges file to check (default: MOOT_JUDGES, the nearest moot.yaml, else the built-ins)."),
     ] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
     ping: Annotated[
@@ -46,8 +53,8 @@ def doctor(
 ) -> None:
     """List every configured judge: whether it is usable here, and why not (credential, PATH, login, endpoint)."""
     check_format(fmt)
-    rows = asyncio.run(doctor_rows(judges, ping))
+    report = asyncio.run(doctor_report(judges, ping))
     if fmt != "text":
-        emit(render_result("doctor", {"judges": rows}, fmt))
+        emit(render_result("doctor", report, fmt))
         return
-    emit(_text(rows))
+    emit(_text(report["judges"], report["judges_file"]))
