@@ -44,3 +44,10 @@ def test_function_and_scripted_judges_report_a_scripted_judge() -> None:
     by_function = asyncio.run(FunctionJudge(lambda p: "x", model="gpt-5.2").complete(prompt, timeout=1))
     by_script = asyncio.run(ScriptedJudge(["x"], model="grok-4").complete(prompt, timeout=1))
     assert by_function.model == by_script.model == SCRIPTED_JUDGE
+
+
+def test_disputes_say_whose_view_they_are(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = demo_json(tmp_path, capsys)
+    said = [d["finding"] for d in out["divergent_findings"]] + [a["issue"] for a in out["user_attention_needed"]]
+    assert said and not any("mine:" in s for s in said)
+    assert "overall severity (judge-1's view: 3.5: conditional pass; opposing view: judge-3: 2.9" in said[0]

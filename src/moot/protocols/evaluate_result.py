@@ -204,7 +204,9 @@ def engine_synthesis(result: EvaluationResult, state: DebateState, request: Eval
 
     for seat in state.active:
         for item in latest[seat.id].unresolved:
-            divergent.append(DivergentFinding(finding=item, positions={seat.id: "maintains this dispute"}))
+            # the parser quotes the judge ("mine: ..."); a reader needs to know whose view it is
+            said = item.replace("(mine: ", f"({seat.id}'s view: ", 1).replace("; opposing: ", "; opposing view: ", 1)
+            divergent.append(DivergentFinding(finding=said, positions={seat.id: "maintains this dispute"}))
         for ex in latest[seat.id].agreements:
             if ex.with_judge and ex.on_point:
                 convergent.append(
