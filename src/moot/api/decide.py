@@ -15,11 +15,15 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from moot.api.common import RESUMERS, JudgeLike, Panelist, apply_max_cost, load_panel, make_seats, options_from_panel
+from moot.engine.core import Engine
+from moot.engine.events import fan_out
+from moot.engine.runner import run_steps
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_yaml_file, validation_message
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
-from moot.protocols.decide import DEFAULT_JUDGES, DEFAULT_STANCES, STANCE_PROMPTS, Decision
+from moot.protocols.decide import Decision
+from moot.protocols.decide_stances import DEFAULT_JUDGES, DEFAULT_STANCES, STANCE_PROMPTS
 from moot.reports.decide import DecisionFiles
 from moot.runs import RunOptions, run_debate
 from moot.schemas.config import JudgeSpec
@@ -189,22 +193,8 @@ def build_decision_request(
     write_files: bool = True,
 ) -> tuple[DecisionRequest, list[Seat], PanelFile | None]:
     """Validate every input and build the judges, before any call. Raises UsageError on bad input."""
-    if debate_context is not None and (question or options):
-        raise UsageError("give either --debate-context or --question with --option, not both")
-    if isinstance(debate_context, DebateContext):
-        ctx = debate_context
-    elif debate_context is not None:
-        ctx, file_config = load_debate_file(debate_context)
-        config = config if config is not None else file_config
-    else:
-        ctx = _context_from_parts(question, options, context, question_id)
-    if context_files:
-        extra = "\n\n".join(f"# {a.path}\n{a.text}" for a in load_artifacts(list(context_files)))
-        ctx = ctx.model_copy(update={"spec_context": f"{ctx.spec_context}\n\n{extra}".strip()})
-    if question_id:
-        ctx = _validated(ctx, question_id=question_id)
-    if not ctx.question_id:
-        ctx = ctx.model_copy(update={"question_id": slug(ctx.question_text)})
+    ctx, config = _question(question, options, context, debate_context, config, question_id)
+    ctx = _completed(ctx, context_files, question_id)
     panel, listed = load_panel(judges)
     entries = listed if listed is not None else list(DEFAULT_JUDGES)
     cfg = _config(config, panel, threshold)
@@ -223,6 +213,37 @@ def build_decision_request(
         base_dir=str(base_dir) if base_dir else None,
     )
     return request, seats, panel
+
+
+def _question(
+    question: str | None,
+    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None,
+    context: str,
+    debate_context: str | Path | Mapping[str, Any] | DebateContext | None,
+    config: DebateConfig | Mapping[str, Any] | None,
+    question_id: str | None,
+) -> tuple[DebateContext, DebateConfig | Mapping[str, Any] | None]:
+    """The question from either source (a question file's `debate_config` applies unless one is given)."""
+    if debate_context is not None and (question or options):
+        raise UsageError("give either --debate-context or --question with --option, not both")
+    if isinstance(debate_context, DebateContext):
+        return debate_context, config
+    if debate_context is not None:
+        ctx, file_config = load_debate_file(debate_context)
+        return ctx, config if config is not None else file_config
+    return _context_from_parts(question, options, context, question_id), config
+
+
+def _completed(ctx: DebateContext, context_files: Sequence[str] | None, question_id: str | None) -> DebateContext:
+    """The question with its context files appended, and an id (the one given, or a slug of the question)."""
+    if context_files:
+        extra = "\n\n".join(f"# {a.path}\n{a.text}" for a in load_artifacts(list(context_files)))
+        ctx = ctx.model_copy(update={"spec_context": f"{ctx.spec_context}\n\n{extra}".strip()})
+    if question_id:
+        ctx = _validated(ctx, question_id=question_id)
+    if not ctx.question_id:
+        ctx = ctx.model_copy(update={"question_id": slug(ctx.question_text)})
+    return ctx
 
 
 def _validated(ctx: DebateContext, **update: Any) -> DebateContext:
@@ -267,8 +288,15 @@ async def run_decision(
     store = options.store or Store.open_default()
     options.store = store
 
-    async def body(engine: Any) -> DecisionResult:
-        return await Decision(request, seats, engine).run()
+    async def body(engine: Engine) -> DecisionResult:
+        files = DecisionFiles(Path(request.files_dir), request.context.question_id) if request.files_dir else None
+        if files is not None:
+            engine.emit = fan_out(engine.emit, files)
+        result = await run_steps(Decision(request, seats, engine.debate_id), engine)
+        if files is not None:
+            result.files = [*files.written, str(files.record_path)]
+            files.write_record(result)
+        return result
 
     title = f"decide {request.context.question_id}: {request.context.question_text}"
     return await run_debate("decide", request, title[:200], seats, body, options, resuming=resuming)

@@ -1,28 +1,22 @@
 """`moot decide --dry-run`: every call of the option-choice debate, priced before anything is spent.
 
-Round 1 is one call per judge; round 2 (when round 1 has no consensus) one more per judge, each prompt
-carrying every judge's round-1 reply: placeholders of typical size for the estimate, of each judge's
-output bound for the worst case. Clarifications are in the worst case only.
+The protocol's own steps are rehearsed (`moot.engine.runner.rehearse_plan`): round 1 is one call per
+judge; each later round one more per judge, each prompt carrying every judge's reply of the round before:
+placeholders of typical size for the estimate, of each judge's output bound for the worst case. The
+placeholder judges never agree, so every round allowed is priced. Clarifications are in the worst case only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost, Scenario, scenarios, tokens_of
+from moot.engine.budget import CallCost, Scenario, scenarios, tokens_of
 from moot.engine.core import Engine
 from moot.engine.pricing import Pricing
+from moot.engine.runner import rehearse_plan
 from moot.judges.base import Seat
 from moot.schemas.decide import DecisionRequest
 from moot.store.db import Store
-
-
-def _fill_round_1(decision: Any, seats: list[Seat], size: Any) -> None:
-    """Pretend every judge answered round 1 (recommending the first option) with a reply of `size(seat)`."""
-    first = decision.context.options[0].id
-    for seat in seats:
-        decision.state.recommendations.setdefault(seat.id, {})[1] = first
-        decision.state.texts.setdefault(seat.id, {})[1] = "x" * 4 * size(seat)
 
 
 def estimate_decision(
@@ -32,19 +26,9 @@ def estimate_decision(
     from moot.protocols.decide import Decision
 
     engine = Engine(Store(":memory:"), "dry-run", pricing=pricing)
-    typical = Decision(request, seats, engine)
-    worst = Decision(request, seats, engine)
-    rounds = request.config.max_rounds
-    calls: list[CallCost] = []
-    for round_no in range(1, rounds + 1):
-        if round_no == 2:
-            _fill_round_1(typical, seats, lambda _: TYPICAL_REPLY_TOKENS)
-            _fill_round_1(worst, seats, engine.output_bound)
-        for seat in seats:
-            t = engine.call_cost(seat, typical._prompt(seat, round_no), round_no, cached_prefix=round_no > 1)
-            w = engine.call_cost(seat, worst._prompt(seat, round_no), round_no)
-            calls.append(CallCost(seat.id, seat.label, round_no, t.input_tokens, t.typical_usd, w.worst_usd))
-    return calls, scenarios(calls, rounds)
+    typical, worst = (Decision(request, seats, "dry-run") for _ in range(2))
+    calls = rehearse_plan(typical, worst, engine)
+    return calls, scenarios(calls, request.config.max_rounds)
 
 
 def decision_dry_run_data(request: DecisionRequest, seats: list[Seat], pricing: Pricing | None) -> dict[str, Any]:

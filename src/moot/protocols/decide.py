@@ -1,4 +1,4 @@
-"""The option-choice debate (seed 002) as a small state machine of rounds.
+"""The option-choice debate (seed 002) as steps over `DecideState`.
 
     round 1  independent recommendations, all judges at once, none sees another (isolation)
     check    a share of the answering judges at or above the threshold on one option: consensus, stop
@@ -11,127 +11,53 @@ round 1 (prompts carry no other judge's text); the challenge requirement and cha
 (enforced by the reply parser, a breaking reply is sent back once); contested accepted as an outcome.
 
 Exactly one call per active judge per round, plus one per clarification. Call keys are "r{round}/{seat}"
-and "r{round}/{seat}/clarify", so a resumed debate replays every call that had completed.
+and "r{round}/{seat}/clarify", so a resumed debate replays every call that had completed. The judges'
+files are not written here: each round emits a `DecideRoundRecord` per judge for the file writer.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
+from typing import Any
 
 from moot.consensus.decide import OptionConsensus, changes, check_consensus
-from moot.engine import Answer, Engine, Event, ask
-from moot.engine.spend import spend_from_calls
-from moot.errors import DebateAborted
+from moot.engine.ask import Answer
+from moot.engine.events import Event
+from moot.engine.steps import Call, Outcome, Step
 from moot.judges.base import Seat
 from moot.parsing.decide import ReplyRules, parse_stance_reply
 from moot.parsing.extract import ReplyError
 from moot.prompts import render
-from moot.protocols.common import concurrently
 from moot.protocols.decide_result import build_result
-from moot.reports.decide import DecisionFiles, judge_round_markdown, round_file_name
-from moot.schemas.decide import ChangeLogEntry, DecisionRequest, DecisionResult, RoundTally, StanceReply
+from moot.protocols.decide_stances import stance_of
+from moot.protocols.decide_state import DecideState, Judged
+from moot.schemas.decide import (
+    DecideRoundRecord,
+    DecisionRequest,
+    DecisionResult,
+    RoundTally,
+    StanceReply,
+    round_file_name,
+    round_file_path,
+)
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_schemas import decide_reply_schema
-
-
-@dataclass(frozen=True)
-class Stance:
-    title: str
-    temperament: str
-    focus: str
-    goal: str
-    rule: str
-    prompt: str
-
-
-STANCES: dict[str, Stance] = {
-    "risk": Stance(
-        "Risk",
-        "SKEPTICAL",
-        "evaluate each option for risks",
-        "MINIMIZES RISK",
-        "Always challenge optimism.",
-        "Skeptical: find what can go wrong with each option (technical, delivery, user and business risk) "
-        "and recommend the option that minimises risk.",
-    ),
-    "value": Stance(
-        "Value",
-        "OPTIMISTIC",
-        "evaluate each option for user value",
-        "MAXIMIZES VALUE",
-        "Always push for more.",
-        "Optimistic: find what each option gives users and the business, and recommend the option that "
-        "maximises user value.",
-    ),
-    "effort": Stance(
-        "Effort",
-        "PRAGMATIC",
-        "evaluate each option for ROI",
-        "OPTIMIZES ROI",
-        "Always ground in reality.",
-        "Pragmatic: weigh each option's value against its cost, time and complexity, and recommend the "
-        "option with the best return on investment.",
-    ),
-}
-STANCE_PROMPTS = {k: s.prompt for k, s in STANCES.items()}
-DEFAULT_STANCES = ("risk", "value", "effort")
-DEFAULT_MODEL = "sonnet"
-DEFAULT_JUDGES = [{"model": DEFAULT_MODEL, "stance": s} for s in DEFAULT_STANCES]
-
-
-def stance_of(seat: Seat) -> Stance:
-    """The seed's stance for a seat, or a generic one for a stance the user named."""
-    known = STANCES.get(seat.stance.lower())
-    if known is not None:
-        return known
-    return Stance(seat.stance.capitalize(), "", "evaluate each option from your stance", "your stance favours", "", "")
-
-
-@dataclass
-class DecideState:
-    """What the debate knows after each round. Plain data; the round functions below update it."""
-
-    active: list[Seat]
-    recommendations: dict[str, dict[int, str | None]] = field(default_factory=dict)
-    counted: dict[str, StanceReply] = field(default_factory=dict)  # the reply behind each latest recommendation
-    texts: dict[str, dict[int, str]] = field(default_factory=dict)
-    dropped: dict[str, tuple[int, str]] = field(default_factory=dict)
-    answered_by: dict[str, str] = field(default_factory=dict)
-    tallies: dict[int, OptionConsensus] = field(default_factory=dict)
-    change_log: list[ChangeLogEntry] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-
-    def latest(self, seat_id: str) -> str | None:
-        recs = self.recommendations.get(seat_id, {})
-        return recs[max(recs)] if recs else None
-
-
-@dataclass
-class _Judged:
-    """A judge's round, as it will count: its recommendation (or None), the reply, and why if not clean."""
-
-    seat: Seat
-    answer: Answer[StanceReply]
-    recommendation: str | None = None
-    reply: StanceReply | None = None
-    note: str = ""
+from moot.schemas.spend import Spend
 
 
 class Decision:
     """One run (or resumed run) of the option-choice debate."""
 
-    def __init__(self, request: DecisionRequest, seats: Sequence[Seat], engine: Engine) -> None:
+    name = "decide"
+
+    def __init__(self, request: DecisionRequest, seats: Sequence[Seat], debate_id: str) -> None:
         self.request = request
         self.context = request.context
         self.config = request.config
-        self.engine = engine
+        self.debate_id = debate_id
         self.seats = list(seats)
         self.state = DecideState(active=list(seats))
-        self.files = DecisionFiles(Path(request.files_dir), self.context.question_id) if request.files_dir else None
         self.system = render(
             "decide/system.j2",
             judge_count=len(self.seats),
@@ -141,16 +67,56 @@ class Decision:
             spec_context=self.context.spec_context,
         )
 
-    # prompts
+    # planning
+
+    def plan(self) -> Step | None:
+        st = self.state
+        if st.stopped or st.settled or st.rounds_done >= self.config.max_rounds:
+            return None
+        round_no = st.rounds_done + 1
+        calls = [self._call(seat, round_no) for seat in st.active]
+        return Step(round_no, calls, first=round_no == 1, quorum=2)
+
+    def _call(self, seat: Seat, round_no: int) -> Call[StanceReply]:
+        rules = self._rules(seat, round_no)
+        return Call(
+            seat,
+            self._prompt(seat, round_no),
+            f"r{round_no}/{seat.id}",
+            "judge",
+            lambda text: parse_stance_reply(text, rules),
+            lambda reason: render("decide/clarify.j2", reason=reason, options=self.context.options),
+            lambda reply: {"summary": f"recommends {reply.recommendation}"},
+        )
 
     def _file_label(self, seat_id: str, round_no: int) -> str:
-        name = round_file_name(self.context.question_id, seat_id, round_no)
-        return str(self.files.round_path(seat_id, round_no)) if self.files else f"{name} (kept in the moot store)"
+        """Where a judge's round is for people: its file, or (with no files) its name in the store."""
+        qid = self.context.question_id
+        if self.request.files_dir:
+            return str(round_file_path(self.request.files_dir, qid, seat_id, round_no))
+        return f"{round_file_name(qid, seat_id, round_no)} (kept in the moot store)"
 
     def _prompt(self, seat: Seat, round_no: int) -> Prompt:
-        st = self.state
+        if round_no == 1:
+            text = render("decide/round_1.j2", **self._common(seat, round_no))
+        else:
+            text = self._response_text(seat, round_no)
+        schema = decide_reply_schema(
+            [o.id for o in self.context.options],
+            round_no=round_no,
+            others=[s.id for s in self.state.active if s.id != seat.id] if round_no > 1 else [],
+        )
+        return Prompt(
+            system=self.system,
+            messages=[Message(role="user", content=text)],
+            json_schema=schema,
+            meta={"round": round_no, "kind": "judge", "seat": seat.id},
+        )
+
+    def _common(self, seat: Seat, round_no: int) -> dict[str, Any]:
+        """What every round's prompt restates: the stance (every round, against sycophancy) and the task."""
         stance = stance_of(seat)
-        common = {
+        return {
             "seat": seat.id,
             "stance": seat.stance,
             "stance_prompt": seat.stance_prompt or stance.prompt,
@@ -165,40 +131,30 @@ class Decision:
             "options": self.context.options,
             "file": self._file_label(seat.id, round_no),
         }
-        if round_no == 1:
-            text = render("decide/round_1.j2", **common)
-        else:
-            others = [
-                {
-                    "judge": s.id,
-                    "stance": s.stance,
-                    "recommendation": st.latest(s.id),
-                    "file": self._file_label(s.id, round_no - 1),
-                    "text": st.texts[s.id][round_no - 1],
-                }
-                for s in st.active
-                if s.id != seat.id
-            ]
-            text = render(
-                "decide/round_2.j2",
-                **common,
-                previous=st.latest(seat.id),
-                own_text=st.texts[seat.id][round_no - 1],
-                own_file=self._file_label(seat.id, round_no - 1),
-                others=others,
-                dropped=[f"{sid} ({reason})" for sid, (_, reason) in st.dropped.items()],
-                require_change_reason=self.config.require_change_documentation,
-            )
-        schema = decide_reply_schema(
-            [o.id for o in self.context.options],
-            round_no=round_no,
-            others=[s.id for s in st.active if s.id != seat.id] if round_no > 1 else [],
-        )
-        return Prompt(
-            system=self.system,
-            messages=[Message(role="user", content=text)],
-            json_schema=schema,
-            meta={"round": round_no, "kind": "judge", "seat": seat.id},
+
+    def _response_text(self, seat: Seat, round_no: int) -> str:
+        """Round 2 and later: the judge's own last reply and every other active judge's, in full."""
+        st, before = self.state, round_no - 1
+        others = [
+            {
+                "judge": s.id,
+                "stance": s.stance,
+                "recommendation": st.latest(s.id),
+                "file": self._file_label(s.id, before),
+                "text": st.texts[s.id][before],
+            }
+            for s in st.active
+            if s.id != seat.id
+        ]
+        return render(
+            "decide/round_2.j2",
+            **self._common(seat, round_no),
+            previous=st.latest(seat.id),
+            own_text=st.texts[seat.id][before],
+            own_file=self._file_label(seat.id, before),
+            others=others,
+            dropped=[f"{sid} ({reason})" for sid, (_, reason) in st.dropped.items()],
+            require_change_reason=self.config.require_change_documentation,
         )
 
     def _rules(self, seat: Seat, round_no: int) -> ReplyRules:
@@ -213,37 +169,31 @@ class Decision:
             require_change_reason=self.config.require_change_documentation,
         )
 
-    # one round
+    # absorbing
 
-    async def _ask(self, seat: Seat, round_no: int) -> _Judged:
-        rules = self._rules(seat, round_no)
-        answer = await ask(
-            self.engine,
-            seat,
-            self._prompt(seat, round_no),
-            lambda text: parse_stance_reply(text, rules),
-            key=f"r{round_no}/{seat.id}",
-            round_no=round_no,
-            kind="judge",
-            clarify=lambda reason: render("decide/clarify.j2", reason=reason, options=self.context.options),
-        )
-        judged = _Judged(seat, answer)
+    def absorb(self, step: Step, answers: Sequence[Answer[Any]]) -> Outcome:
+        round_no = step.round
+        # settled before the state changes: the rules are those the calls were planned with
+        judged = [self._judge(c.seat, a, round_no) for c, a in zip(step.calls, answers, strict=True)]
+        outcome = Outcome(go_on=True, events=[_answered(j, round_no) for j in judged if _settled(j)])
+        self.state.rounds_done = round_no
+        self._drop_failed(judged, round_no, outcome)
+        if len(self.state.active) < 2:
+            outcome.go_on = False  # the runner aborts the debate: fewer than two judges left
+            return outcome
+        tally = self._count(judged, round_no, outcome)
+        outcome.go_on = not tally.reached
+        return outcome
+
+    def _judge(self, seat: Seat, answer: Answer[StanceReply], round_no: int) -> Judged:
+        judged = Judged(seat, answer)
         if answer.value is not None:
             judged.reply, judged.recommendation = answer.value, answer.value.recommendation
         elif answer.status == "unparsed":
-            self._settle_unparsed(judged, rules)
-        if judged.recommendation is not None:
-            self.engine.emit(
-                Event(
-                    "judge_answered",
-                    round_no,
-                    seat.id,
-                    {"summary": f"recommends {judged.recommendation}", "clarified": answer.clarified},
-                )
-            )
+            self._settle_unparsed(judged, self._rules(seat, round_no))
         return judged
 
-    def _settle_unparsed(self, judged: _Judged, rules: ReplyRules) -> None:
+    def _settle_unparsed(self, judged: Judged, rules: ReplyRules) -> None:
         """A reply still breaking a rule after its clarification: what of it counts, and the note saying so.
 
         No recognisable recommendation: none (seed: treat as no recommendation). A change with no reason:
@@ -268,49 +218,68 @@ class Decision:
             reply = reply.model_copy(update={"recommendation": reply.changed_from, "changed_from": None})
         judged.reply, judged.recommendation, judged.note = reply, reply.recommendation, "; ".join(notes)
 
-    async def _round(self, round_no: int) -> OptionConsensus:
+    def _drop_failed(self, judged: Sequence[Judged], round_no: int, outcome: Outcome) -> None:
+        """Only a judge that timed out or failed is dropped (seed: continue without it); an unusable reply is not."""
         st = self.state
-        self.engine.emit(Event("round_started", round_no, data={"judges": [s.id for s in st.active]}))
-        results = await concurrently([self._ask(seat, round_no) for seat in st.active])
-        failed = [j for j in results if j.answer.status in ("timeout", "error")]
+        failed = [j for j in judged if j.answer.status in ("timeout", "error")]
         for j in failed:
             reason = f"{j.answer.status}: {j.answer.reason}"
             st.dropped[j.seat.id] = (round_no, reason)
-            self.engine.emit(Event("judge_dropped", round_no, j.seat.id, {"reason": reason}))
+            outcome.dropped[j.seat.id] = reason
         st.active = [s for s in st.active if s.id not in st.dropped]
+        outcome.active = len(st.active)
         for j in failed:
             what = "timed out" if j.answer.status == "timeout" else f"failed ({j.answer.reason})"
             st.notes.append(
                 f"{stance_of(j.seat).title} judge {what} in round {round_no} - "
                 f"only {len(st.active)} perspectives available"
             )
-        if len(st.active) < 2:
-            raise DebateAborted(
-                f"fewer than two judges left after round {round_no}: "
-                + "; ".join(f"{k}: {v[1]}" for k, v in st.dropped.items())
-            )
+
+    def _count(self, judged: Sequence[Judged], round_no: int, outcome: Outcome) -> OptionConsensus:
+        """Fold the answering judges into the state, log the changes, and check for consensus."""
+        st = self.state
         previous = {s.id: st.latest(s.id) for s in st.active}
         current: dict[str, str | None] = {}
         reasons: dict[str, str] = {}
-        for j in results:
+        for j in judged:
             if j.seat.id in st.dropped:
                 continue
-            sid = j.seat.id
-            current[sid] = j.recommendation
-            st.recommendations.setdefault(sid, {})[round_no] = j.recommendation
-            st.texts.setdefault(sid, {})[round_no] = j.answer.text
-            st.answered_by[sid] = j.answer.answered_by or st.answered_by.get(sid, "")
+            current[j.seat.id] = j.recommendation
             if j.reply is not None:
-                st.counted[sid] = _carry_perspective(st.counted.get(sid), j.reply)
-                reasons[sid] = j.reply.change_reason
-            if j.note:
-                st.notes.append(j.note)
-                self.engine.emit(Event("note", round_no, sid, {"text": j.note}))
-            self._write_round_file(j, round_no)
+                reasons[j.seat.id] = j.reply.change_reason
+            self._keep(j, round_no, outcome)
         if round_no > 1:
             st.change_log += changes(previous, current, reasons, round_no)
         tally = check_consensus(current, self.context.option_ids, self.config.consensus_threshold)
         st.tallies[round_no] = tally
+        self._tally_out(tally, current, outcome)
+        return tally
+
+    def _keep(self, j: Judged, round_no: int, outcome: Outcome) -> None:
+        st, sid = self.state, j.seat.id
+        st.recommendations.setdefault(sid, {})[round_no] = j.recommendation
+        st.texts.setdefault(sid, {})[round_no] = j.answer.text
+        st.answered_by[sid] = j.answer.answered_by or st.answered_by.get(sid, "")
+        if j.reply is not None:
+            st.counted[sid] = _carry_perspective(st.counted.get(sid), j.reply)
+        if j.note:
+            st.notes.append(j.note)
+            outcome.events.append(Event("note", round_no, sid, {"text": j.note}))
+        outcome.records.append(
+            DecideRoundRecord(
+                judge=sid,
+                title=stance_of(j.seat).title,
+                model=j.answer.answered_by or j.seat.label,
+                round=round_no,
+                question=self.context.question_text,
+                reply=j.reply if j.recommendation is not None else None,
+                text=j.answer.text,
+                note=j.note,
+            )
+        )
+
+    def _tally_out(self, tally: OptionConsensus, current: dict[str, str | None], outcome: Outcome) -> None:
+        """The round as the store keeps it (`RoundTally`) and as progress shows it."""
         summary = RoundTally(
             recommendations=current,
             distribution=tally.distribution,
@@ -319,61 +288,44 @@ class Decision:
             share=tally.share,
             answered=tally.answered,
         )
-        self.engine.store.record_round(self.engine.debate_id, round_no, summary.model_dump(mode="json"))
-        self.engine.emit(
-            Event(
-                "round_finished",
-                round_no,
-                data={
-                    "consensus": tally.reached,
-                    "summary": f"{tally.share:.0%} on {tally.option}",
-                    "reasons": [tally.describe(self.config.consensus_threshold)],
-                },
-            )
-        )
-        return tally
+        outcome.round_record = summary.model_dump(mode="json")
+        outcome.round_finished = {
+            "consensus": tally.reached,
+            "summary": f"{tally.share:.0%} on {tally.option}",
+            "reasons": [tally.describe(self.config.consensus_threshold)],
+        }
 
-    def _write_round_file(self, j: _Judged, round_no: int) -> None:
-        if self.files is None:
-            return
-        markdown = judge_round_markdown(
-            judge=j.seat.id,
-            title=stance_of(j.seat).title,
-            model=j.answer.answered_by or j.seat.label,
-            round_no=round_no,
-            question=self.context.question_text,
-            reply=j.reply if j.recommendation is not None else None,
-            text=j.answer.text,
-            note=j.note,
-        )
-        self.state.files.append(str(self.files.write_round(j.seat.id, round_no, markdown)))
+    # the end
 
-    # the whole debate
+    def stopped(self, step: Step, reason: str) -> None:
+        self.state.stopped = True
+        self.state.notes.append(f"{reason}; the outcome is from the {step.round - 1} round(s) done")
 
-    def _budget_stop(self, round_no: int) -> str | None:
-        """Ask the engine whether the round fits the budget (the judges file's `budget:`, the wall clock)."""
-        planned = [(s, self._prompt(s, round_no), f"r{round_no}/{s.id}") for s in self.state.active]
-        return self.engine.round_gate(round_no, planned)
+    def rehearse(self, call: Call[Any], tokens: int) -> Answer[Any]:
+        """Each judge on an option of its own, so that no round reaches consensus and every round is priced
+        (one voice is never consensus); a judge beyond the last option gives no usable recommendation."""
+        text = "x" * 4 * max(1, tokens)
+        position = [s.id for s in self.seats].index(call.seat.id)
+        if position >= len(self.context.options):
+            return Answer(None, text, "unparsed", "a placeholder reply")
+        option = self.context.options[position].id
+        round_no = int(call.prompt.meta.get("round", 1))
+        return Answer(StanceReply(judge=call.seat.id, round=round_no, recommendation=option), text, "ok")
 
-    async def run(self) -> DecisionResult:
-        t0 = time.monotonic()
-        for round_no in range(1, self.config.max_rounds + 1):
-            stop = self._budget_stop(round_no)
-            if stop is not None:
-                if round_no == 1:
-                    raise DebateAborted(stop)
-                self.state.notes.append(f"{stop}; the outcome is from the {round_no - 1} round(s) done")
-                break
-            tally = await self._round(round_no)
-            if tally.reached:
-                break
-        result = build_result(self.request, self.seats, self.state, self.engine.debate_id)
-        calls = self.engine.store.calls(self.engine.debate_id)
-        result.spend = spend_from_calls(calls, wall_seconds=time.monotonic() - t0)
-        if self.files is not None:
-            result.files = [*self.state.files, str(self.files.record_path)]
-            self.files.write_record(result)
+    def result(self, spend: Spend) -> DecisionResult:
+        result = build_result(self.request, self.seats, self.state, self.debate_id)
+        result.spend = spend
         return result
+
+
+def _settled(j: Judged) -> bool:
+    """A reply that counts only after settling (the runner announces parsed replies itself)."""
+    return j.answer.value is None and j.recommendation is not None
+
+
+def _answered(j: Judged, round_no: int) -> Event:
+    data = {"summary": f"recommends {j.recommendation}", "clarified": j.answer.clarified}
+    return Event("judge_answered", round_no, j.seat.id, data)
 
 
 def _carry_perspective(before: StanceReply | None, now: StanceReply) -> StanceReply:

@@ -7,14 +7,12 @@ stance's perspective, the change log, the distribution of options to judges, and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from moot.consensus.decide import OptionConsensus
 from moot.judges.base import Seat
 from moot.prompts import render
+from moot.protocols.decide_state import DecideState
 from moot.schemas.decide import DecisionJudge, DecisionRequest, DecisionResult, RoundTally
-
-if TYPE_CHECKING:
-    from moot.protocols.decide import DecideState
 
 CONTESTED_MESSAGE = "Judges disagree. Review perspectives below."
 
@@ -52,12 +50,9 @@ def _judges(seats: Sequence[Seat], state: DecideState) -> list[DecisionJudge]:
     return out
 
 
-def build_result(request: DecisionRequest, seats: Sequence[Seat], state: DecideState, debate_id: str) -> DecisionResult:
-    ctx = request.context
-    last_round = max(state.tallies)
-    final = state.tallies[last_round]
-    consensus_at = next((r for r, t in sorted(state.tallies.items()) if t.reached), None)
-    rounds = {
+def _rounds(state: DecideState) -> dict[str, RoundTally]:
+    """Every round as the result reports it, with each judge's recommendation in that round."""
+    return {
         f"round_{r}": RoundTally(
             recommendations={s: recs[r] for s, recs in state.recommendations.items() if r in recs},
             distribution=t.distribution,
@@ -68,15 +63,20 @@ def build_result(request: DecisionRequest, seats: Sequence[Seat], state: DecideS
         )
         for r, t in sorted(state.tallies.items())
     }
-    perspectives = {s.id: perspective(state, s.id) for s in state.active}
-    if final.reached:
-        message = (
-            f"{final.votes} of {final.answered} judges recommend {final.option}"
-            + (f" (after round {consensus_at})" if consensus_at and consensus_at > 1 else "")
-            + "."
-        )
-    else:
-        message = CONTESTED_MESSAGE
+
+
+def _message(final: OptionConsensus, consensus_at: int | None) -> str:
+    if not final.reached:
+        return CONTESTED_MESSAGE
+    after = f" (after round {consensus_at})" if consensus_at and consensus_at > 1 else ""
+    return f"{final.votes} of {final.answered} judges recommend {final.option}{after}."
+
+
+def build_result(request: DecisionRequest, seats: Sequence[Seat], state: DecideState, debate_id: str) -> DecisionResult:
+    ctx = request.context
+    last_round = max(state.tallies)
+    final = state.tallies[last_round]
+    consensus_at = next((r for r, t in sorted(state.tallies.items()) if t.reached), None)
     return DecisionResult(
         debate_id=debate_id,
         question_id=ctx.question_id,
@@ -86,17 +86,17 @@ def build_result(request: DecisionRequest, seats: Sequence[Seat], state: DecideS
         outcome="RECOMMENDED" if final.reached else "CONTESTED",
         recommended_option=final.option if final.reached else None,
         confidence="HIGH" if final.reached else "REQUIRES_INPUT",
-        perspectives=perspectives,
+        perspectives={s.id: perspective(state, s.id) for s in state.active},
         change_log=list(state.change_log),
         distribution=final.distribution,
         no_recommendation=list(final.no_recommendation),
         rounds_completed=last_round,
         consensus_reached_at=consensus_at,
         consensus_threshold=request.config.consensus_threshold,
-        message=message,
+        message=_message(final, consensus_at),
         user_prompt=None if final.reached else render("decide/user_prompt.j2", options=ctx.options),
         decided_by="judges" if final.reached else None,
-        rounds=rounds,
+        rounds=_rounds(state),
         judges=_judges(seats, state),
         notes=list(state.notes),
     )

@@ -7,7 +7,9 @@ On disk, as the seed lays them out under `{feature_dir}/sadd/`:
     debate-{question_id}-decision.md      the decision record for people
 
 Every file is a pure function of the debate's data and is written whole (atomically), so a resumed debate
-rewrites the same bytes.
+rewrites the same bytes. The judges' files are written by `DecisionFiles`, a subscriber to the runner's
+events, from the typed records the protocol emits; the names are in `moot.schemas.decide`, because the
+prompts point each judge at the others' files.
 """
 
 from __future__ import annotations
@@ -15,32 +17,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from moot.reports.files import atomic_write, fence
-from moot.schemas.decide import DecisionOption, DecisionResult, StanceReply
+from moot.schemas.decide import (
+    DecideRoundRecord,
+    DecisionOption,
+    DecisionResult,
+    record_file_path,
+    round_file_path,
+)
+from moot.schemas.events import Event
 
 
-def round_file_name(question_id: str, judge: str, round_no: int) -> str:
-    suffix = "" if round_no == 1 else f"-r{round_no}"
-    return f"debate-{question_id}-{judge}{suffix}.md"
-
-
-def record_file_name(question_id: str) -> str:
-    return f"debate-{question_id}-decision.md"
-
-
-def judge_round_markdown(
-    *,
-    judge: str,
-    title: str,
-    model: str,
-    round_no: int,
-    question: str,
-    reply: StanceReply | None,
-    text: str,
-    note: str = "",
-) -> str:
+def judge_round_markdown(rec: DecideRoundRecord) -> str:
     """One judge's file for one round: what it recommends and why, then its reply exactly as given."""
-    kind = "Independent Recommendation" if round_no == 1 else "Adversarial Response"
-    lines = [f"# {title} Judge ({judge}, {model}): Round {round_no}, {kind}", "", f"Question: {question}", ""]
+    kind = "Independent Recommendation" if rec.round == 1 else "Adversarial Response"
+    lines = [f"# {rec.title} Judge ({rec.judge}, {rec.model}): Round {rec.round}, {kind}", ""]
+    lines += [f"Question: {rec.question}", ""]
+    reply = rec.reply
     if reply is None:
         lines += ["**Recommendation**: none (no usable recommendation)", ""]
     else:
@@ -58,9 +50,9 @@ def judge_round_markdown(
         if reply.challenges:
             lines += ["## Challenges", ""]
             lines += [f"- to **{c.judge}**: {c.argument}" for c in reply.challenges] + [""]
-    if note:
-        lines += [f"> {note}", ""]
-    lines += ["## Reply as given", "", fence(text, "yaml"), ""]
+    if rec.note:
+        lines += [f"> {rec.note}", ""]
+    lines += ["## Reply as given", "", fence(rec.text, "yaml"), ""]
     return "\n".join(lines)
 
 
@@ -82,7 +74,6 @@ def _outcome_line(result: DecisionResult) -> str:
 
 def decision_record(result: DecisionResult) -> str:
     """The Markdown decision record: question, options, each judge per round, change log, outcome."""
-    rounds = list(result.rounds)
     lines = [
         f"# Decision record: {result.question_id}",
         "",
@@ -95,6 +86,23 @@ def decision_record(result: DecisionResult) -> str:
         "",
         *_options_lines(result.options),
         "",
+    ]
+    lines += _rounds_lines(result) + _change_log_lines(result)
+    lines += ["", "## Perspectives", ""]
+    lines += [f"- **{judge}**: {text}" for judge, text in result.perspectives.items()]
+    lines += ["", "## Outcome", "", _outcome_line(result), ""]
+    if not result.consensus and result.distribution:
+        lines += ["Distribution:", ""]
+        lines += [f"- {o}: {', '.join(js)}" for o, js in result.distribution.items()] + [""]
+    if result.notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    return "\n".join(lines + _cost_lines(result))
+
+
+def _rounds_lines(result: DecisionResult) -> list[str]:
+    """The table of each judge's recommendation per round, then what each round came to."""
+    rounds = list(result.rounds)
+    lines = [
         "## Recommendations per round",
         "",
         "| Judge | Stance | Model | " + " | ".join(r.replace("_", " ") for r in rounds) + " |",
@@ -113,30 +121,27 @@ def decision_record(result: DecisionResult) -> str:
         spread = "; ".join(f"{o}: {', '.join(js)}" for o, js in tally.distribution.items()) or "none"
         status = f"consensus on {tally.option}" if tally.consensus else "no consensus"
         lines.append(f"- {name.replace('_', ' ')}: {spread} ({status}, top share {tally.share:.0%})")
-    lines += ["", "## Change log", ""]
-    if result.change_log:
-        lines += [
-            f"- {e.judge}, round {e.round}: {e.from_} -> {e.to}. Reason: {e.reason or '-'}" for e in result.change_log
-        ]
-    else:
-        lines.append("No judge changed its recommendation.")
-    lines += ["", "## Perspectives", ""]
-    lines += [f"- **{judge}**: {text}" for judge, text in result.perspectives.items()]
-    lines += ["", "## Outcome", "", _outcome_line(result), ""]
-    if not result.consensus and result.distribution:
-        lines += ["Distribution:", ""]
-        lines += [f"- {o}: {', '.join(js)}" for o, js in result.distribution.items()] + [""]
-    if result.notes:
-        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    return lines
+
+
+def _change_log_lines(result: DecisionResult) -> list[str]:
+    lines = ["", "## Change log", ""]
+    if not result.change_log:
+        return [*lines, "No judge changed its recommendation."]
+    return lines + [
+        f"- {e.judge}, round {e.round}: {e.from_} -> {e.to}. Reason: {e.reason or '-'}" for e in result.change_log
+    ]
+
+
+def _cost_lines(result: DecisionResult) -> list[str]:
     sp = result.spend
-    lines += [
+    return [
         "## Cost",
         "",
         f"{sp.calls} calls ({sp.clarifications} clarifications, {sp.retries} transport retries), "
         f"{sp.input_tokens} input / {sp.output_tokens} output tokens, ${sp.cost_usd:.4f}, {sp.wall_seconds:.1f}s",
         "",
     ]
-    return "\n".join(lines)
 
 
 def decision_text(result: DecisionResult) -> str:
@@ -180,18 +185,25 @@ def decision_text(result: DecisionResult) -> str:
 
 
 class DecisionFiles:
-    """Writes a debate's files under `{feature_dir}/sadd/`."""
+    """Writes a debate's files under `{feature_dir}/sadd/`: each judge's round as its record arrives (a
+    subscriber to the runner's events), and the decision record once the result is known."""
 
     def __init__(self, directory: Path, question_id: str) -> None:
         self.directory = directory
         self.question_id = question_id
+        self.written: list[str] = []  # the judges' files, in the order written
+
+    def __call__(self, event: Event) -> None:
+        record = event.data.get("record") if event.kind == "record" else None
+        if isinstance(record, DecideRoundRecord):
+            self.written.append(str(self.write_round(record.judge, record.round, judge_round_markdown(record))))
 
     def round_path(self, judge: str, round_no: int) -> Path:
-        return self.directory / round_file_name(self.question_id, judge, round_no)
+        return round_file_path(self.directory, self.question_id, judge, round_no)
 
     @property
     def record_path(self) -> Path:
-        return self.directory / record_file_name(self.question_id)
+        return record_file_path(self.directory, self.question_id)
 
     def write_round(self, judge: str, round_no: int, markdown: str) -> Path:
         path = self.round_path(judge, round_no)

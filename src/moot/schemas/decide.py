@@ -10,6 +10,7 @@ The JSON form of `DecisionResult` is a contract: its keys follow the seed's `deb
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
@@ -181,6 +182,23 @@ class ChangeLogEntry(BaseModel):
     reason: str
 
 
+class DecideRoundRecord(BaseModel):
+    """One judge's round as its file for people needs it (emitted by the runner as it happens).
+
+    The protocol builds it from what it counted, so that the file writer needs neither the protocol nor
+    the reply parser.
+    """
+
+    judge: str
+    title: str  # the stance's title: "Risk", "Value", "Effort"
+    model: str  # the model that answered (or the seat's label)
+    round: int
+    question: str
+    reply: StanceReply | None = None  # None: no usable recommendation
+    text: str = ""  # the reply exactly as given
+    note: str = ""
+
+
 class DecisionJudge(BaseModel):
     """A seat of the panel and what became of it."""
 
@@ -276,3 +294,23 @@ class DecisionResult(BaseModel):
         if self.user_choice:
             result["user_choice"] = self.user_choice
         return result
+
+
+# The files' names, shared by the prompts (which point each judge at the others' files) and the writer.
+
+
+def round_file_name(question_id: str, judge: str, round_no: int) -> str:
+    suffix = "" if round_no == 1 else f"-r{round_no}"
+    return f"debate-{question_id}-{judge}{suffix}.md"
+
+
+def record_file_name(question_id: str) -> str:
+    return f"debate-{question_id}-decision.md"
+
+
+def round_file_path(files_dir: str | Path, question_id: str, judge: str, round_no: int) -> Path:
+    return Path(files_dir) / round_file_name(question_id, judge, round_no)
+
+
+def record_file_path(files_dir: str | Path, question_id: str) -> Path:
+    return Path(files_dir) / record_file_name(question_id)
