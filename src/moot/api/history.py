@@ -16,10 +16,13 @@ def find_debate(store: Store, debate_id: str) -> DebateRow:
 
 
 def calls_view(store: Store, row: DebateRow) -> dict[str, Any]:
-    """Every call of a debate: judge, round, kind, status, tokens, cost, latency (prompts left out)."""
+    """Every call of a debate: judge, round, kind, status, tokens, cost, latency (prompts left out).
+
+    Every attempt is listed, a failure that `moot resume` asked again included, so that the history of an
+    outage stays readable; `attempt` numbers them per call key."""
     return {
         "debate_id": row.id,
-        "calls": [{k: v for k, v in c.__dict__.items() if k != "prompt_json"} for c in store.calls(row.id)],
+        "calls": [{k: v for k, v in c.__dict__.items() if k != "prompt_json"} for c in store.attempts(row.id)],
     }
 
 
@@ -33,7 +36,7 @@ def debate_view(store: Store, row: DebateRow) -> dict[str, Any]:
         "status": row.status,
         "error": row.error,
         "rounds": {f"round_{k}": v for k, v in store.rounds(row.id).items()},
-        "calls_completed": len(store.calls(row.id)),
+        "calls_completed": sum(1 for c in store.calls(row.id) if c.status == "ok"),
     }
 
 

@@ -41,12 +41,13 @@ def show(
 
 def _calls_text(calls: list[dict[str, Any]]) -> str:
     lines = [
-        f"{'round':>5}  {'seat':14} {'kind':10} {'status':8} {'in':>7} {'out':>6} {'cost $':>9} {'secs':>6}  model"
+        f"{'round':>5}  {'seat':14} {'kind':10} {'try':>3} {'status':8} {'in':>7} {'out':>6} {'cost $':>9} {'secs':>6}"
+        "  model"
     ]
     for c in calls:
         cost = f"{c['cost_usd']:.5f}" if c["cost_usd"] is not None else "?"
         lines.append(
-            f"{c['round']:>5}  {c['seat']:14} {c['kind']:10} {c['status']:8} {c['input_tokens']:>7} "
+            f"{c['round']:>5}  {c['seat']:14} {c['kind']:10} {c['attempt']:>3} {c['status']:8} {c['input_tokens']:>7} "
             f"{c['output_tokens']:>6} {cost:>9} {c['latency_s']:>6.2f}  {c['answered_by'] or c['model']}"
         )
     return "\n".join(lines) + "\n"
@@ -94,7 +95,8 @@ def resume(
         float | None, typer.Option("--max-cost", help="A new USD cap for the whole debate (default: the one it had).")
     ] = None,
 ) -> None:
-    """Continue an interrupted debate; calls that had completed are replayed from the store, not repeated."""
+    """Continue a debate that was interrupted or failed (an outage): completed calls are replayed from the store,
+    failed ones are asked again."""
     from moot import api
     from moot.store import Store
 

@@ -52,6 +52,7 @@ class CallRecord:
     retries: int = 0
     started_at: str = ""
     finished_at: str = ""
+    attempt: int = 0  # set by the store: 1 for the first attempt at a call key, 2 for its retry on resume...
 
 
 @dataclass
@@ -68,6 +69,10 @@ class DebateRow:
 
 
 _CALL_FIELDS = [f for f in CallRecord.__dataclass_fields__]
+
+
+def _call(r: sqlite3.Row) -> CallRecord:
+    return CallRecord(**{f: r[f] for f in _CALL_FIELDS})
 
 
 class Store:
@@ -163,25 +168,47 @@ class Store:
     # calls
 
     def record_call(self, call: CallRecord) -> None:
-        cols = ", ".join(_CALL_FIELDS)
-        marks = ", ".join("?" for _ in _CALL_FIELDS)
+        """Add an attempt at a call; its number (the key's next) is chosen in the same statement, so that
+        two processes resuming one debate cannot both take it."""
+        fields = [f for f in _CALL_FIELDS if f != "attempt"]
+        cols = ", ".join(fields)
+        marks = ", ".join("?" for _ in fields)
         with self._lock:
             self._db.execute(
-                f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})",  # noqa: S608 - fixed column names
-                [getattr(call, f) for f in _CALL_FIELDS],
+                f"INSERT INTO calls ({cols}, attempt) SELECT {marks}, COALESCE(MAX(attempt), 0) + 1"  # noqa: S608 - fixed column names
+                " FROM calls WHERE debate_id = ? AND call_key = ?",
+                [*(getattr(call, f) for f in fields), call.debate_id, call.call_key],
             )
 
     def find_call(self, debate_id: str, call_key: str) -> CallRecord | None:
+        """The completed call under this key, if any: the only kind a resumed debate may replay. A failed
+        or timed-out attempt is never returned, so the call is asked again."""
         with self._lock:
             r = self._db.execute(
-                "SELECT * FROM calls WHERE debate_id = ? AND call_key = ?", (debate_id, call_key)
+                "SELECT * FROM calls WHERE debate_id = ? AND call_key = ? AND status = 'ok'"
+                " ORDER BY attempt DESC LIMIT 1",
+                (debate_id, call_key),
             ).fetchone()
-        return CallRecord(**{f: r[f] for f in _CALL_FIELDS}) if r is not None else None
+        return _call(r) if r is not None else None
 
     def calls(self, debate_id: str) -> list[CallRecord]:
+        """The debate's calls as they count for spend and reports: every completed attempt, and a failed
+        one only while it is the latest of its key. A failure that was asked again cost nothing and is
+        left out, so that one call is not counted twice (`attempts` still has it)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM calls AS c WHERE debate_id = ? AND (status = 'ok' OR attempt = ("
+                " SELECT MAX(attempt) FROM calls WHERE debate_id = c.debate_id AND call_key = c.call_key"
+                ")) ORDER BY id",
+                (debate_id,),
+            ).fetchall()
+        return [_call(r) for r in rows]
+
+    def attempts(self, debate_id: str) -> list[CallRecord]:
+        """Every attempt at every call of a debate, failures that were asked again included (history)."""
         with self._lock:
             rows = self._db.execute("SELECT * FROM calls WHERE debate_id = ? ORDER BY id", (debate_id,)).fetchall()
-        return [CallRecord(**{f: r[f] for f in _CALL_FIELDS}) for r in rows]
+        return [_call(r) for r in rows]
 
     # rounds and report sections
 

@@ -59,4 +59,48 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (debate_id, path, section)
     );
     """,
+    # 2: every attempt at a call is kept. A call that failed is asked again when its debate is resumed (the
+    # vendor may be back), so a call key may have several rows, numbered by `attempt`; SQLite cannot drop
+    # the old UNIQUE (debate_id, call_key), hence the copy.
+    """
+    CREATE TABLE calls_v2 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        debate_id TEXT NOT NULL REFERENCES debates(id),
+        call_key TEXT NOT NULL,
+        attempt INTEGER NOT NULL DEFAULT 1,
+        round INTEGER NOT NULL,
+        seat TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        model TEXT NOT NULL,
+        answered_by TEXT NOT NULL DEFAULT '',
+        provider TEXT NOT NULL DEFAULT '',
+        prompt_json TEXT NOT NULL,
+        reply TEXT,
+        status TEXT NOT NULL,
+        error TEXT,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cached_tokens INTEGER NOT NULL DEFAULT 0,
+        reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+        latency_s REAL NOT NULL DEFAULT 0,
+        cost_usd REAL,
+        retries INTEGER NOT NULL DEFAULT 0,
+        started_at TEXT NOT NULL,
+        finished_at TEXT NOT NULL,
+        UNIQUE (debate_id, call_key, attempt)
+    );
+    INSERT INTO calls_v2 (
+        id, debate_id, call_key, attempt, round, seat, kind, model, answered_by, provider, prompt_json, reply,
+        status, error, input_tokens, output_tokens, cached_tokens, reasoning_tokens, latency_s, cost_usd,
+        retries, started_at, finished_at
+    )
+    SELECT
+        id, debate_id, call_key, 1, round, seat, kind, model, answered_by, provider, prompt_json, reply,
+        status, error, input_tokens, output_tokens, cached_tokens, reasoning_tokens, latency_s, cost_usd,
+        retries, started_at, finished_at
+    FROM calls;
+    DROP TABLE calls;
+    ALTER TABLE calls_v2 RENAME TO calls;
+    CREATE INDEX calls_by_debate ON calls (debate_id, id);
+    """,
 ]
