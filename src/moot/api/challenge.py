@@ -16,6 +16,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from moot.api.common import RESUMERS, JudgeLike, Panelist, _spec, apply_max_cost, load_panel, options_from_panel
+from moot.engine.core import Engine
+from moot.engine.runner import run_steps
 from moot.errors import DebateAborted, UsageError
 from moot.inputs import load_artifacts
 from moot.judges.agent_cli import PROFILES, command_template
@@ -214,8 +216,8 @@ async def run_challenge(
 ) -> ChallengeResult:
     options.store = options.store or Store.open_default()
 
-    async def body(engine: Any) -> ChallengeResult:
-        return await PositionChallenge(request, proponent, challengers, engine).run()
+    async def body(engine: Engine) -> ChallengeResult:
+        return await run_steps(PositionChallenge(request, proponent, challengers, engine.debate_id), engine)
 
     return await run_debate(
         "challenge",

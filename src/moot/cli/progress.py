@@ -22,7 +22,8 @@ class ProgressPrinter:
         d = e.data
         if e.kind == "round_started":
             phase = f" ({d['phase']})" if d.get("phase") else ""
-            self._say(f"round {e.round}{phase}: asking {', '.join(d.get('judges', []))}")
+            where = f"round {e.round}" if e.round else "final"  # round 0: the step after the last round
+            self._say(f"{where}{phase}: asking {', '.join(d.get('judges', []))}")
         elif e.kind == "judge_answered":
             extra = " (after clarification)" if d.get("clarified") else ""
             score = d.get("score")

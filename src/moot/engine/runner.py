@@ -68,7 +68,9 @@ class Runner(Generic[R]):
             return False
         if step.first:
             raise DebateAborted(reason)
-        self.protocol.stopped(step, reason)
+        outcome = self.protocol.stopped(step, reason)
+        if outcome is not None:  # a protocol that closes its round on a stop (challenge's round 1)
+            self._settle(step, outcome)
         return True
 
     async def _step(self, step: Step) -> list[Answer[Any]]:

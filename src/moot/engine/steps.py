@@ -78,8 +78,11 @@ class ProtocolSteps(Protocol[R_co]):
 
     def absorb(self, step: Step, answers: Sequence[Answer[Any]]) -> Outcome: ...
 
-    def stopped(self, step: Step, reason: str) -> None:
-        """The budget ended the debate before `step`: note it; the result comes from what was done."""
+    def stopped(self, step: Step, reason: str) -> Outcome | None:
+        """The budget ended the debate before `step`: note it; the result comes from what was done.
+
+        An Outcome, when given, is settled like a step's (a round the stop closes is stored and noted).
+        """
         ...
 
     def rehearse(self, call: Call[Any], tokens: int) -> Answer[Any]:

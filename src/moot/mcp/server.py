@@ -51,7 +51,8 @@ def progress_note(event: Event, total: int | None) -> tuple[float, float | None,
         phase = event.data.get("phase")
         tail = f": {phase}" if isinstance(phase, str) else ""
         tail += f" with {', '.join(map(str, who))}" if isinstance(who, list) else ""
-        return event.round - 0.5, total, f"round {event.round} started{tail}"
+        where = f"round {event.round}" if event.round else "final"  # round 0: the step after the last round
+        return event.round - 0.5, total, f"{where} started{tail}"
     if event.kind == "round_finished":
         scores = event.data.get("scores")
         consensus = event.data.get("consensus")

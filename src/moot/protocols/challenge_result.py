@@ -7,9 +7,10 @@ Pure: no call is made here. The assumptions table maps each core assumption to t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from moot.consensus.challenge import final_confidence
+from moot.judges.base import Seat
+from moot.protocols.challenge_state import ChallengeState
 from moot.schemas.challenge import (
     AssumptionRow,
     ChallengeRequest,
@@ -18,10 +19,18 @@ from moot.schemas.challenge import (
     Outcome,
     PartyStatement,
 )
+from moot.schemas.spend import Spend
 
-if TYPE_CHECKING:
-    from moot.judges.base import Seat
-    from moot.protocols.challenge import ChallengeState
+# The assumption statements are the debate's last step, round 0 in the store. It has one name wherever a
+# person reads it: "final" (its call keys, the dry run, progress, and the spend per round).
+FINAL = "final"
+
+
+def _final_named(spend: Spend) -> Spend:
+    """The spend with its round-0 line under the challenge's name for that step (the engine's generic
+    name, "synthesis", is the evaluate moderator's)."""
+    per_round = {(FINAL if k == "synthesis" else k): v for k, v in spend.per_round.items()}
+    return spend.model_copy(update={"per_round": per_round})
 
 
 def seat_kind(seat: Seat) -> str:
@@ -64,6 +73,27 @@ def _core_disagreement(state: ChallengeState) -> str:
     return "; ".join(f"{o.id} ({o.raised_by}): {o.text}" for o in open_[-3:]) or "not stated"
 
 
+def _challengers(state: ChallengeState, challengers: Sequence[Seat]) -> list[ChallengerOutcome]:
+    return [
+        ChallengerOutcome(
+            seat=s.id,
+            number=s.number,
+            model=s.label,
+            kind=seat_kind(s),
+            status=state.status.get(s.id, "not asked"),
+            answered_by=state.answered_by.get(s.id, ""),
+        )
+        for s in challengers
+    ]
+
+
+def _statements(state: ChallengeState) -> list[PartyStatement]:
+    return [
+        PartyStatement(seat=seat, why_disagree=s.why_disagree, what_would_change_my_mind=s.what_would_change_my_mind)
+        for seat, s in state.statements.items()
+    ]
+
+
 def challenge_output(
     request: ChallengeRequest,
     state: ChallengeState,
@@ -71,11 +101,11 @@ def challenge_output(
     debate_id: str,
     proponent: Seat,
     challengers: Sequence[Seat],
-    rounds: int,
-    consensus: bool,
+    spend: Spend,
 ) -> ChallengeResult:
+    """The CONSENSUS or TRADEOFF document of the final state; a tradeoff also says what divides the parties."""
     assert state.opening is not None, "the opening comes first"
-    outcome: Outcome = "CONSENSUS" if consensus else "TRADEOFF"
+    outcome: Outcome = "CONSENSUS" if state.consensus else "TRADEOFF"
     latest = state.latest
     result = ChallengeResult(
         debate_id=debate_id,
@@ -83,7 +113,7 @@ def challenge_output(
         outcome=outcome,
         final_position=latest.position,
         confidence=final_confidence(latest.confidence, outcome=outcome, all_agreed_at_once=state.all_agreed),
-        rounds=rounds,
+        rounds=state.rounds_done,
         fast_exit=state.fast_exit,
         position_history=list(state.history),
         what_changed=_what_changed(state),
@@ -92,27 +122,13 @@ def challenge_output(
         round_log=list(state.rounds),
         skepticism=list(state.skepticism),
         proponent=f"{proponent.label}",
-        challengers=[
-            ChallengerOutcome(
-                seat=s.id,
-                number=s.number,
-                model=s.label,
-                kind=seat_kind(s),
-                status=state.status.get(s.id, "not asked"),
-                answered_by=state.answered_by.get(s.id, ""),
-            )
-            for s in challengers
-        ],
+        challengers=_challengers(state, challengers),
         skipped_challengers=list(request.skipped),
         notes=list(state.notes),
+        spend=_final_named(spend),
     )
-    if not consensus:
+    if not state.consensus:
         result.core_disagreement = _core_disagreement(state)
         result.assumptions = _assumptions(state)
-        result.statements = [
-            PartyStatement(
-                seat=seat, why_disagree=s.why_disagree, what_would_change_my_mind=s.what_would_change_my_mind
-            )
-            for seat, s in state.statements.items()
-        ]
+        result.statements = _statements(state)
     return result
