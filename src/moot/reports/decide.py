@@ -210,6 +210,12 @@ class DecisionFiles:
         atomic_write(path, markdown)
         return path
 
+    def finish(self, result: DecisionResult) -> DecisionResult:
+        """The decision record, written once the result is known; the result lists every file."""
+        result.files = [*self.written, str(self.record_path)]
+        self.write_record(result)
+        return result
+
     def write_record(self, result: DecisionResult) -> Path:
         atomic_write(self.record_path, decision_record(result))
         return self.record_path
