@@ -105,6 +105,19 @@ def decide_panel(tmp_path: Path, *, inject: bool = False, name: str = "decide-pa
     return path
 
 
+def contested_decide_panel(tmp_path: Path) -> Path:
+    """Risk, Value and Effort judges on A, B and C in both rounds: CONTESTED."""
+    from .test_decide_support import r1, r2
+
+    judges = [
+        {"model": "scripted", "stance": stance, "replies": [r1(opt), r2(opt, challenge={other: "not convinced"})]}
+        for stance, opt, other in (("risk", "A", "value"), ("value", "B", "effort"), ("effort", "C", "risk"))
+    ]
+    path = tmp_path / "contested.yaml"
+    path.write_text(yaml.safe_dump({"debate_judges": judges}), encoding="utf-8")
+    return path
+
+
 def decide_args(panel: Path, *extra: str) -> list[str]:
     from .test_decide_support import OPTIONS, QUESTION
 

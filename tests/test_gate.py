@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
 from moot.cli.app import main
 from moot.cli.gate import gate_failure
@@ -15,6 +14,7 @@ from moot.reports.github import cell, github_markdown, md
 from .scripted_panels import (
     challenge_args,
     challenge_panel,
+    contested_decide_panel,
     converging_panel,
     decide_args,
     decide_panel,
@@ -136,18 +136,6 @@ def test_github_markdown_of_another_protocol_names_its_outcome() -> None:
     text = github_markdown({"protocol": "someday", "outcome": "CONTESTED", "confidence": "REQUIRES_INPUT"})
     assert text.startswith("## moot someday: CONTESTED")
     assert "**confidence**: REQUIRES_INPUT" in text
-
-
-def contested_decide_panel(tmp_path: Path) -> Path:
-    from .test_decide_support import r1, r2
-
-    judges = [
-        {"model": "scripted", "stance": stance, "replies": [r1(opt), r2(opt, challenge={other: "not convinced"})]}
-        for stance, opt, other in (("risk", "A", "value"), ("value", "B", "effort"), ("effort", "C", "risk"))
-    ]
-    path = tmp_path / "contested.yaml"
-    path.write_text(yaml.safe_dump({"debate_judges": judges}), encoding="utf-8")
-    return path
 
 
 def test_decide_require_recommended_gates_a_contested_decision(

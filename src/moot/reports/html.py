@@ -15,6 +15,7 @@ import jinja2
 
 from moot.errors import UsageError
 from moot.reports.html_common import DebateRecord
+from moot.reports.html_markdown import render_markdown
 from moot.reports.html_views import build_view
 from moot.store.db import Store
 
@@ -23,13 +24,15 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["markdown"] = render_markdown
+    return env
 
 
 def load_record(store: Store, debate_id: str) -> DebateRecord:

@@ -22,7 +22,11 @@ def _why_changed(v: dict[str, Any]) -> str:
         + h.text(c.get("objection"))
         for c in h.records(v.get("changed_because"))
     )
-    return reasons or ("unchanged" if v.get("round") else "opening")
+    if reasons:
+        return reasons
+    if not v.get("round"):
+        return "opening"
+    return "changed (no objection named as the reason)" if v.get("changed") else "unchanged"
 
 
 def _replies(x: dict[str, Any]) -> str:
@@ -115,7 +119,7 @@ def _sections(r: Mapping[str, Any]) -> list[Section]:
     return h.present(
         h.records_section("Position history", r.get("position_history"), HISTORY_COLUMNS),
         h.items_section("What changed", r.get("what_changed")),
-        h.text_section("Core disagreement", r.get("core_disagreement")),
+        h.text_section("Core disagreement", r.get("core_disagreement"), markdown=True),
         h.records_section("Assumptions exposed", r.get("assumptions"), ASSUMPTION_COLUMNS),
         h.records_section("Why they disagree", r.get("statements"), STATEMENT_COLUMNS),
         h.records_section("Objections", r.get("objections"), OBJECTION_COLUMNS),

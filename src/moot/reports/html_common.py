@@ -45,6 +45,7 @@ class Section:
     table: Table | None = None
     items: list[str] = field(default_factory=list)
     text: str = ""
+    markdown: bool = False  # `text` is a judge's prose, shown as rendered (escaped) Markdown
     open: bool = True  # shown expanded
 
 
@@ -54,6 +55,7 @@ class Verdict:
     tone: str  # "pass" | "fail" | "conditional" | "neutral"
     facts: list[tuple[str, str]] = field(default_factory=list)
     summary: str = ""
+    markdown: bool = True  # the summary is a judge's prose; an error message is shown as written
 
 
 @dataclass
@@ -193,8 +195,8 @@ def items_section(title: str, values: Any, item: Callable[[Any], str] = text) ->
     return Section(title, items=[item(v) for v in found]) if found else None
 
 
-def text_section(title: str, value: Any) -> Section | None:
-    return Section(title, text=text(value)) if value else None
+def text_section(title: str, value: Any, *, markdown: bool = False) -> Section | None:
+    return Section(title, text=text(value), markdown=markdown) if value else None
 
 
 def present(*sections: Section | None) -> list[Section]:

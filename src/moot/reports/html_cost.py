@@ -2,7 +2,8 @@
 
 The numbers come from the result's `spend`; a debate that never wrote one (it failed, or is still
 running) is tallied here from its call records, since what it spent is exactly what its user wants to
-know then.
+know then. A call whose price is unknown makes its line's cost "unknown" (or "$x + unknown"), never a
+sum that would claim the call was free.
 """
 
 from __future__ import annotations
@@ -13,7 +14,14 @@ from typing import Any
 from moot.reports.html_common import Section, Table, as_dict, num
 from moot.store.db import CallRecord
 
-COLUMNS = ["Calls", "Input tokens", "Output tokens", "Cost $", "Seconds"]
+COLUMNS = ["Calls", "Input tokens", "Output tokens", "Cost", "Seconds"]
+
+
+def usd(cost: Any, unknown: bool) -> str:
+    dollars = float(cost or 0)
+    if unknown:
+        return f"${dollars:.4f} + unknown" if dollars else "unknown"
+    return f"${dollars:.4f}"
 
 
 def _round_key(c: CallRecord) -> str:
@@ -59,7 +67,7 @@ def spend_of_calls(calls: Sequence[CallRecord]) -> dict[str, Any]:
     }
 
 
-def _spend_table(lines: Mapping[str, Any], first: str) -> Table:
+def _spend_table(lines: Mapping[str, Any], first: str, unknown: set[str]) -> Table:
     rows = []
     for name, line in lines.items():
         d = as_dict(line)
@@ -69,7 +77,7 @@ def _spend_table(lines: Mapping[str, Any], first: str) -> Table:
                 num(d.get("calls", 0)),
                 num(d.get("input_tokens", 0)),
                 num(d.get("output_tokens", 0)),
-                f"{float(d.get('cost_usd') or 0):.4f}",
+                usd(d.get("cost_usd"), name in unknown),
                 num(d.get("seconds", 0), 1),
             ]
         )
@@ -80,7 +88,7 @@ def _total(spend: Mapping[str, Any]) -> str:
     unpriced = [str(m) for m in spend.get("unpriced_models") or []]
     return (
         f"{num(spend.get('calls', 0))} calls, {num(spend.get('input_tokens', 0))} input / "
-        f"{num(spend.get('output_tokens', 0))} output tokens, ${float(spend.get('cost_usd') or 0):.4f}"
+        f"{num(spend.get('output_tokens', 0))} output tokens, {usd(spend.get('cost_usd'), bool(unpriced))}"
         + (f", {num(spend.get('wall_seconds'), 1)}s" if spend.get("wall_seconds") else "")
         + (f"; no price known for {', '.join(unpriced)}" if unpriced else "")
     )
@@ -93,9 +101,12 @@ def cost_sections(result: Mapping[str, Any], calls: Sequence[CallRecord]) -> lis
         spend = spend_of_calls(calls)
     if not spend:
         return []
+    unpriced = [c for c in calls if _unpriced(c)]
     out = [Section("Cost", text=_total(spend))]
     if spend.get("per_judge"):
-        out.append(Section("Cost per judge", table=_spend_table(as_dict(spend["per_judge"]), "Judge")))
+        table = _spend_table(as_dict(spend["per_judge"]), "Judge", {c.seat for c in unpriced})
+        out.append(Section("Cost per judge", table=table))
     if spend.get("per_round"):
-        out.append(Section("Cost per round", table=_spend_table(as_dict(spend["per_round"]), "Round")))
+        table = _spend_table(as_dict(spend["per_round"]), "Round", {_round_key(c) for c in unpriced})
+        out.append(Section("Cost per round", table=table))
     return out

@@ -46,7 +46,10 @@ def decide_view(record: DebateRecord) -> View:
         _sections(r, options),
         chart=_chart(r, [str(o.get("id")) for o in options]),
         chart_title="Recommendations per round",
-        chart_caption="The option each judge recommends per round; lines that meet are judges that agree",
+        chart_caption=(
+            "The option each judge recommends per round; judges on the same option are drawn side by side, "
+            "each with its own colour and marker"
+        ),
     )
 
 
@@ -78,6 +81,22 @@ def _round_columns(rounds: list[dict[str, Any]]) -> Columns:
     return [("Round", "name"), *[(j, judge_cell(j)) for j in judges], ("Consensus", _consensus)]
 
 
+def _for_a_person(r: Mapping[str, Any]) -> Section | None:
+    """A contested result, said as a statement: the engine's `user_prompt` asks the person at the
+    terminal which option to take, a question that a static page cannot take an answer to."""
+    if r.get("consensus") or not (r.get("user_prompt") or r.get("outcome") == "CONTESTED"):
+        return None
+    if r.get("user_choice"):
+        return Section(
+            "Decided by a person", text=f"The judges did not agree; a person chose option {r['user_choice']}."
+        )
+    return Section(
+        "A person must decide",
+        text="The judges did not agree on one option. A person must choose between the options above, "
+        "weighing each judge's perspective; the judges' debate does not decide it.",
+    )
+
+
 def _sections(r: Mapping[str, Any], options: list[dict[str, Any]]) -> list[Section]:
     distribution = h.as_dict(r.get("distribution"))
     option_columns: Columns = [
@@ -95,6 +114,6 @@ def _sections(r: Mapping[str, Any], options: list[dict[str, Any]]) -> list[Secti
         h.records_section("Change log", r.get("change_log"), CHANGE_COLUMNS),
         h.records_section("Judges", r.get("judges"), JUDGE_COLUMNS),
         h.items_section("No usable recommendation", r.get("no_recommendation")),
-        h.text_section("For you to decide", r.get("user_prompt")),
+        _for_a_person(r),
         h.items_section("Notes", r.get("notes")),
     )

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from moot.reports import html_common as h
-from moot.reports.html_chart import Chart, build_chart
+from moot.reports.html_chart import Chart, Rule, build_chart
 from moot.reports.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, Verdict, View
 from moot.reports.html_page import make_view
+from moot.schemas.config import VerdictThresholds
 
 CriterionRow = tuple[int, str, dict[str, float], float]
 
@@ -73,25 +74,45 @@ def evaluate_view(record: DebateRecord) -> View:
     return make_view(record, verdict, _sections(record), chart=chart, chart_caption=caption)
 
 
-def _chart(record: DebateRecord) -> tuple[Chart | None, str]:
-    r = record.result or {}
+def thresholds(record: DebateRecord) -> list[Rule]:
+    """The verdict thresholds the debate was judged by (its request holds them), else the defaults."""
+    try:
+        t = VerdictThresholds.model_validate(h.as_dict(record.request.get("thresholds")))
+    except ValueError:
+        t = VerdictThresholds()
+    return [
+        Rule(f"PASS ≥ {t.pass_at:g}", t.pass_at, "#1a7f37"),
+        Rule(f"CONDITIONAL ≥ {t.conditional_at:g}", t.conditional_at, "#9a6700"),
+    ]
+
+
+def _overall_scores(record: DebateRecord) -> dict[str, dict[int, float]]:
+    """judge -> round -> overall score, from the result, or from the round records of an unfinished debate."""
     per_judge: dict[str, dict[int, float]] = {}
-    progression = h.as_dict(r.get("round_progression")) or {f"round_{k}": v for k, v in record.rounds.items()}
-    for name, summary in progression.items():
+    progression = h.as_dict((record.result or {}).get("round_progression"))
+    for name, summary in (progression or {f"round_{k}": v for k, v in record.rounds.items()}).items():
         n = h.round_no(name)
         for judge, score in h.as_dict(h.as_dict(summary).get("by_judge")).items():
             if n is not None and isinstance(score, int | float):
                 per_judge.setdefault(judge, {})[n] = float(score)
+    return per_judge
+
+
+def _chart(record: DebateRecord) -> tuple[Chart | None, str]:
+    r = record.result or {}
     width = h.as_dict(record.request.get("consensus")).get("overall_score_range")
     final = h.as_dict(r.get("summary")).get("consensus_score")
     band = None
     if r.get("consensus_reached") and isinstance(width, int | float) and isinstance(final, int | float):
         band = (final - width / 2, final + width / 2)
-    chart = build_chart(per_judge, band=band, y_label="overall score")
-    caption = "Each judge's overall score per round" + (
+    stances = {h.text(j.get("judge")): h.text(j.get("stance")) for j in h.records(r.get("judges"))}
+    chart = build_chart(
+        _overall_scores(record), band=band, y_label="overall score", rules=thresholds(record), notes=stances
+    )
+    caption = "Each judge's overall score per round, with its stance in the legend" + (
         f"; the shaded band is the consensus range ({h.num(width)}) around the final score" if band else ""
     )
-    return chart, caption
+    return chart, caption + "; the dashed lines are the verdict thresholds"
 
 
 def _criterion_section(record: DebateRecord) -> Section | None:
@@ -135,7 +156,7 @@ def _sections(record: DebateRecord) -> list[Section]:
         h.items_section("Convergent findings", r.get("convergent_findings"), _convergent),
         h.records_section("Divergent findings", r.get("divergent_findings"), DIVERGENT_COLUMNS),
         _majority(r),
-        h.text_section("Minority opinion", r.get("minority_opinion")),
+        h.text_section("Minority opinion", r.get("minority_opinion"), markdown=True),
         h.records_section("Recommendations", r.get("recommendations"), RECOMMENDATION_COLUMNS),
         h.items_section("Needs human review", r.get("user_attention_needed"), _attention),
         h.items_section("Notes", r.get("notes")),

@@ -32,7 +32,7 @@ def make_view(
 ) -> View:
     """A debate's error replaces the summary: it says why the result is what it is."""
     if record.error:
-        verdict.summary = record.error
+        verdict.summary, verdict.markdown = record.error, False
     return View(
         title=record.title or f"{record.protocol} {record.debate_id}",
         protocol=record.protocol,
