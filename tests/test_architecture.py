@@ -21,6 +21,7 @@ LAYERS = {
     "judges": 1,
     "inputs": 1,
     "panel_file": 1,
+    "project": 1,
     "reports": 1,
     "testing": 1,
     "engine": 2,

@@ -58,3 +58,36 @@ def test_evaluate_estimate_matches_the_cli_and_the_mcp_tool(
 def test_estimate_rejects_an_unknown_protocol() -> None:
     with pytest.raises(moot.api.common.UsageError, match="unknown protocol 'vote'"):
         moot.estimate_sync("vote", "x")
+
+
+def test_decide_estimate_matches_the_cli_and_the_mcp_tool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .scripted_panels import decide_panel
+    from .test_decide_support import OPTIONS, QUESTION
+
+    judges = str(decide_panel(tmp_path))
+    from_api = moot.estimate_sync("decide", QUESTION, OPTIONS, judges=judges, write_files=False)
+    argv = ["decide", "--question", QUESTION, *(a for o in OPTIONS for a in ("--option", o)), "--judges", judges]
+    from_cli = cli_dry_run(capsys, *argv, "--no-files")
+    from_mcp = mcp_dry_run("decide", {"question": QUESTION, "option": OPTIONS, "judges": judges, "no_files": True})
+    assert from_api == from_cli == from_mcp
+    assert [c["round"] for c in from_api["calls"]] == [1, 1, 1, 2, 2, 2]
+    assert [s["calls"] for s in from_api["scenarios"]] == [3, 6]
+    assert not (tmp_path / ".specs").exists()
+
+
+def test_challenge_estimate_matches_the_cli_and_the_mcp_tool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .scripted_panels import challenge_panel
+
+    judges, topic = str(challenge_panel(tmp_path)), "Should we shard the orders table?"
+    from_api = moot.estimate_sync("challenge", topic, judges=judges, max_rounds=2)
+    from_cli = cli_dry_run(capsys, "challenge", topic, "--judges", judges, "--max-rounds", "2")
+    from_mcp = mcp_dry_run("challenge", {"topic": topic, "judges": judges, "max_rounds": 2})
+    assert from_api == from_cli == from_mcp
+    phases = [(c["round"], c["phase"]) for c in from_api["calls"]]
+    assert phases[:3] == [(1, "opening"), (1, "challenge"), (1, "challenge")]
+    assert phases[-3:] == [(0, "assumptions")] * 3
+    assert [s["label"] for s in from_api["scenarios"]][0] == "Fast exit"

@@ -4,9 +4,24 @@ Each debate function is async with a sync twin (`evaluate` / `evaluate_sync`). T
 server are thin adapters over these functions.
 """
 
-from moot.api.challenge import challenge, challenge_sync, run_challenge
+from moot.api.challenge import (
+    build_challenge_request,
+    challenge,
+    challenge_sync,
+    prepare_challenge,
+    prepared_challenge,
+    run_challenge,
+)
 from moot.api.common import Panelist, apply_max_cost, make_seats, options_from_panel, resume, resume_sync
-from moot.api.decide import build_decision_request, decide, decide_sync, record_choice, run_decision
+from moot.api.decide import (
+    build_decision_request,
+    decide,
+    decide_sync,
+    prepare_decision,
+    prepared_decision,
+    record_choice,
+    run_decision,
+)
 from moot.api.evaluate import (
     build_evaluation_request,
     evaluate,
@@ -24,6 +39,7 @@ __all__ = [
     "Prepared",
     "ProtocolSpec",
     "apply_max_cost",
+    "build_challenge_request",
     "build_decision_request",
     "build_evaluation_request",
     "challenge",
@@ -37,7 +53,11 @@ __all__ = [
     "evaluate_sync",
     "make_seats",
     "options_from_panel",
+    "prepare_challenge",
+    "prepare_decision",
     "prepare_evaluation",
+    "prepared_challenge",
+    "prepared_decision",
     "prepared_evaluation",
     "record_choice",
     "resume",

@@ -13,11 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from moot.api.common import RESUMERS, JudgeLike, Panelist, _spec, apply_max_cost, load_panel, options_from_panel
-from moot.engine.core import Engine
-from moot.engine.runner import run_steps
+from moot.api.common import (
+    JudgeLike,
+    Panelist,
+    _spec,
+    apply_max_cost,
+    check_rounds,
+    check_stance,
+    load_panel,
+    options_from_panel,
+)
+from moot.api.prepared import Prepared, run_prepared
+from moot.api.specs import SPECS, ProtocolSpec
+from moot.engine.budget import CallCost, Scenario, scenario, tokens_of
 from moot.errors import DebateAborted, UsageError
 from moot.inputs import load_artifacts
 from moot.judges.agent_cli import PROFILES, command_template
@@ -27,8 +35,8 @@ from moot.judges.preflight import check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
 from moot.protocols.challenge import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
-from moot.runs import RunOptions, run_debate
-from moot.schemas.challenge import ChallengeRequest, ChallengeResult
+from moot.runs import RunOptions
+from moot.schemas.challenge import MAX_ROUNDS, ROUNDS, ChallengeRequest, ChallengeResult
 from moot.schemas.config import JudgeSpec
 from moot.schemas.evaluate import Artifact
 from moot.store.db import Store
@@ -94,9 +102,12 @@ def plan_challenge(
     if not topic or not topic.strip():
         raise UsageError("the topic is empty: say what position to debate")
     panel, _ = load_panel(judges)  # with none given: MOOT_JUDGES or the nearest moot.yaml
-    rounds = max_rounds if max_rounds is not None else (panel.max_rounds if panel and panel.max_rounds else 5)
-    if rounds < 1:
-        raise UsageError(f"--max-rounds must be at least 1 (got {rounds})")
+    rounds, where = MAX_ROUNDS, "--max-rounds"
+    if max_rounds is not None:
+        rounds = max_rounds
+    elif panel is not None and panel.max_rounds is not None:
+        rounds, where = panel.max_rounds, f"judges file {panel.path}: max_rounds"
+    check_rounds(rounds, MAX_ROUNDS, ROUNDS, protocol="challenge", where=where)
     timeout = timeout_per_cli if timeout_per_cli is not None else (panel.timeout_per_cli if panel else None) or 120.0
     if timeout <= 0:
         raise UsageError(f"timeout_per_cli must be a positive number of seconds (got {timeout:g})")
@@ -119,6 +130,10 @@ def plan_challenge(
         raise UsageError("the challenger list is empty: a debate needs at least one challenger")
     prop = _entry(prop_value, "proponent")
     chals = [_entry(v, f"challenger {n}") for n, v in enumerate(chal_values, 1)]
+    hint = "in a challenge the role is the stance: proponent or challenger"
+    check_stance(prop, "the proponent", ("neutral", "proponent"), hint)
+    for n, chal in enumerate(chals, 1):
+        check_stance(chal, f"challenger {n}", ("neutral", "challenger"), hint)
     for e in [prop, *chals]:
         if isinstance(e, JudgeSpec):
             _validate(e, panel)
@@ -211,26 +226,58 @@ def build_seats(
     return prop, seats
 
 
-async def run_challenge(
-    request: ChallengeRequest, proponent: Seat, challengers: list[Seat], options: RunOptions, *, resuming: bool = False
-) -> ChallengeResult:
-    options.store = options.store or Store.open_default()
+def challenge_scenarios(calls: Sequence[CallCost], max_rounds: int) -> list[Scenario]:
+    """A fast exit; consensus after round 1 and 2; the full debate ending in a tradeoff."""
+    first = [c for c in calls if c.round == 1 and c.phase in ("opening", "challenge")]
+    rows = [scenario("Fast exit", 1, first)]
+    for n in sorted({1, min(2, max_rounds)}):
+        rows.append(scenario(f"Round {n} consensus", n, [c for c in calls if 1 <= c.round <= n]))
+    rows.append(scenario(f"Round {max_rounds} (max), tradeoff", max_rounds, calls))
+    return rows
 
-    async def body(engine: Engine) -> ChallengeResult:
-        return await run_steps(PositionChallenge(request, proponent, challengers, engine.debate_id), engine)
 
-    return await run_debate(
-        "challenge",
-        request,
-        f"challenge: {request.topic}"[:200],
-        [proponent, *challengers],
-        body,
-        options,
-        resuming=resuming,
+def prepared_challenge(
+    request: ChallengeRequest, proponent: Seat, challengers: list[Seat], panel: PanelFile | None = None
+) -> Prepared:
+    return Prepared(
+        protocol="challenge",
+        request=request,
+        title=f"challenge: {request.topic}",
+        seats=[proponent, *challengers],
+        panel=panel,
+        rounds=request.max_rounds,
+        make=lambda debate_id: PositionChallenge(request, proponent, challengers, debate_id),
+        scenarios=lambda calls: challenge_scenarios(calls, request.max_rounds),
+        input_tokens=tokens_of("\n".join([request.topic, *(a.text for a in request.context)])),
+        input_name="topic and context",
+        plan_extra={"skipped": list(request.skipped)},
     )
 
 
+async def run_challenge(
+    request: ChallengeRequest, proponent: Seat, challengers: list[Seat], options: RunOptions, *, resuming: bool = False
+) -> ChallengeResult:
+    prepared = prepared_challenge(request, proponent, challengers)
+    result: ChallengeResult = await run_prepared(prepared, options, resuming=resuming)
+    return result
+
+
 async def prepare_challenge(
+    topic: str,
+    *,
+    store: Store | None = None,
+    on_event: Callable[..., None] | None = None,
+    max_cost: float | None = None,
+    **kwargs: Any,
+) -> tuple[Prepared, RunOptions]:
+    """Validate every input, find the usable challengers and build the run options, before any call."""
+    request, prop_seat, seats, panel = await build_challenge_request(topic, **kwargs)
+    options = options_from_panel(panel, store=store, on_event=on_event)
+    apply_max_cost(options, [prop_seat, *seats], max_cost, "max_cost")
+    return prepared_challenge(request, prop_seat, seats, panel), options
+
+
+async def build_challenge_request(
     topic: str,
     *,
     context: str | Path | Sequence[str | Path] | None = None,
@@ -294,7 +341,7 @@ async def challenge(
     `max_cost` (USD) caps the spend: no confrontation round starts whose worst case could cross it, and
     the debate ends in a tradeoff from what was argued, saying so.
     """
-    request, prop_seat, seats, panel = await prepare_challenge(
+    prepared, options = await prepare_challenge(
         topic,
         context=context,
         proponent=proponent,
@@ -303,10 +350,12 @@ async def challenge(
         max_rounds=max_rounds,
         timeout_per_cli=timeout_per_cli,
         min_challengers=min_challengers,
+        store=store,
+        on_event=on_event,
+        max_cost=max_cost,
     )
-    options = options_from_panel(panel, store=store, on_event=on_event)
-    apply_max_cost(options, [prop_seat, *seats], max_cost, "max_cost")
-    return await run_challenge(request, prop_seat, seats, options)
+    result: ChallengeResult = await run_prepared(prepared, options)
+    return result
 
 
 def challenge_sync(*args: Any, **kwargs: Any) -> ChallengeResult:
@@ -314,10 +363,8 @@ def challenge_sync(*args: Any, **kwargs: Any) -> ChallengeResult:
     return asyncio.run(challenge(*args, **kwargs))
 
 
-async def _resume_challenge(
-    data: dict[str, Any], debate_id: str, options: RunOptions, panel: PanelFile | None
-) -> BaseModel:
-    """Rebuild the same seats (the judges file again, when it held literal keys) and replay the calls."""
+async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
+    """The same seats again (the judges file again, when it held literal keys)."""
     request = ChallengeRequest.model_validate(data)
     proponent: JudgeSpec = request.proponent
     chosen: list[JudgeSpec] = list(request.challengers)
@@ -329,8 +376,13 @@ async def _resume_challenge(
             except IndexError:
                 raise UsageError("the judges file given to resume has fewer challengers than the debate") from None
     prop_seat, seats = build_seats(request, proponent, chosen)
-    options.debate_id = debate_id
-    return await run_challenge(request, prop_seat, seats, options, resuming=True)
+    return prepared_challenge(request, prop_seat, seats, panel)
 
 
-RESUMERS["challenge"] = _resume_challenge
+def _text(result: ChallengeResult) -> str:
+    from moot.reports.challenge import challenge_text
+
+    return challenge_text(result)
+
+
+SPECS["challenge"] = ProtocolSpec("challenge", prepare_challenge, _reprepare, ChallengeResult, _text)

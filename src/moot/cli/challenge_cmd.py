@@ -8,15 +8,16 @@ from typing import Annotated
 
 import typer
 
-from moot.cli.output import FORMATS, TEXT_RENDERERS, check_format, emit
-from moot.cli.progress import ProgressPrinter
+from moot.cli.live import PROGRESS_HELP, progress_sink, showing
+from moot.cli.output import FORMATS, TEXT_RENDERERS, check_format, dry_run_exit, emit
+from moot.reports.terminal import TextReport
 from moot.schemas.challenge import ChallengeResult
 
 
-def _text(data: dict[str, object]) -> str:
-    from moot.reports.challenge import challenge_text
+def _text(data: dict[str, object]) -> TextReport:
+    from moot.reports.challenge import challenge_report
 
-    return challenge_text(ChallengeResult.model_validate(data))
+    return challenge_report(ChallengeResult.model_validate(data))
 
 
 TEXT_RENDERERS["challenge"] = _text
@@ -43,10 +44,7 @@ def challenge(
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="Also write the Markdown outcome to this file.")
     ] = None,
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
-    ] = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--quiet", " /--no-progress", help=PROGRESS_HELP)] = None,
     html: Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")] = None,
     require: Annotated[
         str | None, typer.Option("--require", help="CONSENSUS: exit 1 when the debate ends in a tradeoff (CI gate).")
@@ -62,18 +60,17 @@ def challenge(
 ) -> int:
     """Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff
     document with the assumptions behind the disagreement (seed 004)."""
-    from moot.api.challenge import prepare_challenge, run_challenge
+    from moot.api import apply_max_cost, run_prepared
+    from moot.api.challenge import build_challenge_request, prepared_challenge
     from moot.api.common import options_from_panel
-    from moot.cli import cost
     from moot.cli.gate import check_gate_options, finish, render
     from moot.reports.challenge import challenge_markdown
     from moot.reports.files import atomic_write
 
     check_format(fmt, (*FORMATS, "markdown", "github"))
     require = check_gate_options(None, require, "challenge")
-    show = progress if progress is not None else fmt in ("text", "markdown")
     request, prop_seat, seats, panel = asyncio.run(
-        prepare_challenge(
+        build_challenge_request(
             topic,
             context=context or None,
             proponent=proponent,
@@ -82,15 +79,14 @@ def challenge(
             max_rounds=max_rounds,
         )
     )
-    options = options_from_panel(panel, on_event=ProgressPrinter() if show else None)
+    sink = progress_sink(progress, fmt)
+    options = options_from_panel(panel, on_event=sink)
+    prepared = prepared_challenge(request, prop_seat, seats, panel)
     if dry_run:
-        from moot.cli.cost_challenge import challenge_dry_run_data
-
-        data = challenge_dry_run_data(request, prop_seat, seats, options.pricing)
-        emit(cost.dry_run_output(data, "text" if fmt in ("markdown", "github") else fmt))
-        return 0
-    cost.apply_cost_options(options, [prop_seat, *seats], None, max_cost)
-    result = asyncio.run(run_challenge(request, prop_seat, seats, options))
+        return dry_run_exit(prepared, options, "text" if fmt in ("markdown", "github") else fmt)
+    apply_max_cost(options, prepared.seats, max_cost)
+    with showing(sink):
+        result = asyncio.run(run_prepared(prepared, options))
     if output:
         atomic_write(Path(output), challenge_markdown(result))
     if fmt == "markdown":

@@ -11,19 +11,20 @@ from typing import Annotated
 
 import typer
 
-from moot.cli.output import TEXT_RENDERERS, check_format, emit, render_result
-from moot.cli.progress import ProgressPrinter
+from moot.cli.live import PROGRESS_HELP, progress_sink, showing
+from moot.cli.output import TEXT_RENDERERS, check_format, dry_run_exit, emit, render_result, text_for
 from moot.cli.running import run_cli
 from moot.errors import UsageError
+from moot.reports.terminal import TextReport
 from moot.schemas.decide import DecisionResult
 
 MAX_ASKS = 3
 
 
-def _text(data: dict[str, object]) -> str:
-    from moot.reports.decide import decision_text
+def _text(data: dict[str, object]) -> TextReport:
+    from moot.reports.decide_text import decision_report
 
-    return decision_text(DecisionResult.model_validate(data))
+    return decision_report(DecisionResult.model_validate(data))
 
 
 TEXT_RENDERERS["decide"] = _text
@@ -80,10 +81,7 @@ def decide(
     no_input: Annotated[
         bool, typer.Option("--no-input", help="Never ask; a contested result is returned as it stands.")
     ] = False,
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
-    ] = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--quiet", " /--no-progress", help=PROGRESS_HELP)] = None,
     html: Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")] = None,
     require: Annotated[
         str | None, typer.Option("--require", help="RECOMMENDED: exit 1 when the decision is contested (CI gate).")
@@ -112,19 +110,20 @@ def decide(
         feature_dir=feature_dir,
         write_files=not no_files,
     )
-    show = progress if progress is not None else fmt == "text"
-    options = api.options_from_panel(panel, on_event=ProgressPrinter() if show else None)
-    from moot.cli import cost
-
+    sink = progress_sink(progress, fmt)
+    options = api.options_from_panel(panel, on_event=sink)
+    prepared = api.prepared_decision(request, seats, panel)
     if dry_run:
-        from moot.cli.cost_decide import decision_dry_run_data
-
-        emit(cost.dry_run_output(decision_dry_run_data(request, seats, options.pricing), fmt))
-        return 0
-    cost.apply_cost_options(options, seats, None, max_cost)
-    result = run_cli(lambda: api.run_decision(request, seats, options), options)
+        return dry_run_exit(prepared, options, fmt)
+    api.apply_max_cost(options, seats, max_cost)
+    with showing(sink):
+        result = run_cli(lambda: api.run_prepared(prepared, options), options)
     ask = not result.consensus and not no_input and fmt != "json" and _at_terminal()
-    if not ask:
+    if not ask and fmt == "text":
+        from moot.reports.decide_text import decision_report
+
+        emit(text_for(decision_report(result, asking=not no_input)))
+    elif not ask:
         emit(render("decide", result, fmt))
     elif fmt == "text":
         emit(render_result("decide", result, fmt))
@@ -132,7 +131,7 @@ def decide(
         if result.user_choice:
             emit(f"Decision recorded: {result.user_choice} (chosen by you)\n")
     else:
-        sys.stderr.write(render_result("decide", result, "text"))
+        sys.stderr.write(render_result("decide", result, "text", stream=sys.stderr))
         result = _ask_choice(result)
         emit(render("decide", result, fmt))
     # after any choice, so that the report shows it

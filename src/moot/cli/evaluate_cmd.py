@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
-from moot.cli.output import TEXT_RENDERERS, check_format, emit
-from moot.cli.progress import ProgressPrinter
+from moot.cli.live import PROGRESS_HELP, progress_sink, showing
+from moot.cli.output import TEXT_RENDERERS, check_format, dry_run_exit, emit
 from moot.cli.running import run_cli
 from moot.reports.terminal import TextReport
 from moot.schemas.evaluate import EvaluationResult
@@ -38,10 +38,7 @@ def evaluate(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, yaml or github (Markdown).")] = "text",
     reports_dir: Annotated[str, typer.Option(help="Where per-judge reports are written.")] = ".specs/reports",
     no_reports: Annotated[bool, typer.Option("--no-reports", help="Write no report files.")] = False,
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--quiet", help="Progress on stderr (default: on, off for json/yaml)."),
-    ] = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--quiet", " /--no-progress", help=PROGRESS_HELP)] = None,
     html: Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")] = None,
     fail_under: Annotated[
         float | None, typer.Option("--fail-under", help="Exit 1 when the final score is under this (CI gate).")
@@ -70,16 +67,13 @@ def evaluate(
         mode=mode,  # type: ignore[arg-type]
         reports_dir=None if no_reports else reports_dir,
     )
-    show = progress if progress is not None else fmt == "text"
-    options = api.options_from_panel(panel, on_event=ProgressPrinter() if show else None)
+    sink = progress_sink(progress, fmt)
+    options = api.options_from_panel(panel, on_event=sink)
     prepared = api.prepared_evaluation(request, seats, moderator, panel)
     if dry_run:
-        from moot.api.prepared import estimate_prepared
-        from moot.reports.dry_run import dry_run_output
-
-        emit(dry_run_output(estimate_prepared(prepared, options.pricing), fmt))
-        return 0
+        return dry_run_exit(prepared, options, fmt)
     api.apply_max_cost(options, prepared.seats, max_cost)
-    result = run_cli(lambda: api.run_prepared(prepared, options), options)
+    with showing(sink):
+        result = run_cli(lambda: api.run_prepared(prepared, options), options)
     emit(render("evaluate", result, fmt))
     return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=html)

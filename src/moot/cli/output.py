@@ -75,3 +75,12 @@ def render_result(protocol: str, result: BaseModel | dict[str, Any], fmt: str, *
 def emit(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def dry_run_exit(prepared: Any, options: Any, fmt: str) -> int:
+    """`--dry-run` for any protocol: the plan priced from the protocol's own prompts, printed; exit 0."""
+    from moot.api.prepared import estimate_prepared
+    from moot.reports.dry_run import dry_run_output
+
+    emit(dry_run_output(estimate_prepared(prepared, options.pricing), fmt))
+    return 0

@@ -180,6 +180,7 @@ async def decide(
     max_cost: Annotated[
         float | None, Field(description="USD cap: no round starts whose worst case could cross it.")
     ] = None,
+    dry_run: Annotated[bool, Field(description=DRY_RUN_HELP)] = False,
 ) -> CallToolResult:
     """Decide between options by an adversarial debate of Risk, Value and Effort judges (seed 002).
 
@@ -199,11 +200,15 @@ async def decide(
             feature_dir=feature_dir,
             write_files=not no_files,
         )
+        prepared = api.prepared_decision(request, seats, panel)
+        if dry_run:
+            return json_result(api.estimate_prepared(prepared, api.options_from_panel(panel).pricing))
 
         async def run(sink: EventSink) -> BaseModel:
             options = api.options_from_panel(panel, on_event=sink)
             api.apply_max_cost(options, seats, max_cost, "max_cost")
-            return await api.run_decision(request, seats, options)
+            result: BaseModel = await api.run_prepared(prepared, options)
+            return result
 
         result = await with_progress(ctx, request.config.max_rounds, run)
         return _debate_result(result, html)
@@ -229,24 +234,28 @@ async def challenge(
     max_cost: Annotated[
         float | None, Field(description="USD cap: no round starts whose worst case could cross it.")
     ] = None,
+    dry_run: Annotated[bool, Field(description=DRY_RUN_HELP)] = False,
 ) -> CallToolResult:
     """Defend a position against challengers attacking it in parallel (seed 004): CONSENSUS, or a TRADEOFF
     with the assumptions behind the disagreement."""
-    from moot.api.challenge import challenge as run_challenge
+    from moot import api
 
+    args: dict[str, Any] = {
+        "context": context or None,
+        "proponent": proponent,
+        "challengers": challenger or None,
+        "judges": judges,
+        "max_rounds": max_rounds,
+    }
     try:
+        if dry_run:
+            prepared, options = await api.prepare_challenge(topic, **args)
+            return json_result(api.estimate_prepared(prepared, options.pricing))
 
         async def run(sink: EventSink) -> BaseModel:
-            return await run_challenge(
-                topic,
-                context=context or None,
-                proponent=proponent,
-                challengers=challenger or None,
-                judges=judges,
-                max_rounds=max_rounds,
-                on_event=sink,
-                max_cost=max_cost,
-            )
+            prepared, options = await api.prepare_challenge(topic, **args, on_event=sink, max_cost=max_cost)
+            result: BaseModel = await api.run_prepared(prepared, options)
+            return result
 
         result = await with_progress(ctx, max_rounds, run)
         return _debate_result(result, html)
