@@ -90,4 +90,4 @@ def test_challenge_estimate_matches_the_cli_and_the_mcp_tool(
     phases = [(c["round"], c["phase"]) for c in from_api["calls"]]
     assert phases[:3] == [(1, "opening"), (1, "challenge"), (1, "challenge")]
     assert phases[-3:] == [(0, "assumptions")] * 3
-    assert [s["label"] for s in from_api["scenarios"]][0] == "Fast exit"
+    assert from_api["scenarios"][0]["label"] == "Fast exit"
