@@ -4,6 +4,7 @@ then finished, failed or interrupted. Judges' clients are closed whatever happen
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -17,7 +18,6 @@ from moot.engine.pricing import Pricing
 from moot.errors import DebateAborted
 from moot.judges.base import Seat
 from moot.judges.factory import require_credentials, seat_judges
-from moot.protocols.common import new_debate_id, storable
 from moot.store.db import Store
 
 R = TypeVar("R", bound=BaseModel)
@@ -85,3 +85,21 @@ async def run_debate(
                 await judge.aclose()
     store.set_status(debate_id, "finished", result=result.model_dump(mode="json"))
     return result
+
+
+def new_debate_id() -> str:
+    return str(uuid.uuid4())
+
+
+def storable(request: BaseModel) -> dict[str, Any]:
+    """A request as it may be written to the store: every literal API key removed."""
+    data = request.model_dump(mode="json")
+
+    def scrub(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: (None if k == "api_key" else scrub(v)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [scrub(v) for v in node]
+        return node
+
+    return scrub(data)  # type: ignore[no-any-return]
