@@ -51,3 +51,76 @@ def test_disputes_say_whose_view_they_are(tmp_path: Path, capsys: pytest.Capture
     said = [d["finding"] for d in out["divergent_findings"]] + [a["issue"] for a in out["user_attention_needed"]]
     assert said and not any("mine:" in s for s in said)
     assert "overall severity (judge-1's view: 3.5: conditional pass; opposing view: judge-3: 2.9" in said[0]
+
+
+def test_piped_text_is_plain_compact_and_names_wall_and_call_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["demo", "--reports-dir", str(tmp_path / "r")]) == 0
+    out = capsys.readouterr().out
+    assert not ESCAPE.search(out)
+    assert re.search(r"wall \d+\.\d s, call time \(sum over calls\) \d+\.\d s", out)
+    assert "| Judge | Stance | Model | Round 1 | Round 2 | Round 3 | Status |" in out
+    assert "Reports (one per judge, and the consensus report): " in out and ".{1,2,3,consensus}.md" in out
+    assert len(out.splitlines()) <= 55  # 63 before, with a judge list, round lines and disputes twice
+
+
+def terminal(result: EvaluationResult, **console: Any) -> str:
+    return render_terminal(evaluation_report(result), Console(file=io.StringIO(), width=110, **console))
+
+
+def test_terminal_face_is_a_panel_and_tables_in_about_40_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = EvaluationResult.model_validate(demo_json(tmp_path, capsys))
+    shown = terminal(result, force_terminal=True, color_system="standard")
+    assert "╭" in shown.splitlines()[0] and COLOUR.search(shown)
+    assert "| Criterion |" not in shown and "Tokens in/out" in shown  # rich tables, spend beside each judge
+    assert "call time (sum over calls)" in shown
+    assert len(shown.splitlines()) <= 42
+    plain_colours = terminal(result, force_terminal=True, color_system="standard", no_color=True)
+    assert plain_colours.startswith("╭") and not COLOUR.search(plain_colours)
+
+
+@pytest.mark.parametrize(
+    ("env", "panel", "colour"),
+    [({}, False, False), ({"FORCE_COLOR": "1"}, True, True), ({"FORCE_COLOR": "1", "TERM": "dumb"}, True, False)],
+)
+def test_text_goes_rich_only_where_rich_sees_a_terminal(
+    env: dict[str, str],
+    panel: bool,
+    colour: bool,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from moot.cli.output import text_for
+
+    data = demo_json(tmp_path, capsys)
+    for name in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    shown = text_for(evaluation_report(EvaluationResult.model_validate(data)), io.StringIO())
+    assert ("╭" in shown.splitlines()[0]) is panel and bool(COLOUR.search(shown)) is colour
+    assert shown.startswith("Verdict: CONDITIONAL") is not panel
+
+
+def test_no_input_states_the_choice_and_asks_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from .scripted_panels import decide_args
+    from .test_decide_support import r1, r2
+
+    split = [
+        ("risk", [r1("A"), r2("A", challenge={"value": "guess"})]),
+        ("value", [r1("B"), r2("B", challenge={"risk": "timid"})]),
+        ("effort", [r1("C"), r2("C", challenge={"risk": "slow"})]),
+    ]
+    panel = tmp_path / "split.yaml"
+    judges = [{"model": "scripted", "stance": s, "replies": replies} for s, replies in split]
+    panel.write_text(json.dumps({"debate_judges": judges}), encoding="utf-8")
+    assert main(decide_args(panel)) == 0  # decide_args passes --no-input
+    out = capsys.readouterr().out
+    assert out.startswith("CONTESTED") and "Which option would you like" not in out and "?" not in out.split("\n", 3)[3]
+    assert "The judges did not agree; the choice is yours (nobody was asked: --no-input):" in out
+    assert "[B] Full offline: everything works offline and syncs later" in out

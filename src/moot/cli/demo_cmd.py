@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from moot.cli.demo_export import DEMO_CRITERIA, DEMO_DIR, DEMO_TASK
+from moot.cli.live import PROGRESS_HELP, announce, progress_sink, showing
 from moot.cli.output import check_format, emit, render_result
-from moot.cli.progress import ProgressPrinter
 from moot.cli.running import run_cli
 from moot.errors import UsageError
 
@@ -27,6 +27,7 @@ def demo(
         str | None,
         typer.Option("--export", metavar="DIR", help="Write the scripted panel and artifact into DIR; run nothing."),
     ] = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--quiet", " /--no-progress", help=PROGRESS_HELP)] = None,
 ) -> None:
     """Watch a whole debate: three judges, three rounds, a critical finding, a majority and a minority."""
     from moot import api
@@ -57,11 +58,11 @@ def demo(
     from moot.judges.factory import require_credentials, seat_judges
 
     require_credentials(seat_judges([*seats, moderator]))  # before the first progress line
-    printer = ProgressPrinter() if fmt == "text" else None
-    if printer:
-        printer._say(f"moot demo: evaluating src/api/users.ts with {len(seats)} judges")
-    options = RunOptions(on_event=printer)
-    result = run_cli(lambda: api.run_evaluation(request, seats, moderator, options), options)
+    sink = progress_sink(progress, fmt)
+    announce(sink, f"moot demo: evaluating src/api/users.ts with {len(seats)} judges")
+    options = RunOptions(on_event=sink)
+    with showing(sink):
+        result = run_cli(lambda: api.run_evaluation(request, seats, moderator, options), options)
     emit(render_result("evaluate", result, fmt))
 
 

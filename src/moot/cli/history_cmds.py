@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from moot.cli.live import PROGRESS_HELP, progress_sink, showing
 from moot.cli.output import check_format, emit, render_result
-from moot.cli.progress import ProgressPrinter
 from moot.errors import Interrupted
 
 
@@ -94,6 +94,7 @@ def resume(
     max_cost: Annotated[
         float | None, typer.Option("--max-cost", help="A new USD cap for the whole debate (default: the one it had).")
     ] = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--quiet", " /--no-progress", help=PROGRESS_HELP)] = None,
 ) -> None:
     """Continue a debate that was interrupted or failed (an outage): completed calls are replayed from the store,
     failed ones are asked again."""
@@ -103,9 +104,10 @@ def resume(
     check_format(fmt)
     store = Store.open_default()
     row = store.get_debate(debate_id)
-    printer = ProgressPrinter() if fmt == "text" else None
+    sink = progress_sink(progress, fmt)
     try:
-        result = asyncio.run(api.resume(debate_id, judges=judges, store=store, on_event=printer, max_cost=max_cost))
+        with showing(sink):
+            result = asyncio.run(api.resume(debate_id, judges=judges, store=store, on_event=sink, max_cost=max_cost))
     except KeyboardInterrupt:
         raise Interrupted(row.id if row else debate_id) from None
     emit(render_result(row.protocol if row else "evaluate", result, fmt))

@@ -6,6 +6,8 @@ not a prompt); table cells have their pipes and line breaks escaped so a reply c
 
 from __future__ import annotations
 
+from moot.reports.cost_table import spend_line
+from moot.reports.terminal import Markdown, TextReport
 from moot.schemas.challenge import ChallengeResult, PositionVersion
 
 
@@ -81,11 +83,12 @@ def challenge_markdown(result: ChallengeResult) -> str:
     return "\n".join(out) + "\n"
 
 
-def challenge_text(result: ChallengeResult) -> str:
-    """The terminal form: the Markdown report, then what the debate spent."""
+def challenge_report(result: ChallengeResult) -> TextReport:
+    """The terminal form: the Markdown outcome (rendered at a terminal), then what the debate spent."""
     sp = result.spend
-    tail = (
-        f"\nDebate {result.debate_id}: {sp.calls} calls ({sp.clarifications} clarifications, {sp.retries} retries), "
-        f"{sp.input_tokens}+{sp.output_tokens} tokens, ${sp.cost_usd:.4f}, {sp.wall_seconds:.1f}s\n"
-    )
-    return challenge_markdown(result) + tail
+    spent = f"Debate {result.debate_id}: " + spend_line(sp).removeprefix("Spent: ")
+    return TextReport("", blocks=[Markdown(challenge_markdown(result)), spent])
+
+
+def challenge_text(result: ChallengeResult) -> str:
+    return challenge_report(result).plain()

@@ -62,3 +62,20 @@ def cost_grid(spend: Spend) -> Table:
 def cost_table(spend: Spend) -> list[str]:
     """Markdown table lines (it reads as plain text too)."""
     return table_lines(cost_grid(spend))
+
+
+def with_spend(table: Table, spend: Spend) -> Table:
+    """A judges table (seat id first, status last) with each seat's tokens and cost before its status and
+    the debate's totals under it: at a terminal this takes the place of the seed's cost table."""
+
+    def cells(seat: str) -> list[str]:
+        line = spend.per_judge.get(seat)
+        return [f"{line.input_tokens:,}/{line.output_tokens:,}", usd(line)] if line else ["", ""]
+
+    rows = [[*r[:-1], *cells(r[0]), r[-1]] for r in table.rows]
+    columns = [*(table.terminal_columns or table.columns)[:-1], "Tokens in/out", "Cost", table.columns[-1]]
+    total = (
+        f"{spend.calls} calls, {spend.input_tokens:,}/{spend.output_tokens:,} tokens, "
+        f"{usd(spend, bool(spend.unpriced_models))}; {times(spend)}"
+    )
+    return Table(columns, rows, title=table.title, note="\n".join(n for n in (table.note, total) if n))

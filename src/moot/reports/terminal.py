@@ -90,7 +90,7 @@ Block = Table | Section | Paragraph | Markdown | Faces | str
 
 @dataclass
 class TextReport:
-    headline: str
+    headline: str  # the verdict, in a panel at a terminal; "" for a result that opens with its own Markdown
     tone: Tone = "plain"
     facts: list[str] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
@@ -128,10 +128,10 @@ def _block_lines(block: Block) -> list[str]:
 
 
 def plain_text(report: TextReport) -> str:
-    out = [report.headline, *report.facts]
+    out = [report.headline, *report.facts] if report.headline else []
     for block in report.blocks:
         lines = _block_lines(block)
-        out += ["", *lines] if lines else []
+        out += ["", *lines] if lines and out else lines
     return "\n".join(out) + "\n"
 
 
@@ -182,6 +182,8 @@ def _section(section: Section) -> RenderableType:
     from rich.console import Group
     from rich.table import Table as RichTable
 
+    if len(section.items) == 1:
+        return _styled(section.title, "bold") + " " + _styled(section.items[0])
     grid = RichTable.grid(padding=(0, 1))
     grid.add_column(style="dim")
     grid.add_column(overflow="fold")
@@ -215,12 +217,27 @@ def _panel(report: TextReport) -> RenderableType:
     return Panel(Group(head, *facts), border_style=TONE_STYLE[report.tone], expand=False)
 
 
+def _kind(block: Block) -> str:
+    """Blocks of one kind run together at a terminal; a blank line separates kinds, and tables."""
+    face = block.terminal if isinstance(block, Faces) else block
+    if isinstance(face, Table):
+        return "table"
+    return "prose" if isinstance(face, Section | Paragraph) else "other"
+
+
 def render_terminal(report: TextReport, console: Console) -> str:
     """The report as `console` would print it (its colours, its width), captured as a string."""
     with console.capture() as captured:
-        console.print(_panel(report))
+        if report.headline:
+            console.print(_panel(report))
+        previous = ""
         for block in report.blocks:
             renderable = _renderable(block)
-            if renderable is not None:
-                console.print(renderable)
+            if renderable is None:
+                continue
+            kind = _kind(block)
+            if previous and (kind != previous or kind == "table"):
+                console.print()
+            console.print(renderable)
+            previous = kind
     return captured.get()

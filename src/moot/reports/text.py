@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from moot.reports.cost_table import cost_grid, times, usd
+from moot.reports.cost_table import cost_grid, with_spend
 from moot.reports.markdown import score_grid
 from moot.reports.terminal import Block, Faces, Paragraph, Section, Table, TextReport, Tone
 from moot.schemas.evaluate import EvaluationResult
-from moot.schemas.spend import SpendLine
+from moot.schemas.messages import SCRIPTED_JUDGE
 
 VERDICT_TONE: dict[str, Tone] = {"PASS": "good", "CONDITIONAL": "warn", "FAIL": "bad"}
 
@@ -22,6 +22,8 @@ def model_cell(label: str, answered_by: str) -> str:
     """The configured model, and the one that answered when that says something new (a fallback took the
     seat); a scripted judge is labelled as one, so it never passes for the model it stands in for."""
     if not answered_by or answered_by in label or answered_by.startswith(label):
+        return label
+    if answered_by == SCRIPTED_JUDGE and "scripted" in label:
         return label
     return f"{label} (answered by {answered_by})"
 
@@ -48,28 +50,15 @@ def _judges_table(result: EvaluationResult) -> Table:
     return Table(columns, rows, note=_round_note(result))
 
 
-def _spend_cells(line: SpendLine | None) -> list[str]:
-    if line is None:
-        return ["", ""]
-    return [f"{line.input_tokens:,}/{line.output_tokens:,}", usd(line)]
-
-
 def _terminal_judges_table(result: EvaluationResult) -> Table:
     """At a terminal the judges table also carries each judge's spend, in place of the seed's cost table."""
     table = _judges_table(result)
-    sp = result.spend
-    rows = [[*r[:-1], *_spend_cells(sp.per_judge.get(r[0])), r[-1]] for r in table.rows]
-    if "moderator" in sp.per_judge:
+    if "moderator" in result.spend.per_judge:
         by = result.synthesis_by.removeprefix("moderator:").strip()
-        blanks = [""] * len(result.round_progression)
-        rows.insert(-1, ["moderator", "", by, *blanks, *_spend_cells(sp.per_judge["moderator"]), ""])
-    rounds = [f"R{n}" for n in range(1, len(result.round_progression) + 1)]
-    columns = ["Judge", "Stance", "Model", *rounds, "Tokens in/out", "Cost", "Status"]
-    total = (
-        f"{sp.calls} calls, {sp.input_tokens:,}/{sp.output_tokens:,} tokens, "
-        f"{usd(sp, bool(sp.unpriced_models))}; {times(sp)}"
-    )
-    return Table(columns, rows, note="\n".join(n for n in (table.note, total) if n))
+        table.rows.insert(-1, ["moderator", "", by, *([""] * len(result.round_progression)), ""])
+    table.terminal_columns = [*table.columns[:3], *(f"R{n}" for n in range(1, len(result.round_progression) + 1))]
+    table.terminal_columns.append(table.columns[-1])
+    return with_spend(table, result.spend)
 
 
 def _majority(result: EvaluationResult) -> str:
@@ -102,12 +91,24 @@ def _findings(result: EvaluationResult) -> list[Block]:
     return out
 
 
-def _reports_line(paths: list[str]) -> str:
+def _shared_start(texts: list[str]) -> str:
+    start = texts[0]
+    for t in texts[1:]:
+        while not t.startswith(start):
+            start = start[:-1]
+    return start
+
+
+def files_line(what: str, paths: list[str]) -> str:
+    """Files written, in one line: `dir/stem.{1,2,3,consensus}.md` when they share a folder and a name."""
     folders = {str(PurePath(p).parent) for p in paths}
-    if len(folders) == 1:
-        names = ", ".join(PurePath(p).name for p in paths)
-        return f"Reports (one per judge, and the consensus report) in {folders.pop()}/: {names}"
-    return "Reports: " + ", ".join(paths)
+    names = [PurePath(p).name for p in paths]
+    if len(folders) != 1 or len(names) < 2:
+        return f"{what}: " + ", ".join(paths)
+    head = _shared_start(names)
+    tail = _shared_start([n[len(head) :][::-1] for n in names])[::-1]
+    parts = [n[len(head) : len(n) - len(tail)] for n in names]
+    return f"{what}: {PurePath(folders.pop(), head)}{{{','.join(parts)}}}{tail}"
 
 
 def evaluation_report(result: EvaluationResult) -> TextReport:
@@ -121,7 +122,7 @@ def evaluation_report(result: EvaluationResult) -> TextReport:
     if result.spend.calls:
         blocks.append(Faces(cost_grid(result.spend), None))
     if result.reports:
-        blocks.append(_reports_line(result.reports))
+        blocks.append(files_line("Reports (one per judge, and the consensus report)", result.reports))
     return TextReport(
         f"Verdict: {s.final_verdict}  score {s.consensus_score:g}/5  ({s.consensus_method}, confidence {s.confidence})",
         VERDICT_TONE.get(s.final_verdict, "plain"),
