@@ -24,7 +24,7 @@ from moot.api.common import (
     options_from_panel,
 )
 from moot.api.prepared import Prepared, run_prepared
-from moot.api.specs import SPECS, ProtocolSpec
+from moot.api.specs import SPECS, ProtocolSpec, run_spec
 from moot.engine.budget import CallCost, Scenario, scenario, tokens_of
 from moot.errors import DebateAborted, UsageError
 from moot.inputs import load_artifacts
@@ -341,20 +341,7 @@ async def challenge(
     `max_cost` (USD) caps the spend: no confrontation round starts whose worst case could cross it, and
     the debate ends in a tradeoff from what was argued, saying so.
     """
-    prepared, options = await prepare_challenge(
-        topic,
-        context=context,
-        proponent=proponent,
-        challengers=challengers,
-        judges=judges,
-        max_rounds=max_rounds,
-        timeout_per_cli=timeout_per_cli,
-        min_challengers=min_challengers,
-        store=store,
-        on_event=on_event,
-        max_cost=max_cost,
-    )
-    result: ChallengeResult = await run_prepared(prepared, options)
+    result: ChallengeResult = await run_spec(SPECS["challenge"], locals())
     return result
 
 

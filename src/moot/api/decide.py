@@ -17,7 +17,7 @@ from moot.api.decide_inputs import parse_option as parse_option
 from moot.api.decide_inputs import seat_ids as seat_ids
 from moot.api.decide_inputs import slug as slug
 from moot.api.prepared import Prepared, run_prepared
-from moot.api.specs import SPECS, ProtocolSpec
+from moot.api.specs import SPECS, ProtocolSpec, run_spec
 from moot.engine.budget import scenarios, tokens_of
 from moot.errors import UsageError
 from moot.judges.base import Seat
@@ -102,22 +102,7 @@ async def decide(
     `max_cost` (USD) caps the spend: round 2 does not start when its worst case could cross it, and the
     result says so.
     """
-    prepared, run_options = await prepare_decision(
-        question,
-        options,
-        context=context,
-        debate_context=debate_context,
-        judges=judges,
-        config=config,
-        threshold=threshold,
-        question_id=question_id,
-        feature_dir=feature_dir,
-        write_files=write_files,
-        store=store,
-        on_event=on_event,
-        max_cost=max_cost,
-    )
-    result: DecisionResult = await run_prepared(prepared, run_options)
+    result: DecisionResult = await run_spec(SPECS["decide"], locals())
     return result
 
 

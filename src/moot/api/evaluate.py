@@ -10,21 +10,29 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from moot.api.common import JudgeLike, apply_max_cost, load_panel, make_seats, options_from_panel
+from moot.api.common import (
+    JudgeLike,
+    apply_max_cost,
+    check_rounds,
+    check_stance,
+    load_panel,
+    make_seats,
+    options_from_panel,
+)
 from moot.api.prepared import Prepared, run_prepared
-from moot.api.specs import SPECS, ProtocolSpec
+from moot.api.specs import SPECS, ProtocolSpec, run_spec
 from moot.engine.budget import scenarios, tokens_of
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
-from moot.protocols.evaluate import DEFAULT_JUDGES, Evaluation
+from moot.protocols.evaluate import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.reports.judge_files import JudgeReports, choose_base, solution_name
 from moot.runs import RunOptions
 from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import Criterion
-from moot.schemas.evaluate import Artifact, EvaluationRequest, EvaluationResult
+from moot.schemas.evaluate import MAX_ROUNDS, ROUNDS, Artifact, EvaluationRequest, EvaluationResult
 from moot.store.db import Store
 
 
@@ -42,8 +50,8 @@ def build_evaluation_request(
     reports_dir: str | Path | None = ".specs/reports",
 ) -> tuple[EvaluationRequest, list[Seat], Seat | None, PanelFile | None]:
     """Validate every input and build the judges, before any call. Raises UsageError on bad input."""
-    if max_rounds is not None and max_rounds < 1:
-        raise UsageError(f"--max-rounds must be at least 1 (got {max_rounds})")
+    if max_rounds is not None:
+        check_rounds(max_rounds, MAX_ROUNDS, ROUNDS, protocol="evaluate")
     if mode not in ("complete", "quick"):
         raise UsageError(f"--mode must be complete or quick (got {mode!r})")
     crit = load_criteria(criteria) if isinstance(criteria, str) else list(criteria)
@@ -64,6 +72,8 @@ def build_evaluation_request(
         raise UsageError("the judge list is empty")
     if len(entries) < 2:
         raise UsageError("a debate needs at least two judges")
+    for n, entry in enumerate(entries, 1):
+        check_stance(entry, f"judge {n}", STANCE_PROMPTS, "evaluate's stances are neutral, for and against")
     seats, specs = make_seats(entries, base_dir=panel.base_dir if panel else None)
     moderator_seat = None
     moderator_spec = panel.moderator if panel else None
@@ -78,7 +88,11 @@ def build_evaluation_request(
         raise UsageError(validation_message(e, "settings")) from None
     cons = cons or (panel.consensus if panel and panel.consensus else ConsensusSettings())
     thr = thr or (panel.verdict if panel and panel.verdict else VerdictThresholds())
-    rounds = max_rounds or (panel.max_rounds if panel and panel.max_rounds else 3)
+    if max_rounds is None and panel is not None and panel.max_rounds is not None:
+        check_rounds(
+            panel.max_rounds, MAX_ROUNDS, ROUNDS, protocol="evaluate", where=f"judges file {panel.path}: max_rounds"
+        )
+    rounds = max_rounds or (panel.max_rounds if panel and panel.max_rounds else MAX_ROUNDS)
     name = solution_name([a.path for a in arts])
     rdir = str(reports_dir) if reports_dir else None
     request = EvaluationRequest(
@@ -182,22 +196,7 @@ async def evaluate(
     or a list of specs / dicts / model names / `Panelist`s; by default the seeds' three-vendor lineup.
     `max_cost` (USD) caps the spend: no round starts whose worst case could cross it.
     """
-    prepared, options = await prepare_evaluation(
-        solution,
-        artifacts=artifacts,
-        task=task,
-        criteria=criteria,
-        judges=judges,
-        consensus=consensus,
-        thresholds=thresholds,
-        max_rounds=max_rounds,
-        mode=mode,
-        reports_dir=reports_dir,
-        store=store,
-        on_event=on_event,
-        max_cost=max_cost,
-    )
-    result: EvaluationResult = await run_prepared(prepared, options)
+    result: EvaluationResult = await run_spec(SPECS["evaluate"], locals())
     return result
 
 

@@ -45,6 +45,14 @@ def _load() -> None:
         importlib.import_module(f"moot.api.{name}")
 
 
+async def run_spec(spec: ProtocolSpec, arguments: dict[str, Any]) -> Any:
+    """Run a protocol from its public function's arguments (as that function received them)."""
+    from moot.api.prepared import run_prepared
+
+    prepared, options = await spec.prepare(**arguments)
+    return await run_prepared(prepared, options)
+
+
 async def estimate(protocol: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """What a debate would cost, sending nothing: `estimate("evaluate", "src/", task=...)` takes the same
     arguments as `evaluate(...)` (likewise `decide`, `challenge`) and returns what `--dry-run --format json`
