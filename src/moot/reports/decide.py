@@ -145,43 +145,10 @@ def _cost_lines(result: DecisionResult) -> list[str]:
 
 
 def decision_text(result: DecisionResult) -> str:
-    """What `moot decide` and `moot show` print at a terminal."""
-    if result.consensus:
-        head = f"RECOMMENDED: {result.recommended_option}  (confidence {result.confidence})"
-    else:
-        head = f"CONTESTED  (confidence {result.confidence})"
-    out = [
-        head,
-        f"Debate {result.debate_id}: {result.rounds_completed} round(s), "
-        + (f"consensus in round {result.consensus_reached_at}" if result.consensus else "no consensus"),
-        f"Question: {result.question}",
-        "",
-        "Perspectives:",
-    ]
-    out += [f"  {judge}: {text}" for judge, text in result.perspectives.items()]
-    if result.change_log:
-        out += ["", "Changes:"]
-        out += [f"  {e.judge} (round {e.round}): {e.from_} -> {e.to}: {e.reason}" for e in result.change_log]
-    if not result.consensus:
-        out += ["", "Distribution:"]
-        out += [f"  {o}: {', '.join(js)}" for o, js in result.distribution.items()]
-        if result.no_recommendation:
-            out.append(f"  (no recommendation: {', '.join(result.no_recommendation)})")
-        if result.user_choice:
-            out += ["", f"Decided by the user: {result.user_choice}"]
-        elif result.user_prompt:
-            out += ["", result.user_prompt.rstrip()]
-    if result.notes:
-        out += ["", "Notes:"] + [f"  - {n}" for n in result.notes]
-    sp = result.spend
-    out += [
-        "",
-        f"Spent: {sp.calls} calls ({sp.clarifications} clarifications, {sp.retries} retries), "
-        f"{sp.input_tokens}+{sp.output_tokens} tokens, ${sp.cost_usd:.4f}, {sp.wall_seconds:.1f}s",
-    ]
-    if result.files:
-        out += ["Files:"] + [f"  {p}" for p in result.files]
-    return "\n".join(out) + "\n"
+    """What `moot decide` and `moot show` print when piped (the terminal form is in `decide_text`)."""
+    from moot.reports.decide_text import decision_report
+
+    return decision_report(result).plain()
 
 
 class DecisionFiles:
