@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,6 +88,33 @@ def make_seats(
         )
         specs.append(spec)
     return seats, specs
+
+
+def check_stance(entry: JudgeLike, who: str, known: Collection[str], hint: str) -> None:
+    """A stance the protocol has no guidance for, given without a `stance_prompt`, would reach the judge as
+    a bare word (or be ignored): refuse it, naming the judge, before any call. `hint` names the protocol's
+    own stances."""
+    if isinstance(entry, Panelist):
+        label, stance, stance_prompt, chosen = entry.name or entry.judge.model, entry.stance, entry.stance_prompt, True
+    else:
+        spec = _spec(entry, who)
+        label, stance, stance_prompt = spec.label, spec.stance, spec.stance_prompt
+        chosen = "stance" in spec.model_fields_set
+    if stance in known or (stance_prompt and stance_prompt.strip()):
+        return
+    if not chosen:
+        raise UsageError(f"{who} ({label}) has no stance left to take ({hint}): give it a stance and a stance_prompt")
+    raise UsageError(f"{who} ({label}): stance '{stance}' needs a stance_prompt ({hint})")
+
+
+def check_rounds(value: int, most: int, rounds: str, *, protocol: str, where: str = "--max-rounds") -> int:
+    """Rounds past the last one a protocol defines would only repeat an earlier kind of round (priced and
+    reported as if they did not exist): refuse them before any call, saying what the protocol has."""
+    if value < 1:
+        raise UsageError(f"{where} must be at least 1 (got {value})")
+    if value > most:
+        raise UsageError(f"{where} {value} is more than {protocol} can honour: at most {most} ({rounds})")
+    return value
 
 
 def load_panel(

@@ -10,14 +10,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from moot.api.common import JudgeLike, Panelist, load_panel, make_seats
+from moot.api.common import JudgeLike, Panelist, check_rounds, check_stance, load_panel, make_seats
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_yaml_file, validation_message
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.protocols.decide_stances import DEFAULT_JUDGES, DEFAULT_STANCES, STANCE_PROMPTS
 from moot.schemas.config import JudgeSpec
-from moot.schemas.decide import DebateConfig, DebateContext, DecisionOption, DecisionRequest
+from moot.schemas.decide import MAX_ROUNDS, ROUNDS, DebateConfig, DebateContext, DecisionOption, DecisionRequest
 
 DEFAULT_FEATURE_DIR = ".specs"
 _OPTION_ARG = re.compile(r"^\s*([^\s=]+)\s*=(.*)$", re.DOTALL)
@@ -113,9 +113,15 @@ def _config(
         if threshold is not None:
             cfg = DebateConfig.model_validate({**cfg.model_dump(), "consensus_threshold": threshold})
     except ValidationError as e:
-        where = f"judges file {panel.path}: debate_config" if panel is not None and config is None else "debate_config"
-        raise UsageError(validation_message(e, where)) from None
+        raise UsageError(validation_message(e, _config_source(config, panel))) from None
+    check_rounds(
+        cfg.max_rounds, MAX_ROUNDS, ROUNDS, protocol="decide", where=f"{_config_source(config, panel)}: max_rounds"
+    )
     return cfg
+
+
+def _config_source(config: DebateConfig | Mapping[str, Any] | None, panel: PanelFile | None) -> str:
+    return f"judges file {panel.path}: debate_config" if panel is not None and config is None else "debate_config"
 
 
 def _with_stances(entries: Sequence[JudgeLike]) -> list[JudgeSpec | Panelist]:
@@ -190,6 +196,8 @@ def build_decision_request(
     panelists = _with_stances(entries)
     if len(panelists) < 2:
         raise UsageError("a debate needs at least two judges")
+    for n, entry in enumerate(panelists, 1):
+        check_stance(entry, f"judge {n}", STANCE_PROMPTS, "decide's stances are risk, value and effort")
     base_dir = panel.base_dir if panel else None
     seats, specs = _seats(panelists, cfg, base_dir)
     fdir = feature_dir or ctx.feature_dir or DEFAULT_FEATURE_DIR

@@ -22,6 +22,12 @@ RebuttalResponse = Literal["ACCEPT", "MAINTAIN", "ESCALATE"]
 Outcome = Literal["CONSENSUS", "TRADEOFF"]
 
 
+# The most confrontation rounds a challenge has (seed 004: "up to 5"); after the last, the objections still
+# standing go into a tradeoff document.
+MAX_ROUNDS = 5
+ROUNDS = "confrontation rounds, then a tradeoff of the objections still standing"
+
+
 class ChallengeRequest(BaseModel):
     """Everything a challenge needs, as stored (API keys scrubbed) so that `moot resume` can rebuild it.
 
@@ -36,7 +42,7 @@ class ChallengeRequest(BaseModel):
     challengers: list[JudgeSpec]
     challenger_numbers: list[int] = Field(default_factory=list)
     skipped: list[str] = Field(default_factory=list)  # "challenger-2 (qwen): not found on PATH"
-    max_rounds: int = 5
+    max_rounds: int = MAX_ROUNDS
     timeout_per_cli: float = 120.0
     min_challengers: int = 1
     base_dir: str | None = None

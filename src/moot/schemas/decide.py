@@ -104,12 +104,19 @@ class DebateContext(BaseModel):
         return [o.id for o in self.options]
 
 
+# The most rounds a decision has: independent recommendations, then one adversarial round (the seed's
+# max_rounds 2). A third would repeat the adversarial round, which the seed does not define: a split that
+# remains after it is CONTESTED, for a person to decide.
+MAX_ROUNDS = 2
+ROUNDS = "independent recommendations, then one adversarial round"
+
+
 class DebateConfig(BaseModel):
     """Seed 002's `debate_config` block."""
 
     model_config = ConfigDict(extra="forbid")
 
-    max_rounds: int = 2
+    max_rounds: int = MAX_ROUNDS
     consensus_threshold: float = 0.67
     timeout_per_judge: float = 120.0
     require_stance_maintenance: bool = True

@@ -176,6 +176,13 @@ class Artifact(BaseModel):
     text: str
 
 
+# The most rounds an evaluation has. Its templates define three: independent analysis, rebuttal, final
+# positions. A fourth would only repeat the rebuttal, which no seed defines, and the seed's cost table ends
+# at "Round 3 (max)"; so a higher --max-rounds is refused rather than stretched into more of the same.
+MAX_ROUNDS = 3
+ROUNDS = "independent analysis, rebuttal, final positions"
+
+
 class EvaluationRequest(BaseModel):
     """Everything a scored evaluation needs, as plain data (stored whole, so a debate can be resumed)."""
 
@@ -186,7 +193,7 @@ class EvaluationRequest(BaseModel):
     moderator: JudgeSpec | None = None
     consensus: ConsensusSettings = Field(default_factory=ConsensusSettings)
     thresholds: VerdictThresholds = Field(default_factory=VerdictThresholds)
-    max_rounds: int = 3
+    max_rounds: int = MAX_ROUNDS
     mode: Literal["complete", "quick"] = "complete"
     reports_dir: str | None = None
     solution_name: str = ""
