@@ -59,7 +59,7 @@ def challenge(
     ] = None,
 ) -> int:
     """Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff
-    document with the assumptions behind the disagreement (seed 004)."""
+    document with the assumptions behind the disagreement."""
     from moot.api import apply_max_cost, run_prepared
     from moot.api.challenge import build_challenge_request, prepared_challenge
     from moot.api.common import options_from_panel

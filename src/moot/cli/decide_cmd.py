@@ -64,17 +64,22 @@ def decide(
         list[str] | None, typer.Option("--context", "-c", help="A file (or folder) of context, e.g. the spec.")
     ] = None,
     debate_context: Annotated[
-        str | None, typer.Option(help="A YAML file holding the seed's debate_context block (and debate_config).")
+        str | None,
+        typer.Option(help="A YAML file with a debate_context block (question, options; optionally debate_config)."),
     ] = None,
     judges: Annotated[
-        str | None, typer.Option(help="Judges file (YAML): a judge list and/or the seed's debate_config block.")
+        str | None, typer.Option(help="Judges file (YAML): a judge list and/or a debate_config block.")
     ] = None,
     threshold: Annotated[
         float | None, typer.Option(help="Consensus threshold in (0, 1] (default 0.67: two of three).")
     ] = None,
     question_id: Annotated[str | None, typer.Option(help="Names the files (default: from the question).")] = None,
     feature_dir: Annotated[
-        str | None, typer.Option(help="Files go to FEATURE_DIR/sadd/ (default: the context's, else .specs).")
+        str | None,
+        typer.Option(
+            help="Where the decision files go: FEATURE_DIR/sadd/ gets each judge's recommendation per round and "
+            "the decision record (default: the context's feature_dir, else .specs)."
+        ),
     ] = None,
     no_files: Annotated[bool, typer.Option("--no-files", help="Write no files (the store keeps everything).")] = False,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, yaml or github (Markdown).")] = "text",
@@ -93,7 +98,7 @@ def decide(
         float | None, typer.Option("--max-cost", help="USD cap: no round starts whose worst case could cross it.")
     ] = None,
 ) -> int:
-    """Decide between options by an adversarial debate of Risk, Value and Effort judges (seed 002)."""
+    """Decide between options by an adversarial debate of Risk, Value and Effort judges."""
     from moot import api
     from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
 

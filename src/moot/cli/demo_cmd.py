@@ -19,7 +19,10 @@ def demo(
         str | None, typer.Option(help="Use these judges instead of the scripted ones (e.g. real models).")
     ] = None,
     live: Annotated[
-        bool, typer.Option("--live", help="Use the seeds' real lineup (needs GEMINI/OPENAI/XAI API keys).")
+        bool,
+        typer.Option(
+            "--live", help="Use the real default lineup: gemini-3-pro-preview, gpt-5.2, grok-4 (needs their API keys)."
+        ),
     ] = False,
     reports_dir: Annotated[str, typer.Option(help="Where the per-judge reports are written.")] = ".specs/reports",
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
@@ -35,7 +38,7 @@ def demo(
 
     check_format(fmt)
     if live and judges:
-        raise UsageError("--live and --judges cannot be combined: --live uses the seeds' lineup")
+        raise UsageError("--live and --judges cannot be combined: --live uses the default lineup of real models")
     if export is not None:
         _export(export, fmt, live or bool(judges))
         return

@@ -32,7 +32,7 @@ def evaluate(
             help="name:weight,... or a rubric YAML file or a built-in rubric (code, design, documentation, plan)."
         ),
     ] = "code",
-    judges: Annotated[str | None, typer.Option(help="Judges file (YAML, the seeds' debate_judges shape).")] = None,
+    judges: Annotated[str | None, typer.Option(help="Judges file (YAML with a debate_judges list).")] = None,
     max_rounds: Annotated[int | None, typer.Option(help="Most rounds (default 3).")] = None,
     mode: Annotated[str, typer.Option(help="complete (up to max rounds) or quick (one round).")] = "complete",
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, yaml or github (Markdown).")] = "text",
@@ -53,7 +53,7 @@ def evaluate(
         float | None, typer.Option("--max-cost", help="USD cap: no round starts whose worst case could cross it.")
     ] = None,
 ) -> int:
-    """Evaluate an artifact by a debate between judges with assigned stances (seeds 000, 001, 003)."""
+    """Evaluate an artifact by a debate between judges with assigned stances."""
     from moot import api
 
     check_format(fmt, GATE_FORMATS)

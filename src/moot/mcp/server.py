@@ -120,7 +120,7 @@ async def evaluate(
         Field(description="name:weight,... or a rubric YAML file or code, design, documentation, plan."),
     ] = "code",
     judges: Annotated[
-        str | None, Field(description="Judges file (YAML). Default: the seeds' three-vendor lineup.")
+        str | None, Field(description="Judges file (YAML). Default: gemini-3-pro-preview, gpt-5.2 and grok-4.")
     ] = None,
     max_rounds: Annotated[int | None, Field(description="Most rounds (default 3).")] = None,
     mode: Annotated[str, Field(description="complete (up to max rounds) or quick (one round).")] = "complete",
@@ -167,14 +167,20 @@ async def decide(
     option: Annotated[list[str] | None, Field(description="Options as 'ID=LABEL[: description]', two or more.")] = None,
     context: Annotated[list[str] | None, Field(description="Files (or folders) of context, e.g. the spec.")] = None,
     debate_context: Annotated[
-        str | None, Field(description="A YAML file holding the seed's debate_context block (instead of question).")
+        str | None, Field(description="A YAML file with a debate_context block (instead of question).")
     ] = None,
     judges: Annotated[
-        str | None, Field(description="Judges file (YAML). Default: the seed's Risk/Value/Effort.")
+        str | None, Field(description="Judges file (YAML). Default: Risk, Value and Effort judges on sonnet.")
     ] = None,
     threshold: Annotated[float | None, Field(description="Consensus threshold in (0, 1] (default 0.67).")] = None,
     question_id: Annotated[str | None, Field(description="Names the files (default: from the question).")] = None,
-    feature_dir: Annotated[str | None, Field(description="Files go to FEATURE_DIR/sadd/.")] = None,
+    feature_dir: Annotated[
+        str | None,
+        Field(
+            description="The decision files (each judge's recommendation per round, the decision record) go to "
+            "FEATURE_DIR/sadd/."
+        ),
+    ] = None,
     no_files: Annotated[bool, Field(description="Write no files (the store keeps everything).")] = False,
     html: Annotated[str | None, Field(description="Also write the HTML report to this file.")] = None,
     max_cost: Annotated[
@@ -182,7 +188,7 @@ async def decide(
     ] = None,
     dry_run: Annotated[bool, Field(description=DRY_RUN_HELP)] = False,
 ) -> CallToolResult:
-    """Decide between options by an adversarial debate of Risk, Value and Effort judges (seed 002).
+    """Decide between options by an adversarial debate of Risk, Value and Effort judges.
 
     A contested result is returned as it stands (outcome CONTESTED) for the person to choose.
     """
@@ -236,7 +242,7 @@ async def challenge(
     ] = None,
     dry_run: Annotated[bool, Field(description=DRY_RUN_HELP)] = False,
 ) -> CallToolResult:
-    """Defend a position against challengers attacking it in parallel (seed 004): CONSENSUS, or a TRADEOFF
+    """Defend a position against challengers attacking it in parallel: CONSENSUS, or a TRADEOFF
     with the assumptions behind the disagreement."""
     from moot import api
 
@@ -305,7 +311,7 @@ async def list_debates(
 
 
 async def doctor(
-    judges: Annotated[str | None, Field(description="Judges file to check (default: the seeds' lineup).")] = None,
+    judges: Annotated[str | None, Field(description="Judges file to check (default: the default lineups).")] = None,
 ) -> CallToolResult:
     """Every configured judge: its vendor, whether its credential is present (never its value), usable or not."""
     from moot.api.doctor import doctor_rows
