@@ -48,3 +48,8 @@ def test_user_docs_speak_plainly(doc: str) -> None:
     text = (ROOT / doc).read_text(encoding="utf-8")
     found = [line for line in text.splitlines() if JARGON.search(line)]
     assert not found, found
+
+
+def test_the_exported_demo_panel_speaks_plainly() -> None:
+    for path in (ROOT / "src/moot/demo").glob("*.yaml"):
+        assert not JARGON.search(path.read_text(encoding="utf-8")), path.name
