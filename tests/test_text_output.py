@@ -124,3 +124,9 @@ def test_no_input_states_the_choice_and_asks_nothing(tmp_path: Path, capsys: pyt
     assert out.startswith("CONTESTED") and "Which option would you like" not in out and "?" not in out.split("\n", 3)[3]
     assert "The judges did not agree; the choice is yours (nobody was asked: --no-input):" in out
     assert "[B] Full offline: everything works offline and syncs later" in out
+
+
+def test_report_files_name_wall_and_call_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    demo_json(tmp_path, capsys)
+    (consensus,) = (tmp_path / "r").glob("*.consensus.md")
+    assert re.search(r"wall \d+\.\d s, call time \(sum over calls\) \d+\.\d s", consensus.read_text())

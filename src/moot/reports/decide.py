@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from moot.reports.cost_table import times
 from moot.reports.files import atomic_write, fence
 from moot.schemas.decide import (
     DecideRoundRecord,
@@ -139,7 +140,7 @@ def _cost_lines(result: DecisionResult) -> list[str]:
         "## Cost",
         "",
         f"{sp.calls} calls ({sp.clarifications} clarifications, {sp.retries} transport retries), "
-        f"{sp.input_tokens} input / {sp.output_tokens} output tokens, ${sp.cost_usd:.4f}, {sp.wall_seconds:.1f}s",
+        f"{sp.input_tokens} input / {sp.output_tokens} output tokens, ${sp.cost_usd:.4f}, {times(sp)}",
         "",
     ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from moot.reports.cost_table import times
 from moot.reports.terminal import Table, table_lines
 from moot.schemas.evaluate import EvaluationResult
 
@@ -94,7 +95,7 @@ def consensus_report(result: EvaluationResult) -> str:
         "",
         f"{sp.calls} calls ({sp.judge_calls} judge, {sp.clarifications} clarification, {sp.moderator_calls} moderator; "
         f"{sp.retries} transport retries), {sp.input_tokens} input / {sp.output_tokens} output tokens, "
-        f"${sp.cost_usd:.4f}, {sp.wall_seconds:.1f}s",
+        f"${sp.cost_usd:.4f}, {times(sp)}",
         "",
     ]
     return "\n".join(lines)
