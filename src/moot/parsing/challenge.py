@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping
+from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping, preview, reply_parser
 from moot.schemas.challenge import (
     AssumptionStatement,
     Challenge,
@@ -61,7 +61,7 @@ def _word(value: Any, table: dict[str, Any], what: str, *, upper: bool) -> Any:
     if key in table:
         return table[key]
     choices = " | ".join(dict.fromkeys(table.values()))
-    raise ReplyError(f"{what} must be one of {choices} (got {as_text(value)!r})")
+    raise ReplyError(f"{what} must be one of {choices} (got {preview(value)})")
 
 
 def _required_text(data: dict[str, Any], key: str) -> str:
@@ -91,6 +91,7 @@ def _items(value: Any) -> list[str]:
     return out
 
 
+@reply_parser
 def parse_opening(text: str) -> Opening:
     data = extract_mapping(text, required_any=("position",))
     return Opening(
@@ -102,6 +103,7 @@ def parse_opening(text: str) -> Opening:
     )
 
 
+@reply_parser
 def parse_challenge(text: str) -> Challenge:
     data = extract_mapping(text, required_any=("verdict",))
     if "verdict" not in data:
@@ -132,6 +134,7 @@ def _response_id(item: dict[str, Any], index: int, ids: Sequence[str]) -> str:
     return ids[index] if index < len(ids) else ""
 
 
+@reply_parser
 def parse_confrontation(text: str, *, objection_ids: Sequence[str]) -> Confrontation:
     """The proponent's answer to every open objection (by id), and its revised position."""
     data = extract_mapping(text, required_any=("responses", "position"))
@@ -162,6 +165,7 @@ def parse_confrontation(text: str, *, objection_ids: Sequence[str]) -> Confronta
     )
 
 
+@reply_parser
 def parse_rebuttal(text: str) -> Rebuttal:
     data = extract_mapping(text, required_any=("response",))
     if "response" not in data:
@@ -173,6 +177,7 @@ def parse_rebuttal(text: str) -> Rebuttal:
     )
 
 
+@reply_parser
 def parse_assumptions(text: str) -> AssumptionStatement:
     data = extract_mapping(text, required_any=("why_disagree", "assumptions"))
     return AssumptionStatement(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping
+from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping, reply_parser
 from moot.schemas.decide import Challenge, DecisionOption, StanceReply
 
 _RECOMMENDATION_KEYS = ("recommendation", "recommended_option", "recommend", "choice")
@@ -121,6 +121,7 @@ def _challenges(raw: Any, others: Sequence[str]) -> list[Challenge]:
     return out
 
 
+@reply_parser
 def parse_stance_reply(text: str, rules: ReplyRules) -> StanceReply:
     """Validate one reply. Raises ReplyError, phrased for the judge, when it breaks a rule."""
     data = extract_mapping(text, required_any=_RECOMMENDATION_KEYS)
@@ -130,7 +131,8 @@ def parse_stance_reply(text: str, rules: ReplyRules) -> StanceReply:
         raise ReplyError(f"the reply has no `recommendation` (it must be exactly one of the option ids: {ids})")
     option = match_option(raw, rules.options)
     if option is None:
-        raise ReplyError(f"`recommendation: {as_text(raw)[:60]}` is not one of the option ids ({ids})")
+        shown = " ".join(as_text(raw).split())[:60]
+        raise ReplyError(f"`recommendation: {shown}` is not one of the option ids ({ids})")
     challenges: list[Challenge] = []
     if rules.round_no > 1:
         challenges = _challenges(_first(data, _CHALLENGE_KEYS), rules.others)

@@ -11,7 +11,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from moot.consensus.evaluate import weighted_overall
-from moot.parsing.extract import ReplyError, as_bool, as_list, as_score, as_text, extract_mapping
+from moot.parsing.extract import (
+    ReplyError,
+    as_bool,
+    as_list,
+    as_score,
+    as_text,
+    extract_mapping,
+    preview,
+    reply_parser,
+)
 from moot.schemas.criteria import Criterion, criterion_key
 from moot.schemas.evaluate import (
     CriticalFinding,
@@ -108,7 +117,9 @@ def _responses(data: dict[str, Any]) -> dict[str, CriticalResponse]:
     for fid, resp in pairs:
         word = _RESPONSE_WORDS.get(str(resp).strip().lower())
         if fid is None or word is None:
-            raise ReplyError(f"critical_responses: {resp!r} for {fid!r} is not one of accept, reject, withdraw")
+            raise ReplyError(
+                f"critical_responses: {preview(resp)} for {preview(fid)} is not one of accept, reject, withdraw"
+            )
         out[str(fid).strip().upper()] = word
     return out
 
@@ -144,6 +155,7 @@ def _unresolved(data: dict[str, Any]) -> list[str]:
     return [u for u in out if u]
 
 
+@reply_parser
 def parse_scored_reply(
     text: str,
     *,

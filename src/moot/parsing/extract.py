@@ -1,33 +1,188 @@
 """Find the YAML or JSON mapping in a judge's reply, tolerating fences and prose around it.
 
-Replies are untrusted text: they are parsed with `json.loads` and `yaml.safe_load` only, never evaluated.
+Replies are untrusted text: they are parsed with `json.loads` and a safe YAML loader only, never
+evaluated, and every way such text can fail to load ends as a `ReplyError` (see `reply_parser`): one
+strange reply must cost its judge a clarification, never the whole debate a traceback.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Iterator
-from typing import Any
+import reprlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, ParamSpec, TypeVar
 
 import yaml
+from pydantic import ValidationError
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.resolver import Resolver
 
-_FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)\n?\1", re.DOTALL)
+try:
+    from yaml._yaml import CParser as _EventSource
+except ImportError:  # a PyYAML built without libyaml
+    from yaml.parser import Parser
+    from yaml.reader import Reader
+    from yaml.scanner import Scanner
+
+    class _EventSource(Reader, Scanner, Parser):  # type: ignore[no-redef]
+        def __init__(self, stream: str) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+# possessive and bounded, so that a long line of runs is not rescanned from each (past 200: prose)
+_FENCE_OPEN = re.compile(r"(`{3,}+|~{3,}+)[ \t]*+([A-Za-z0-9_+-]*+)[^\n]{0,200}+\n")
+_MAX_FENCES = 32  # models fence one or two blocks; a reply of thousands must not cost a YAML parse each
 _MAX_REPLY = 2_000_000
-# libyaml's safe loader when PyYAML was built with it (its wheels are): the same safe constructors, about
-# ten times faster than the pure-Python one, which was the largest CPU cost of a debate
-_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MAX_DEPTH = 32  # judges' templates nest four or five levels
+_MAX_NODES = 10_000  # counted with repetition: YAML aliases share one object under many parents
+_MAX_INT_BITS = 4096  # beyond this, str() of an int raises (Python's 4,300-digit limit) and float() overflows
+_TOO_LARGE = "it is too large once its YAML aliases and merge keys are expanded"
+_TOO_DEEP = f"it is nested more than {_MAX_DEPTH} levels deep"
+_TOO_BIG_NUMBER = "it holds a number too large to read"
+# what bad data can raise from code that reads it (a NameError or an AssertionError is a bug instead)
+_DATA_ERRORS = (ValueError, TypeError, LookupError, AttributeError, ArithmeticError)
+_PREVIEW = reprlib.Repr()
+_PREVIEW.maxstring = _PREVIEW.maxother = 60
 
 
 class ReplyError(ValueError):
     """A reply that cannot be used. The message is phrased for the judge, to ask for a corrected reply."""
 
 
+class _ReplyLoader(Composer, _EventSource, SafeConstructor, Resolver):
+    """libyaml's parser with PyYAML's safe constructors, as `CSafeLoader`, but composed in Python.
+
+    libyaml's own composer recurses in C with no limit: 100,000 nested `[` (a 100 kB reply) overflow the
+    C stack and kill the process. Composed in Python, nesting stops at the limit instead, for no
+    measurable cost (the constructors are Python already). Merge keys are the one place aliases copy
+    data (`<<: [*a, *a, ...]`), so their copies are counted against a budget.
+    """
+
+    def __init__(self, stream: str) -> None:
+        _EventSource.__init__(self, stream)
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+        self.merged = 0
+        self.depth = 0
+        self.flattening: set[int] = set()
+        self.flattened: set[int] = set()
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        """Stop at the nesting limit, not at Python's recursion limit a thousand frames further down."""
+        self.depth += 1
+        try:
+            if self.depth > _MAX_DEPTH + 1:  # + the scalar at the bottom
+                raise ReplyError(_TOO_DEEP)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def flatten_mapping(self, node: MappingNode) -> None:
+        if id(node) in self.flattened:
+            return  # merged again: its entries are already its own, only their count is new
+        if id(node) in self.flattening:
+            raise ReplyError("a YAML merge key (<<) in it merges a mapping into itself")
+        self.flattening.add(id(node))
+        for key, value in node.value:
+            if key.tag != "tag:yaml.org,2002:merge":
+                continue
+            for source in value.value if isinstance(value, SequenceNode) else [value]:
+                if isinstance(source, MappingNode):
+                    self.flatten_mapping(source)
+                    self.merged += len(source.value)
+                    if self.merged > _MAX_NODES:
+                        raise ReplyError(_TOO_LARGE)
+        super().flatten_mapping(node)
+        self.flattened.add(id(node))
+
+
+def reply_parser(parse: Callable[P, T]) -> Callable[P, T]:
+    """Hold `parse` to the engine's contract: an unusable reply raises ReplyError, nothing else.
+
+    The parsers check shapes field by field, but untrusted text still reaches corners they do not name
+    (a pydantic constraint, a value of an unexpected type); anything else escaping would end the
+    whole debate instead of costing one judge a clarification. Only errors that bad data can cause
+    are turned into ReplyError: a NameError or an AssertionError stays a bug and is raised as such.
+    """
+
+    @functools.wraps(parse)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return parse(*args, **kwargs)
+        except ReplyError:
+            raise
+        except (*_DATA_ERRORS, RecursionError, yaml.YAMLError) as e:
+            raise ReplyError(_describe(e)) from e
+
+    return guarded
+
+
+def _describe(error: Exception) -> str:
+    """One line for the judge: what was wrong, without a traceback or the reply quoted back at length."""
+    if isinstance(error, RecursionError):
+        return f"the reply could not be read: {_TOO_DEEP}"
+    if isinstance(error, ValidationError) and error.errors():
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"the reply's {where or 'content'} is invalid: {_clip(first['msg'])}"
+    return f"the reply could not be read ({type(error).__name__}: {_clip(str(error))})"
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def preview(value: Any) -> str:
+    """A value from a reply, short enough to quote in a ReplyError."""
+    return _clip(_PREVIEW.repr(value), 80)
+
+
+@dataclass(frozen=True)
+class _Fence:
+    start: int
+    lang: str
+    body: str
+
+
+def _fences(text: str) -> list[_Fence]:
+    """The blocks fenced with ``` or ~~~ (the closing run may sit mid-line), in linear time.
+
+    A regex spanning opener to closer backtracks quadratically on a reply of many unclosed runs; here,
+    once a run has no closer, no run as long as it is looked up again.
+    """
+    out: list[_Fence] = []
+    unclosed: dict[str, int] = {}  # fence character -> shortest run with no closer after it
+    pos = 0
+    while m := _FENCE_OPEN.search(text, pos):
+        fence = m.group(1)
+        end = -1 if len(fence) >= unclosed.get(fence[0], len(text)) else text.find(fence, m.end())
+        if end < 0:
+            unclosed[fence[0]] = min(len(fence), unclosed.get(fence[0], len(text)))
+            pos = m.start() + 1
+            continue
+        body = text[m.end() : end]
+        out.append(_Fence(m.start(), m.group(2), body[:-1] if body.endswith("\n") else body))
+        pos = end + len(fence)
+    return out
+
+
 def _candidates(text: str) -> Iterator[str]:
-    fenced = list(_FENCE.finditer(text))
     # Prefer fences marked yaml/json, then any fence, last one first (models put the answer at the end).
-    for m in sorted(fenced, key=lambda m: (m.group(2).lower() not in ("yaml", "yml", "json"), -m.start())):
-        yield m.group(3)
+    fenced = sorted(_fences(text), key=lambda f: (f.lang.lower() not in ("yaml", "yml", "json"), -f.start))
+    for f in fenced[:_MAX_FENCES]:
+        yield f.body
     stripped = text.strip()
     yield stripped
     start, end = stripped.find("{"), stripped.rfind("}")
@@ -40,41 +195,108 @@ def _candidates(text: str) -> Iterator[str]:
 
 
 def _load(block: str) -> Any:
+    """The value `block` holds as JSON or YAML; None when it is neither.
+
+    Raises ReplyError when it is data but cannot be used (nested too deeply, too large, a number
+    too large, a date that does not exist), with the reason for the judge.
+    """
     block = block.strip()
     if not block:
         return None
-    if block[0] in "{[":
-        try:
-            return json.loads(block)
-        except ValueError:
-            pass
     try:
-        return yaml.load(block, Loader=_SAFE_LOADER)  # noqa: S506 - a safe loader (libyaml's CSafeLoader)
+        if block[0] in "{[":
+            try:
+                return json.loads(block)
+            except RecursionError:
+                raise
+            except ValueError:
+                pass
+        loader = _ReplyLoader(block)
+        try:
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
+    except ReplyError:
+        raise
+    except RecursionError:
+        raise ReplyError(_TOO_DEEP) from None
     except yaml.YAMLError:
         return None
+    except UnicodeError:
+        raise ReplyError("it holds text that is not valid Unicode") from None
+    except _DATA_ERRORS as e:
+        # a scalar that is not what its form or tag says: 10**5000, 2024-13-45, !!bool maybe, !!int x
+        if "digits" in str(e):
+            raise ReplyError(_TOO_BIG_NUMBER) from None
+        raise ReplyError(f"a value in it could not be read as its YAML type ({_clip(str(e), 60)})") from None
+
+
+def _check_size(data: Any) -> None:
+    """Bound what later walks over `data` (as_text, str of keys) may cost.
+
+    Aliases make the loaded value a graph: `[*a, *a, ...]` nine times nine levels deep is a small
+    reply and a billion strings to print, and `&a [*a]` is a list inside itself. Sizes are counted as
+    a walk would meet them, each shared object measured once.
+    """
+    nodes, chars, _ = _measure(data, 0, {})
+    if nodes > _MAX_NODES or chars > _MAX_REPLY:
+        raise ReplyError(_TOO_LARGE)
+
+
+def _measure(value: Any, depth: int, seen: dict[int, tuple[int, int, int]]) -> tuple[int, int, int]:
+    """(nodes, characters, height) of `value` once expanded; raises ReplyError past a limit."""
+    if isinstance(value, str | bytes):
+        return 1, len(value), 0
+    if isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
+        raise ReplyError(_TOO_BIG_NUMBER)
+    if not isinstance(value, dict | list | tuple | set | frozenset):
+        return 1, 0, 0
+    if depth >= _MAX_DEPTH:
+        raise ReplyError(_TOO_DEEP)
+    known = seen.get(id(value))
+    if known is None:
+        nodes, chars, height = 1, 0, 0
+        for item in [*value, *value.values()] if isinstance(value, dict) else value:
+            n, c, h = _measure(item, depth + 1, seen)
+            nodes, chars, height = nodes + n, chars + c, max(height, h + 1)
+            if nodes > _MAX_NODES:
+                raise ReplyError(_TOO_LARGE)
+        known = seen[id(value)] = (nodes, chars, height)
+    if depth + known[2] > _MAX_DEPTH:
+        raise ReplyError(_TOO_DEEP)
+    return known
 
 
 def extract_mapping(text: str, *, required_any: tuple[str, ...] = ()) -> dict[str, Any]:
     """The first mapping found in `text` (that has one of `required_any`, when given).
 
-    Raises ReplyError when the reply holds no YAML or JSON mapping at all.
+    Raises ReplyError when the reply holds no YAML or JSON mapping at all, or only ones that cannot be
+    used safely (nested too deeply, too large once aliases are expanded): then the message says why.
     """
     if len(text) > _MAX_REPLY:
         text = text[:_MAX_REPLY]
     first: dict[str, Any] | None = None
+    problem = ""
     for block in _candidates(text):
-        data = _load(block)
-        if isinstance(data, dict) and data:
-            data = {str(k).strip().lower(): v for k, v in data.items()}
-            if not required_any or any(k in data for k in required_any):
-                return data
-            if first is None:
-                first = data
+        try:
+            data = _load(block)
+            if not isinstance(data, dict) or not data:
+                continue
+            _check_size(data)
+        except ReplyError as e:
+            problem = problem or str(e)
+            continue
+        data = {str(k).strip().lower(): v for k, v in data.items()}
+        if not required_any or any(k in data for k in required_any):
+            return data
+        if first is None:
+            first = data
     if first is not None:
         return first
     if not text.strip():
         raise ReplyError("the reply was empty")
-    raise ReplyError("the reply has no YAML or JSON block that could be read")
+    reason = f": {problem}" if problem else ""
+    raise ReplyError(f"the reply has no YAML or JSON block that could be read{reason}")
 
 
 def as_text(value: Any) -> str:
@@ -104,13 +326,16 @@ _NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*5(?:\.0)?)?\s*$")
 def as_score(value: Any, what: str) -> float:
     """A 1-5 score. Accepts 4, 4.5, "4.5", "4/5". Raises ReplyError naming `what` otherwise."""
     if isinstance(value, bool):
-        raise ReplyError(f"{what} must be a number from 1 to 5, not {value!r}")
+        raise ReplyError(f"{what} must be a number from 1 to 5, not {preview(value)}")
     if isinstance(value, int | float):
-        score = float(value)
+        try:
+            score = float(value)
+        except OverflowError:
+            raise ReplyError(f"{what} must be a number from 1 to 5, not {preview(value)}") from None
     elif isinstance(value, str) and (m := _NUMBER.match(value)):
         score = float(m.group(1))
     else:
-        raise ReplyError(f"{what} must be a number from 1 to 5, not {value!r}")
+        raise ReplyError(f"{what} must be a number from 1 to 5, not {preview(value)}")
     if not 1.0 <= score <= 5.0:
         raise ReplyError(f"{what} is {score:g}, outside the 1-5 scale")
     return score

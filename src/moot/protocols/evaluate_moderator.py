@@ -9,7 +9,7 @@ from typing import Any
 from moot.engine.core import Engine
 from moot.engine.steps import Call
 from moot.judges.base import Seat
-from moot.parsing.extract import ReplyError, as_bool, as_list, as_text, extract_mapping
+from moot.parsing.extract import ReplyError, as_bool, as_list, as_text, extract_mapping, reply_parser
 from moot.prompts import render
 from moot.protocols.evaluate_state import DebateState
 from moot.schemas.evaluate import ConvergentFinding, DivergentFinding, EvaluationResult, Recommendation, SelfCritique
@@ -62,6 +62,7 @@ def moderator_call(moderator: Seat, base: EvaluationResult, state: DebateState) 
     )
 
 
+@reply_parser
 def parse_moderator(text: str) -> dict[str, Any]:
     data = extract_mapping(text, required_any=("majority_opinion", "recommendations"))
     if not as_text(data.get("majority_opinion")):
