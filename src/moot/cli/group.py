@@ -1,0 +1,94 @@
+"""The typer side of the `moot` command: a group whose sub-commands are imported only when one runs or
+shows its help (the table and its one-line helps live in `moot.cli.app`, which imports this lazily)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, MutableMapping
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from moot.cli.app import COMMANDS, DESCRIPTION, version_line
+
+# Commands that print other protocols' results (a demo is an evaluation; show and resume print any
+# debate): the protocols' text renderers register when their command module is imported.
+PRINTS_RESULTS = ("demo", "show", "resume")
+PROTOCOL_MODULES = ("moot.cli.evaluate_cmd", "moot.cli.decide_cmd", "moot.cli.challenge_cmd")
+
+
+def load_command(name: str) -> Any:
+    """The click command for one table entry, built from its typer function (imports its module)."""
+    target, short_help = COMMANDS[name]
+    module, _, function = target.partition(":")
+    if name in PRINTS_RESULTS:
+        for renderer_module in PROTOCOL_MODULES:
+            importlib.import_module(renderer_module)
+    sub = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    sub.command(name, short_help=short_help)(getattr(importlib.import_module(module), function))
+    return typer.main.get_command(sub)
+
+
+class LazyCommands(MutableMapping[str, Any]):
+    """The group's commands: every name is known up front, a command is built on first access."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            self._built[name] = load_command(name)
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*COMMANDS, *self._built]))
+
+    def __len__(self) -> int:
+        return len(set(COMMANDS) | set(self._built))
+
+
+class LazyGroup(TyperGroup):
+    """A typer group whose commands load on use; its help lists them from the table, loading none."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.commands = LazyCommands()
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, short_help) for name, (_, short_help) in COMMANDS.items()])
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(version_line())
+        raise typer.Exit()
+
+
+app = typer.Typer(
+    name="moot",
+    cls=LazyGroup,
+    help=DESCRIPTION,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", is_eager=True, callback=_version, help="Print moot's version and exit.")
+    ] = False,
+) -> None:
+    """The group's own options: only `--version`."""

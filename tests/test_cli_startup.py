@@ -1,0 +1,115 @@
+"""The command starts fast: `moot --help` and `moot --version` load no command (nor typer), a command's
+module is imported only when that command runs, and the help that skips typer is the help typer prints.
+Timings are printed by benchmarks/bench_cli.py; these tests hold what makes them fast."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from moot.cli.app import COMMANDS, main, top_help
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def loaded_after(argv: list[str], *, cwd: Path = ROOT) -> tuple[str, list[str]]:
+    """What `moot ARGV` prints, and which modules it had imported by the end (fresh process)."""
+    code = (
+        "import sys, io, contextlib, json\n"
+        "from moot.cli.app import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    main({argv!r})\n"
+        "print(json.dumps([out.getvalue(), sorted(sys.modules)]))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    printed, modules = json.loads(r.stdout.strip().splitlines()[-1])
+    return printed, modules
+
+
+def command_modules(modules: list[str]) -> set[str]:
+    return {m for m in modules if m.startswith("moot.cli.") and m.endswith(("_cmd", "_cmds"))}
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["--version"]])
+def test_top_level_help_and_version_load_no_command_and_no_typer(argv: list[str]) -> None:
+    printed, modules = loaded_after(argv)
+    assert printed
+    assert command_modules(modules) == set()
+    assert not {"typer", "pydantic", "yaml", "openai", "genai_prices"} & set(modules)
+
+
+def test_help_lists_every_command_with_its_one_line_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for name, (_, short_help) in COMMANDS.items():
+        assert f"  {name}" in out and short_help in out
+    assert "--version" in out
+
+
+@pytest.mark.parametrize("columns", ["80", "60", "200"])
+def test_the_quick_help_is_what_typer_would_print(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer
+
+    from moot.cli.group import app
+
+    monkeypatch.setenv("COLUMNS", columns)
+    command = typer.main.get_command(app)
+    ctx = command.make_context("moot", ["--help"], resilient_parsing=True)
+    assert top_help() == command.get_help(ctx) + "\n"
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"moot {version('moot')}\n"
+    assert main(["--version", "list"]) == 0  # through typer too: the option is eager
+    assert capsys.readouterr().out == f"moot {version('moot')}\n"
+
+
+def test_a_command_loads_only_its_own_module() -> None:
+    printed, modules = loaded_after(["evaluate", "--help"])
+    assert "--solution" in printed
+    assert command_modules(modules) == {"moot.cli.evaluate_cmd"}
+    assert not {"openai", "anthropic", "google.genai", "mcp"} & set(modules)
+
+
+def test_every_command_in_the_table_loads_and_has_help() -> None:
+    from moot.cli.group import load_command
+
+    for name, (target, _) in COMMANDS.items():
+        command = load_command(name)
+        assert command.name == name, target
+        assert command.help, f"{name} has no help text"
+
+
+def test_a_misspelt_command_is_exit_2_with_a_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evalute"]) == 2
+    assert capsys.readouterr().err.strip() == "moot: error: No such command 'evalute'. Did you mean 'evaluate'?"
+
+
+def test_show_prints_text_with_the_protocols_renderer(tmp_path: Path) -> None:
+    """`show` runs without evaluate's module having been loaded for it: the renderer must still apply."""
+    env_code = "import os; os.environ['MOOT_HOME'] = {!r}\n".format(str(tmp_path / "home"))
+    run = [sys.executable, "-c", env_code + "from moot.cli.app import run; run()"]
+    demo = subprocess.run(
+        [*run, "demo", "--format", "json", "--reports-dir", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert demo.returncode == 0, demo.stderr
+    debate_id = json.loads(demo.stdout)["debate_id"]
+    code = env_code + "from moot.cli.app import run; run()"
+    shown = subprocess.run(
+        [sys.executable, "-c", code, "show", debate_id], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert not shown.stdout.startswith("debate_id:")  # YAML would mean the text renderer was never registered
+    assert "CONDITIONAL" in shown.stdout
