@@ -21,6 +21,7 @@ from moot.schemas.evaluate import EvaluationResult
 from moot.schemas.messages import SCRIPTED_JUDGE, Message, Prompt
 
 ESCAPE = re.compile(r"\x1b\[")
+ESCAPE_CODES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 COLOUR = re.compile(r"\x1b\[[0-9;]*3[0-7]m|\x1b\[[0-9;]*38;")
 
 
@@ -107,7 +108,7 @@ def test_text_goes_rich_only_where_rich_sees_a_terminal(
     assert shown.startswith("Verdict: CONDITIONAL") is not panel
 
 
-def test_no_input_states_the_choice_and_asks_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def split_decision(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
     from .scripted_panels import decide_args
     from .test_decide_support import r1, r2
 
@@ -119,14 +120,49 @@ def test_no_input_states_the_choice_and_asks_nothing(tmp_path: Path, capsys: pyt
     panel = tmp_path / "split.yaml"
     judges = [{"model": "scripted", "stance": s, "replies": replies} for s, replies in split]
     panel.write_text(json.dumps({"debate_judges": judges}), encoding="utf-8")
-    assert main(decide_args(panel)) == 0  # decide_args passes --no-input
-    out = capsys.readouterr().out
-    assert out.startswith("CONTESTED") and "Which option would you like" not in out and "?" not in out.split("\n", 3)[3]
+    assert main([*decide_args(panel), *extra]) == 0  # decide_args passes --no-input
+    return capsys.readouterr().out
+
+
+def test_no_input_states_the_choice_and_asks_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = split_decision(tmp_path, capsys)
+    assert out.startswith("CONTESTED") and "Which option would you like" not in out
+    assert "?" not in out.split("\n", 3)[3]  # after the question line, nothing asks
     assert "The judges did not agree; the choice is yours (nobody was asked: --no-input):" in out
     assert "[B] Full offline: everything works offline and syncs later" in out
+
+
+def test_a_question_for_the_reader_comes_last_at_a_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from moot.reports.decide_text import decision_report
+    from moot.schemas.decide import DecisionResult
+
+    result = DecisionResult.model_validate(json.loads(split_decision(tmp_path, capsys, "--format", "json")))
+    console = Console(file=io.StringIO(), width=100, force_terminal=True, no_color=True)
+    shown = ESCAPE_CODES.sub("", render_terminal(decision_report(result, asking=True), console)).rstrip()
+    assert shown.index("Distribution:") < shown.index("Which option would you like to proceed with?")
+    assert shown.endswith("[C] Limited offline: read-only cache of recent data")
+    assert "Which option" not in render_terminal(decision_report(result, asking=False), console)
 
 
 def test_report_files_name_wall_and_call_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     demo_json(tmp_path, capsys)
     (consensus,) = (tmp_path / "r").glob("*.consensus.md")
     assert re.search(r"wall \d+\.\d s, call time \(sum over calls\) \d+\.\d s", consensus.read_text())
+
+
+def test_challenge_at_a_terminal_renders_its_markdown_one_fact_a_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from moot.reports.challenge import challenge_report
+    from moot.schemas.challenge import ChallengeResult
+
+    from .scripted_panels import challenge_args, challenge_panel
+
+    assert main([*challenge_args(challenge_panel(tmp_path)), "--format", "json"]) == 0
+    result = ChallengeResult.model_validate(json.loads(capsys.readouterr().out))
+    console = Console(file=io.StringIO(), width=100, force_terminal=True, no_color=True)
+    shown = ESCAPE_CODES.sub("", render_terminal(challenge_report(result), console))
+    assert "DEBATE OUTCOME: TRADEOFF" in shown and "## " not in shown and "**" not in shown
+    lines = [line.strip() for line in shown.splitlines()]
+    assert "Confidence: MEDIUM" in lines and any(line.startswith("Core disagreement: ") for line in lines)
+    assert re.search(r"wall \d+\.\d s, call time \(sum over calls\)", " ".join(lines))

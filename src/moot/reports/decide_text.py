@@ -8,7 +8,7 @@ answer it, as a plain statement under `--no-input`, where nobody will be asked.
 from __future__ import annotations
 
 from moot.reports.cost_table import spend_line, with_spend
-from moot.reports.terminal import Block, Faces, Section, Table, TextReport, Tone
+from moot.reports.terminal import Block, Faces, Section, Table, TextReport, Tone, without_idle_status
 from moot.reports.text import files_line, model_cell
 from moot.schemas.decide import DecisionResult
 
@@ -39,11 +39,11 @@ def _choice(result: DecisionResult, asking: bool) -> list[Block]:
     return [Section("The judges did not agree; the choice is yours (nobody was asked: --no-input):", options)]
 
 
-def _contested(result: DecisionResult, asking: bool) -> list[Block]:
+def _distribution(result: DecisionResult) -> Section:
     spread = [f"{o}: {', '.join(js)}" for o, js in result.distribution.items()]
     if result.no_recommendation:
         spread.append(f"(no recommendation: {', '.join(result.no_recommendation)})")
-    return [Section("Distribution:", spread), *_choice(result, asking)]
+    return Section("Distribution:", spread)
 
 
 def decision_report(result: DecisionResult, *, asking: bool = True) -> TextReport:
@@ -57,19 +57,21 @@ def decision_report(result: DecisionResult, *, asking: bool = True) -> TextRepor
     facts.append(f"Question: {result.question}")
     table = _judges_table(result)
     blocks: list[Block] = [
-        Faces(table, with_spend(table, result.spend)),
+        Faces(table, without_idle_status(with_spend(table, result.spend))),
         Section("Perspectives:", [f"{judge}: {text}" for judge, text in result.perspectives.items()]),
     ]
     if result.change_log:
         changes = [f"{e.judge} (round {e.round}): {e.from_} -> {e.to}: {e.reason}" for e in result.change_log]
         blocks.append(Section("Changes:", changes))
     if not result.consensus:
-        blocks += _contested(result, asking)
+        blocks.append(_distribution(result))
     if result.notes:
         blocks.append(Section("Notes:", result.notes))
     blocks.append(Faces(spend_line(result.spend), None))
     if result.files:
         what = "Files (each judge's recommendation per round, and the decision record)"
         blocks.append(files_line(what, result.files))
+    if not result.consensus:  # last, so that a question put to the reader is right above the answer
+        blocks += _choice(result, asking)
     tone: Tone = "good" if result.consensus else "warn"
     return TextReport(head, tone, facts, blocks)

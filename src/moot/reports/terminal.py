@@ -99,6 +99,14 @@ class TextReport:
         return plain_text(self)
 
 
+def without_idle_status(table: Table) -> Table:
+    """The table without its last column (Status) when that only says "ok": at a terminal width is dear."""
+    if any(row[-1] not in ("ok", "") for row in table.rows):
+        return table
+    columns = (table.terminal_columns or table.columns)[:-1]
+    return Table(columns, [row[:-1] for row in table.rows], title=table.title, note=table.note)
+
+
 # the plain face
 
 
@@ -192,6 +200,19 @@ def _section(section: Section) -> RenderableType:
     return Group(_styled(section.title, "bold"), grid)
 
 
+_STRUCTURE = re.compile(r"^\s*([-*+] |\d+\. |\||#|```|>)")
+
+
+def _hard_breaks(text: str) -> str:
+    """Markdown would join consecutive lines into one paragraph; these documents write one fact a line."""
+    lines = text.split("\n")
+    out = []
+    for line, after in zip(lines, [*lines[1:], ""], strict=True):
+        joined = line.strip() and after.strip() and not _STRUCTURE.match(line) and not _STRUCTURE.match(after)
+        out.append(line + "  " if joined else line)
+    return "\n".join(out)
+
+
 def _renderable(block: Block) -> RenderableType | None:
     if isinstance(block, Faces):
         return None if block.terminal is None else _renderable(block.terminal)
@@ -204,7 +225,7 @@ def _renderable(block: Block) -> RenderableType | None:
     if isinstance(block, Markdown):
         from rich.markdown import Markdown as RichMarkdown
 
-        return RichMarkdown(block.text)
+        return RichMarkdown(_hard_breaks(block.text))
     return _styled(block)
 
 
@@ -218,11 +239,14 @@ def _panel(report: TextReport) -> RenderableType:
 
 
 def _kind(block: Block) -> str:
-    """Blocks of one kind run together at a terminal; a blank line separates kinds, and tables."""
+    """Prose sections run together at a terminal, and so do one-line notes; a blank line separates
+    anything else (tables, multi-line text) from its neighbours."""
     face = block.terminal if isinstance(block, Faces) else block
-    if isinstance(face, Table):
-        return "table"
-    return "prose" if isinstance(face, Section | Paragraph) else "other"
+    if isinstance(face, Section | Paragraph):
+        return "prose"
+    if isinstance(face, str) and "\n" not in face:
+        return "line"
+    return "table" if isinstance(face, Table) else "block"
 
 
 def render_terminal(report: TextReport, console: Console) -> str:
@@ -236,7 +260,7 @@ def render_terminal(report: TextReport, console: Console) -> str:
             if renderable is None:
                 continue
             kind = _kind(block)
-            if previous and (kind != previous or kind == "table"):
+            if previous and (kind != previous or kind not in ("prose", "line")):
                 console.print()
             console.print(renderable)
             previous = kind

@@ -11,7 +11,7 @@ from pathlib import PurePath
 
 from moot.reports.cost_table import cost_grid, with_spend
 from moot.reports.markdown import score_grid
-from moot.reports.terminal import Block, Faces, Paragraph, Section, Table, TextReport, Tone
+from moot.reports.terminal import Block, Faces, Paragraph, Section, Table, TextReport, Tone, without_idle_status
 from moot.schemas.evaluate import EvaluationResult
 from moot.schemas.messages import SCRIPTED_JUDGE
 
@@ -58,7 +58,7 @@ def _terminal_judges_table(result: EvaluationResult) -> Table:
         table.rows.insert(-1, ["moderator", "", by, *([""] * len(result.round_progression)), ""])
     table.terminal_columns = [*table.columns[:3], *(f"R{n}" for n in range(1, len(result.round_progression) + 1))]
     table.terminal_columns.append(table.columns[-1])
-    return with_spend(table, result.spend)
+    return without_idle_status(with_spend(table, result.spend))
 
 
 def _majority(result: EvaluationResult) -> str:
