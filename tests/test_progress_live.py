@@ -119,3 +119,11 @@ def test_live_view_shows_each_judge_spend_and_elapsed() -> None:
     assert "judge-3 waiting" in frame
     assert "✗ judge-4 dropped: timeout: no reply within 120s" in frame
     assert re.search(r"2 calls · 1,200 tokens · \$0\.0100 · \d+\.\d s elapsed", frame)
+
+
+@pytest.mark.parametrize("command", ["evaluate", "decide", "challenge", "demo", "resume"])
+def test_help_states_the_rule_the_code_follows(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    main([command, "--help"])
+    shown = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    assert "--no-progress" in shown and "--quiet" in shown
+    assert "default: on for text and markdown, and for any format when stderr is a terminal" in shown

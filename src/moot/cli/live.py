@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from rich.live import Live
 
 READABLE_FORMATS = ("text", "markdown")  # formats a person reads, so progress beside them is on by default
-PROGRESS_HELP = "Progress on stderr (default: on for text, and for every format when stderr is a terminal)."
+PROGRESS_HELP = "Progress on stderr (default: on for text and markdown, and for any format when stderr is a terminal)."
 MARKS = {"ok": "[green]✓[/]", "dropped": "[red]✗[/]", "clarifying": "[yellow]?[/]"}
 
 
