@@ -1,5 +1,5 @@
 """The typer side of the `moot` command: a group whose sub-commands are imported only when one runs or
-shows its help (the table and its one-line helps live in `moot.cli.app`, which imports this lazily)."""
+shows its help (the table and its one-line helps live in `moot.cli.commands`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from moot.cli.app import COMMANDS, DESCRIPTION, version_line
+from moot.cli.commands import COMMANDS, DESCRIPTION, version_line
 
 # Commands that print other protocols' results (a demo is an evaluation; show and resume print any
 # debate): the protocols' text renderers register when their command module is imported.
