@@ -91,3 +91,18 @@ def test_challenge_estimate_matches_the_cli_and_the_mcp_tool(
     assert phases[:3] == [(1, "opening"), (1, "challenge"), (1, "challenge")]
     assert phases[-3:] == [(0, "assumptions")] * 3
     assert from_api["scenarios"][0]["label"] == "Fast exit"
+
+
+def test_a_challenge_dry_run_needs_no_api_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proponent and challengers on vendor clouds, no key set: the plan is priced, nothing is sent; the
+    real run still refuses, naming the missing key."""
+    for var in ("OPENAI_API_KEY", "XAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    argv = ["challenge", "Shard the orders table?", "--proponent", "gpt-5.2", "--challenger", "grok-4"]
+    plan = cli_dry_run(capsys, *argv, "--challenger", "gemini-3-pro-preview", "--max-rounds", "1")
+    assert [c["seat"] for c in plan["calls"][:3]] == ["proponent", "challenger-1", "challenger-2"]
+    assert moot.estimate_sync("challenge", "Shard?", proponent="gpt-5.2", challengers=["grok-4"])["dry_run"]
+    assert main(argv) in (2, 3)
+    assert "OPENAI_API_KEY" in capsys.readouterr().err

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ from moot.inputs import load_artifacts
 from moot.judges.agent_cli import PROFILES, command_template
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
-from moot.judges.preflight import check_all
+from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
 from moot.protocols.challenge import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
@@ -140,14 +140,19 @@ def plan_challenge(
     return ChallengePlan(topic.strip(), arts, prop, chals, rounds, timeout, minimum, panel)
 
 
-async def preflight(plan: ChallengePlan) -> tuple[list[int], list[str]]:
+async def preflight(plan: ChallengePlan, *, planning: bool = False) -> tuple[list[int], list[str]]:
     """Phase 0: the numbers (1-based) of the usable challengers, and why the others were skipped.
+
+    When only planning (a dry run), an API judge whose one problem is a missing key counts as usable: the
+    plan is what the debate would be once the key is set, and nothing is sent.
 
     Raises DebateAborted (exit 3, pointing at `moot doctor`) when the proponent is not usable or fewer
     challengers are usable than `min_challengers`.
     """
     specs = [e for e in [plan.proponent, *plan.challengers] if isinstance(e, JudgeSpec)]
     found = dict(zip(map(id, specs), await check_all(specs), strict=True))
+    if planning:
+        found = {k: _keyless_is_usable(a) for k, a in found.items()}
     if isinstance(plan.proponent, JudgeSpec):
         a = found[id(plan.proponent)]
         if not a.usable:
@@ -168,6 +173,12 @@ async def preflight(plan: ChallengePlan) -> tuple[list[int], list[str]]:
             + f"; {DOCTOR_HINT}"
         )
     return usable, skipped
+
+
+def _keyless_is_usable(a: Availability) -> Availability:
+    if a.kind == "api" and not a.usable and a.credential.startswith("missing"):
+        return replace(a, usable=True)
+    return a
 
 
 def _seat(
@@ -287,6 +298,7 @@ async def build_challenge_request(
     max_rounds: int | None = None,
     timeout_per_cli: float | None = None,
     min_challengers: int | None = None,
+    planning: bool = False,
 ) -> tuple[ChallengeRequest, Seat, list[Seat], PanelFile | None]:
     """Validate the inputs, find the usable challengers (phase 0, no prompt sent) and build the seats:
     everything a challenge (or its dry run) needs before the first call."""
@@ -300,7 +312,7 @@ async def build_challenge_request(
         timeout_per_cli=timeout_per_cli,
         min_challengers=min_challengers,
     )
-    numbers, skipped = await preflight(plan)
+    numbers, skipped = await preflight(plan, planning=planning)
     chosen = [plan.challengers[n - 1] for n in numbers]
     panel = plan.panel
     request = ChallengeRequest(

@@ -61,6 +61,7 @@ async def prepare_decision(
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
+    planning: bool = False,
     **kwargs: Any,
 ) -> tuple[Prepared, RunOptions]:
     """Validate every input and build the judges and the run options, before any call."""

@@ -150,7 +150,11 @@ def prepared_evaluation(
 
 
 async def prepare_evaluation(
-    solution: str | Sequence[str] | None = None, *, max_cost: float | None = None, **kwargs: Any
+    solution: str | Sequence[str] | None = None,
+    *,
+    max_cost: float | None = None,
+    planning: bool = False,
+    **kwargs: Any,
 ) -> tuple[Prepared, RunOptions]:
     """Validate every input and build the judges and the run options, before any call."""
     store, on_event = kwargs.pop("store", None), kwargs.pop("on_event", None)

@@ -22,7 +22,8 @@ from moot.runs import RunOptions
 @dataclass(frozen=True)
 class ProtocolSpec:
     name: str
-    prepare: Callable[..., Awaitable[tuple[Prepared, RunOptions]]]  # the protocol function's own arguments
+    # the protocol function's own arguments, and `planning=True` for a dry run (no key needed)
+    prepare: Callable[..., Awaitable[tuple[Prepared, RunOptions]]]
     reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
     result_type: type[BaseModel]
     text: Callable[[Any], str]  # the terminal rendering of a result
@@ -57,7 +58,7 @@ async def estimate(protocol: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """What a debate would cost, sending nothing: `estimate("evaluate", "src/", task=...)` takes the same
     arguments as `evaluate(...)` (likewise `decide`, `challenge`) and returns what `--dry-run --format json`
     prints: every planned call with its input tokens and typical and worst-case cost, and the cost table."""
-    prepared, options = await spec_for(protocol).prepare(*args, **kwargs)
+    prepared, options = await spec_for(protocol).prepare(*args, **kwargs, planning=True)
     return estimate_prepared(prepared, options.pricing)
 
 

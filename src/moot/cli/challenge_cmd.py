@@ -77,6 +77,7 @@ def challenge(
             challengers=challenger or None,
             judges=judges,
             max_rounds=max_rounds,
+            planning=dry_run,
         )
     )
     sink = progress_sink(progress, fmt)

@@ -255,7 +255,7 @@ async def challenge(
     }
     try:
         if dry_run:
-            prepared, options = await api.prepare_challenge(topic, **args)
+            prepared, options = await api.prepare_challenge(topic, **args, planning=True)
             return json_result(api.estimate_prepared(prepared, options.pricing))
 
         async def run(sink: EventSink) -> BaseModel:
