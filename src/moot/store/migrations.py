@@ -5,26 +5,17 @@ The database's `PRAGMA user_version` is the number of migrations applied.
 
 from __future__ import annotations
 
-MIGRATIONS: list[str] = [
-    # 1: debates, their calls and their rounds
-    """
-    CREATE TABLE debates (
-        id TEXT PRIMARY KEY,
-        protocol TEXT NOT NULL,
-        title TEXT NOT NULL DEFAULT '',
-        status TEXT NOT NULL,
-        request_json TEXT NOT NULL,
-        result_json TEXT,
-        error TEXT,
-        format_version INTEGER NOT NULL DEFAULT 1,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL
-    );
-    CREATE TABLE calls (
+
+def _calls_table(name: str, *, attempts: bool) -> str:
+    """The calls table as migration 1 made it, or (with `attempts`) as migration 2 copies it into: written
+    once, so that the copy cannot drift from the original in any column but `attempt`."""
+    attempt = "        attempt INTEGER NOT NULL DEFAULT 1,\n" if attempts else ""
+    key = "debate_id, call_key, attempt" if attempts else "debate_id, call_key"
+    return f"""CREATE TABLE {name} (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         debate_id TEXT NOT NULL REFERENCES debates(id),
         call_key TEXT NOT NULL,
-        round INTEGER NOT NULL,
+{attempt}        round INTEGER NOT NULL,
         seat TEXT NOT NULL,
         kind TEXT NOT NULL,
         model TEXT NOT NULL,
@@ -43,9 +34,29 @@ MIGRATIONS: list[str] = [
         retries INTEGER NOT NULL DEFAULT 0,
         started_at TEXT NOT NULL,
         finished_at TEXT NOT NULL,
-        UNIQUE (debate_id, call_key)
+        UNIQUE ({key})
     );
-    CREATE INDEX calls_by_debate ON calls (debate_id, id);
+"""
+
+
+MIGRATIONS: list[str] = [
+    # 1: debates, their calls and their rounds
+    """
+    CREATE TABLE debates (
+        id TEXT PRIMARY KEY,
+        protocol TEXT NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL,
+        request_json TEXT NOT NULL,
+        result_json TEXT,
+        error TEXT,
+        format_version INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    """
+    + _calls_table("calls", attempts=False)
+    + """    CREATE INDEX calls_by_debate ON calls (debate_id, id);
     CREATE TABLE rounds (
         debate_id TEXT NOT NULL REFERENCES debates(id),
         round INTEGER NOT NULL,
@@ -62,34 +73,9 @@ MIGRATIONS: list[str] = [
     # 2: every attempt at a call is kept. A call that failed is asked again when its debate is resumed (the
     # vendor may be back), so a call key may have several rows, numbered by `attempt`; SQLite cannot drop
     # the old UNIQUE (debate_id, call_key), hence the copy.
-    """
-    CREATE TABLE calls_v2 (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        debate_id TEXT NOT NULL REFERENCES debates(id),
-        call_key TEXT NOT NULL,
-        attempt INTEGER NOT NULL DEFAULT 1,
-        round INTEGER NOT NULL,
-        seat TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        model TEXT NOT NULL,
-        answered_by TEXT NOT NULL DEFAULT '',
-        provider TEXT NOT NULL DEFAULT '',
-        prompt_json TEXT NOT NULL,
-        reply TEXT,
-        status TEXT NOT NULL,
-        error TEXT,
-        input_tokens INTEGER NOT NULL DEFAULT 0,
-        output_tokens INTEGER NOT NULL DEFAULT 0,
-        cached_tokens INTEGER NOT NULL DEFAULT 0,
-        reasoning_tokens INTEGER NOT NULL DEFAULT 0,
-        latency_s REAL NOT NULL DEFAULT 0,
-        cost_usd REAL,
-        retries INTEGER NOT NULL DEFAULT 0,
-        started_at TEXT NOT NULL,
-        finished_at TEXT NOT NULL,
-        UNIQUE (debate_id, call_key, attempt)
-    );
-    INSERT INTO calls_v2 (
+    "\n    "
+    + _calls_table("calls_v2", attempts=True)
+    + """    INSERT INTO calls_v2 (
         id, debate_id, call_key, attempt, round, seat, kind, model, answered_by, provider, prompt_json, reply,
         status, error, input_tokens, output_tokens, cached_tokens, reasoning_tokens, latency_s, cost_usd,
         retries, started_at, finished_at
