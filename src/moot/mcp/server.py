@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -21,6 +21,9 @@ from pydantic import BaseModel, Field
 from moot.engine.events import Event, EventSink
 from moot.errors import MootError
 from moot.reports.serialize import to_json
+
+if TYPE_CHECKING:
+    from moot.api.prepared import Prepared
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -133,32 +136,16 @@ async def evaluate(
     dry_run: Annotated[bool, Field(description=DRY_RUN_HELP)] = False,
 ) -> CallToolResult:
     """Evaluate an artifact by a debate between judges with assigned stances; returns the verdict JSON."""
-    from moot import api
-
-    try:
-        request, seats, moderator, panel = api.build_evaluation_request(
-            [solution] if isinstance(solution, str) else solution,
-            task=task,
-            criteria=criteria,
-            judges=judges,
-            max_rounds=max_rounds,
-            mode=mode,  # type: ignore[arg-type]
-            reports_dir=None if no_reports else reports_dir,
-        )
-        prepared = api.prepared_evaluation(request, seats, moderator, panel)
-        if dry_run:
-            return json_result(api.estimate_prepared(prepared, api.options_from_panel(panel).pricing))
-
-        async def run(sink: EventSink) -> BaseModel:
-            options = api.options_from_panel(panel, on_event=sink)
-            api.apply_max_cost(options, prepared.seats, max_cost, "max_cost")
-            result: BaseModel = await api.run_prepared(prepared, options)
-            return result
-
-        result = await with_progress(ctx, request.rounds_allowed, run)
-        return _debate_result(result, html)
-    except MootError as e:
-        raise _tool_error(e) from None
+    arguments = {
+        "solution": solution,
+        "task": task,
+        "criteria": criteria,
+        "judges": judges,
+        "max_rounds": max_rounds,
+        "mode": mode,
+        "reports_dir": None if no_reports else reports_dir,
+    }
+    return await _debate(ctx, "evaluate", arguments, html=html, max_cost=max_cost, dry_run=dry_run)
 
 
 async def decide(
@@ -192,34 +179,18 @@ async def decide(
 
     A contested result is returned as it stands (outcome CONTESTED) for the person to choose.
     """
-    from moot import api
-
-    try:
-        request, seats, panel = api.build_decision_request(
-            question,
-            option,
-            context_files=context,
-            debate_context=debate_context,
-            judges=judges,
-            threshold=threshold,
-            question_id=question_id,
-            feature_dir=feature_dir,
-            write_files=not no_files,
-        )
-        prepared = api.prepared_decision(request, seats, panel)
-        if dry_run:
-            return json_result(api.estimate_prepared(prepared, api.options_from_panel(panel).pricing))
-
-        async def run(sink: EventSink) -> BaseModel:
-            options = api.options_from_panel(panel, on_event=sink)
-            api.apply_max_cost(options, seats, max_cost, "max_cost")
-            result: BaseModel = await api.run_prepared(prepared, options)
-            return result
-
-        result = await with_progress(ctx, request.config.max_rounds, run)
-        return _debate_result(result, html)
-    except MootError as e:
-        raise _tool_error(e) from None
+    arguments = {
+        "question": question,
+        "options": option,
+        "context_files": context,
+        "debate_context": debate_context,
+        "judges": judges,
+        "threshold": threshold,
+        "question_id": question_id,
+        "feature_dir": feature_dir,
+        "write_files": not no_files,
+    }
+    return await _debate(ctx, "decide", arguments, html=html, max_cost=max_cost, dry_run=dry_run)
 
 
 async def challenge(
@@ -244,26 +215,52 @@ async def challenge(
 ) -> CallToolResult:
     """Defend a position against challengers attacking it in parallel: CONSENSUS, or a TRADEOFF
     with the assumptions behind the disagreement."""
-    from moot import api
-
-    args: dict[str, Any] = {
+    arguments = {
+        "topic": topic,
         "context": context or None,
         "proponent": proponent,
         "challengers": challenger or None,
         "judges": judges,
         "max_rounds": max_rounds,
     }
+    # its progress total is the rounds asked for (none when not given), as it always was
+    return await _debate(
+        ctx, "challenge", arguments, html=html, max_cost=max_cost, dry_run=dry_run, total=lambda _: max_rounds
+    )
+
+
+def _planned_rounds(prepared: Prepared) -> int | None:
+    return prepared.rounds
+
+
+async def _debate(
+    ctx: Context,
+    protocol: str,
+    arguments: dict[str, Any],
+    *,
+    html: str | None,
+    max_cost: float | None,
+    dry_run: bool,
+    total: Callable[[Prepared], int | None] = _planned_rounds,
+) -> CallToolResult:
+    """A protocol tool: its arguments, in the API's names, prepared by the protocol's own `prepare` (as
+    the Python API does), then estimated or run with round progress; bad input is a tool error."""
+    from moot.api.prepared import estimate_prepared, run_prepared
+    from moot.api.specs import spec_for
+
+    prepare = spec_for(protocol).prepare
     try:
         if dry_run:
-            prepared, options = await api.prepare_challenge(topic, **args, planning=True)
-            return json_result(api.estimate_prepared(prepared, options.pricing))
+            prepared, options = await prepare(**arguments)
+            return json_result(estimate_prepared(prepared, options.pricing))
+        prepared, options = await prepare(**arguments, max_cost=max_cost)
 
         async def run(sink: EventSink) -> BaseModel:
-            prepared, options = await api.prepare_challenge(topic, **args, on_event=sink, max_cost=max_cost)
-            result: BaseModel = await api.run_prepared(prepared, options)
+            options.on_event = sink
+            result: BaseModel = await run_prepared(prepared, options)
             return result
 
-        result = await with_progress(ctx, max_rounds, run)
+        result = await with_progress(ctx, total(prepared), run)
         return _debate_result(result, html)
     except MootError as e:
         raise _tool_error(e) from None
