@@ -251,7 +251,7 @@ async def _debate(
     prepare = spec_for(protocol).prepare
     try:
         if dry_run:
-            prepared, options = await prepare(**arguments)
+            prepared, options = await prepare(**arguments, planning=True)
             return json_result(estimate_prepared(prepared, options.pricing))
         prepared, options = await prepare(**arguments, max_cost=max_cost)
 
