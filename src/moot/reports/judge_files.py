@@ -142,6 +142,10 @@ class JudgeReports:
             atomic_append(path, body)
         self.store.mark_section(self.debate_id, str(path), section)
 
+    def finish(self, result: EvaluationResult) -> EvaluationResult:
+        result.reports = self.write_consensus(result)
+        return result
+
     def write_consensus(self, result: EvaluationResult) -> list[str]:
         atomic_write(self.consensus_path, consensus_report(result))
         judge_paths = [str(self.path_for(j.number)) for j in result.judges if self.path_for(j.number).exists()]
