@@ -17,11 +17,10 @@ from moot.api.common import (
     JudgeLike,
     Panelist,
     _spec,
-    apply_max_cost,
     check_rounds,
     check_stance,
     load_panel,
-    options_from_panel,
+    with_run_options,
 )
 from moot.api.prepared import Prepared, run_prepared
 from moot.api.specs import SPECS, ProtocolSpec, run_spec
@@ -282,10 +281,12 @@ async def prepare_challenge(
     **kwargs: Any,
 ) -> tuple[Prepared, RunOptions]:
     """Validate every input, find the usable challengers and build the run options, before any call."""
+    return with_run_options(await _build(topic, **kwargs), store=store, on_event=on_event, max_cost=max_cost)
+
+
+async def _build(topic: str, **kwargs: Any) -> Prepared:
     request, prop_seat, seats, panel = await build_challenge_request(topic, **kwargs)
-    options = options_from_panel(panel, store=store, on_event=on_event)
-    apply_max_cost(options, [prop_seat, *seats], max_cost, "max_cost")
-    return prepared_challenge(request, prop_seat, seats, panel), options
+    return prepared_challenge(request, prop_seat, seats, panel)
 
 
 async def build_challenge_request(
@@ -384,4 +385,4 @@ def _text(result: ChallengeResult) -> str:
     return challenge_text(result)
 
 
-SPECS["challenge"] = ProtocolSpec("challenge", prepare_challenge, _reprepare, ChallengeResult, _text)
+SPECS["challenge"] = ProtocolSpec("challenge", prepare_challenge, _reprepare, ChallengeResult, _text, _build)

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -22,6 +22,9 @@ from moot.runs import RunOptions
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Usage
 from moot.store.db import Store
+
+if TYPE_CHECKING:
+    from moot.api.prepared import Prepared
 
 
 @dataclass
@@ -183,6 +186,20 @@ def apply_max_cost(
     options.budget = with_max_cost(options.budget, max_cost, flag)
     if options.budget is not None and options.budget.max_cost_usd is not None:
         check_priced(seats, options.pricing, flag)
+
+
+def with_run_options(
+    prepared: Prepared,
+    *,
+    store: Store | None = None,
+    on_event: Callable[..., None] | None = None,
+    max_cost: float | None = None,
+) -> tuple[Prepared, RunOptions]:
+    """A prepared debate with the run options its judges file sets and the API's cost cap checked: what
+    every protocol's `prepare_*` returns, so that the three cannot differ in how they apply a cap."""
+    options = options_from_panel(prepared.panel, store=store, on_event=on_event)
+    apply_max_cost(options, prepared.seats, max_cost, "max_cost")
+    return prepared, options
 
 
 # resume, over every protocol: each protocol's API module registers how to rebuild its debate

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from moot.api.common import JudgeLike, apply_max_cost, options_from_panel
+from moot.api.common import JudgeLike, with_run_options
 from moot.api.decide_inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
 from moot.api.decide_inputs import _seats
 from moot.api.decide_inputs import build_decision_request as build_decision_request
@@ -61,14 +61,23 @@ async def prepare_decision(
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
-    planning: bool = False,
     **kwargs: Any,
 ) -> tuple[Prepared, RunOptions]:
     """Validate every input and build the judges and the run options, before any call."""
+    prepared = await _build(question, options, **kwargs)
+    return with_run_options(prepared, store=store, on_event=on_event, max_cost=max_cost)
+
+
+async def _build(
+    question: str | None = None,
+    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = None,
+    *,
+    planning: bool = False,
+    **kwargs: Any,
+) -> Prepared:
+    """`planning` changes nothing here: no judge of a decision is probed before the run."""
     request, seats, panel = build_decision_request(question, options, **kwargs)
-    run_options = options_from_panel(panel, store=store, on_event=on_event)
-    apply_max_cost(run_options, seats, max_cost, "max_cost")
-    return prepared_decision(request, seats, panel), run_options
+    return prepared_decision(request, seats, panel)
 
 
 async def run_decision(
@@ -155,4 +164,4 @@ def _text(result: DecisionResult) -> str:
     return decision_text(result)
 
 
-SPECS["decide"] = ProtocolSpec("decide", prepare_decision, _reprepare, DecisionResult, _text)
+SPECS["decide"] = ProtocolSpec("decide", prepare_decision, _reprepare, DecisionResult, _text, _build)

@@ -12,12 +12,11 @@ from pydantic import ValidationError
 
 from moot.api.common import (
     JudgeLike,
-    apply_max_cost,
     check_rounds,
     check_stance,
     load_panel,
     make_seats,
-    options_from_panel,
+    with_run_options,
 )
 from moot.api.prepared import Prepared, run_prepared
 from moot.api.specs import SPECS, ProtocolSpec, run_spec
@@ -149,19 +148,22 @@ def prepared_evaluation(
     )
 
 
+async def _build(solution: str | Sequence[str] | None = None, *, planning: bool = False, **kwargs: Any) -> Prepared:
+    """`planning` changes nothing here: no judge of an evaluation is probed before the run."""
+    request, seats, moderator, panel = build_evaluation_request(solution, **kwargs)
+    return prepared_evaluation(request, seats, moderator, panel)
+
+
 async def prepare_evaluation(
     solution: str | Sequence[str] | None = None,
     *,
+    store: Store | None = None,
+    on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
-    planning: bool = False,
     **kwargs: Any,
 ) -> tuple[Prepared, RunOptions]:
     """Validate every input and build the judges and the run options, before any call."""
-    store, on_event = kwargs.pop("store", None), kwargs.pop("on_event", None)
-    request, seats, moderator, panel = build_evaluation_request(solution, **kwargs)
-    options = options_from_panel(panel, store=store, on_event=on_event)
-    apply_max_cost(options, [*seats, *([moderator] if moderator else [])], max_cost, "max_cost")
-    return prepared_evaluation(request, seats, moderator, panel), options
+    return with_run_options(await _build(solution, **kwargs), store=store, on_event=on_event, max_cost=max_cost)
 
 
 async def run_evaluation(
@@ -230,4 +232,4 @@ def _text(result: EvaluationResult) -> str:
     return evaluation_text(result)
 
 
-SPECS["evaluate"] = ProtocolSpec("evaluate", prepare_evaluation, _reprepare, EvaluationResult, _text)
+SPECS["evaluate"] = ProtocolSpec("evaluate", prepare_evaluation, _reprepare, EvaluationResult, _text, _build)

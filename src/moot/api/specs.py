@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,9 @@ class ProtocolSpec:
     reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
     result_type: type[BaseModel]
     text: Callable[[Any], str]  # the terminal rendering of a result
+    # `prepare` without the run options: the arguments validated and the judges built (the judges file in
+    # `Prepared.panel`), for the CLI and MCP, which apply the judges file and the cap in their own words
+    build: Callable[..., Coroutine[Any, Any, Prepared]]
 
 
 SPECS: dict[str, ProtocolSpec] = {}

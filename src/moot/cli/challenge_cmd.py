@@ -8,8 +8,10 @@ from typing import Annotated
 
 import typer
 
-from moot.cli.live import PROGRESS_HELP, progress_sink, showing
+from moot.cli.live import showing
+from moot.cli.options import HtmlOption, ProgressOption
 from moot.cli.output import FORMATS, TEXT_RENDERERS, check_format, dry_run_exit, emit
+from moot.cli.running import prepare_cli
 from moot.reports.terminal import TextReport
 from moot.schemas.challenge import ChallengeResult
 
@@ -44,8 +46,8 @@ def challenge(
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="Also write the Markdown outcome to this file.")
     ] = None,
-    progress: Annotated[bool | None, typer.Option("--progress/--quiet", " /--no-progress", help=PROGRESS_HELP)] = None,
-    html: Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")] = None,
+    progress: ProgressOption = None,
+    html: HtmlOption = None,
     require: Annotated[
         str | None, typer.Option("--require", help="CONSENSUS: exit 1 when the debate ends in a tradeoff (CI gate).")
     ] = None,
@@ -61,28 +63,21 @@ def challenge(
     """Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff
     document with the assumptions behind the disagreement."""
     from moot.api import apply_max_cost, run_prepared
-    from moot.api.challenge import build_challenge_request, prepared_challenge
-    from moot.api.common import options_from_panel
     from moot.cli.gate import check_gate_options, finish, render
     from moot.reports.challenge import challenge_markdown
     from moot.reports.files import atomic_write
 
     check_format(fmt, (*FORMATS, "markdown", "github"))
     require = check_gate_options(None, require, "challenge")
-    request, prop_seat, seats, panel = asyncio.run(
-        build_challenge_request(
-            topic,
-            context=context or None,
-            proponent=proponent,
-            challengers=challenger or None,
-            judges=judges,
-            max_rounds=max_rounds,
-            planning=dry_run,
-        )
-    )
-    sink = progress_sink(progress, fmt)
-    options = options_from_panel(panel, on_event=sink)
-    prepared = prepared_challenge(request, prop_seat, seats, panel)
+    arguments = {
+        "topic": topic,
+        "context": context or None,
+        "proponent": proponent,
+        "challengers": challenger or None,
+        "judges": judges,
+        "max_rounds": max_rounds,
+    }
+    prepared, options, sink = prepare_cli("challenge", arguments, progress, fmt, planning=dry_run)
     if dry_run:
         return dry_run_exit(prepared, options, "text" if fmt in ("markdown", "github") else fmt)
     apply_max_cost(options, prepared.seats, max_cost)

@@ -11,9 +11,9 @@ from typing import Annotated
 
 import typer
 
-from moot.cli.live import PROGRESS_HELP, progress_sink, showing
+from moot.cli.options import DryRunOption, FormatOption, HtmlOption, MaxCostOption, ProgressOption
 from moot.cli.output import TEXT_RENDERERS, check_format, dry_run_exit, emit, render_result, text_for
-from moot.cli.running import run_cli
+from moot.cli.running import prepare_cli, run_prepared_cli
 from moot.errors import UsageError
 from moot.reports.terminal import TextReport
 from moot.schemas.decide import DecisionResult
@@ -82,47 +82,38 @@ def decide(
         ),
     ] = None,
     no_files: Annotated[bool, typer.Option("--no-files", help="Write no files (the store keeps everything).")] = False,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json, yaml or github (Markdown).")] = "text",
+    fmt: FormatOption = "text",
     no_input: Annotated[
         bool, typer.Option("--no-input", help="Never ask; a contested result is returned as it stands.")
     ] = False,
-    progress: Annotated[bool | None, typer.Option("--progress/--quiet", " /--no-progress", help=PROGRESS_HELP)] = None,
-    html: Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")] = None,
+    progress: ProgressOption = None,
+    html: HtmlOption = None,
     require: Annotated[
         str | None, typer.Option("--require", help="RECOMMENDED: exit 1 when the decision is contested (CI gate).")
     ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the calls and estimated cost of 1, 2, all rounds; spend nothing.")
-    ] = False,
-    max_cost: Annotated[
-        float | None, typer.Option("--max-cost", help="USD cap: no round starts whose worst case could cross it.")
-    ] = None,
+    dry_run: DryRunOption = False,
+    max_cost: MaxCostOption = None,
 ) -> int:
     """Decide between options by an adversarial debate of Risk, Value and Effort judges."""
-    from moot import api
     from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
 
     check_format(fmt, GATE_FORMATS)
     require = check_gate_options(None, require, "decide")
-    request, seats, panel = api.build_decision_request(
-        question,
-        option,
-        context_files=context,
-        debate_context=debate_context,
-        judges=judges,
-        threshold=threshold,
-        question_id=question_id,
-        feature_dir=feature_dir,
-        write_files=not no_files,
-    )
-    sink = progress_sink(progress, fmt)
-    options = api.options_from_panel(panel, on_event=sink)
-    prepared = api.prepared_decision(request, seats, panel)
+    arguments = {
+        "question": question,
+        "options": option,
+        "context_files": context,
+        "debate_context": debate_context,
+        "judges": judges,
+        "threshold": threshold,
+        "question_id": question_id,
+        "feature_dir": feature_dir,
+        "write_files": not no_files,
+    }
+    prepared, options, sink = prepare_cli("decide", arguments, progress, fmt, planning=dry_run)
     if dry_run:
         return dry_run_exit(prepared, options, fmt)
-    api.apply_max_cost(options, seats, max_cost)
-    with showing(sink):
-        result = run_cli(lambda: api.run_prepared(prepared, options), options)
+    result = run_prepared_cli(prepared, options, sink, max_cost)
     ask = not result.consensus and not no_input and fmt != "json" and _at_terminal()
     if not ask and fmt == "text":
         from moot.reports.decide_text import decision_report

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from moot.cli.live import progress_sink, showing
 from moot.errors import Interrupted
 from moot.runs import RunOptions
+
+if TYPE_CHECKING:
+    from moot.api.prepared import Prepared
+    from moot.engine.events import EventSink
 
 T = TypeVar("T")
 
@@ -19,3 +24,28 @@ def run_cli(start: Callable[[], Coroutine[Any, Any, T]], options: RunOptions) ->
         return asyncio.run(start())
     except KeyboardInterrupt:
         raise Interrupted(options.debate_id) from None
+
+
+def prepare_cli(
+    protocol: str, arguments: dict[str, Any], progress: bool | None, fmt: str, *, planning: bool
+) -> tuple[Prepared, RunOptions, EventSink | None]:
+    """A command's arguments, in the API's names, validated by the protocol's own `build` (as the
+    Python API and the MCP tools do), with the progress the command should show on stderr. `planning`
+    (a dry run) lets a judge whose only problem is a missing key be planned. The cap is not applied
+    here: a dry run never checks it, and a run checks it in the command's words (`--max-cost`)."""
+    from moot.api.common import options_from_panel
+    from moot.api.specs import spec_for
+
+    prepared: Prepared = asyncio.run(spec_for(protocol).build(**arguments, planning=planning))
+    sink = progress_sink(progress, fmt)
+    options = options_from_panel(prepared.panel, on_event=sink)
+    return prepared, options, sink
+
+
+def run_prepared_cli(prepared: Prepared, options: RunOptions, sink: EventSink | None, max_cost: float | None) -> Any:
+    """Run a prepared debate under `--max-cost`, the live progress ending however the debate does."""
+    from moot.api import apply_max_cost, run_prepared
+
+    apply_max_cost(options, prepared.seats, max_cost)
+    with showing(sink):
+        return run_cli(lambda: run_prepared(prepared, options), options)

@@ -245,15 +245,16 @@ async def _debate(
 ) -> CallToolResult:
     """A protocol tool: its arguments, in the API's names, prepared by the protocol's own `prepare` (as
     the Python API does), then estimated or run with round progress; bad input is a tool error."""
+    from moot.api.common import options_from_panel
     from moot.api.prepared import estimate_prepared, run_prepared
     from moot.api.specs import spec_for
 
-    prepare = spec_for(protocol).prepare
+    spec = spec_for(protocol)
     try:
-        if dry_run:
-            prepared, options = await prepare(**arguments, planning=True)
-            return json_result(estimate_prepared(prepared, options.pricing))
-        prepared, options = await prepare(**arguments, max_cost=max_cost)
+        if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
+            planned = await spec.build(**arguments, planning=True)
+            return json_result(estimate_prepared(planned, options_from_panel(planned.panel).pricing))
+        prepared, options = await spec.prepare(**arguments, max_cost=max_cost)
 
         async def run(sink: EventSink) -> BaseModel:
             options.on_event = sink
