@@ -8,7 +8,7 @@ then run the debate in the store.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -385,4 +385,10 @@ def _text(result: ChallengeResult) -> str:
     return challenge_text(result)
 
 
-SPECS["challenge"] = ProtocolSpec("challenge", prepare_challenge, _reprepare, ChallengeResult, _text, _build)
+def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
+    """An empty list of context files or challengers is none given (the defaults apply)."""
+    renamed = {"context": values["context"] or None, "challengers": values["challenger"] or None}
+    return {n: values[n] for n in ("topic", "proponent", "judges", "max_rounds")} | renamed
+
+
+SPECS["challenge"] = ProtocolSpec("challenge", prepare_challenge, _reprepare, ChallengeResult, _text, _build, _adapt)

@@ -164,4 +164,10 @@ def _text(result: DecisionResult) -> str:
     return decision_text(result)
 
 
-SPECS["decide"] = ProtocolSpec("decide", prepare_decision, _reprepare, DecisionResult, _text, _build)
+def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
+    names = ("question", "debate_context", "judges", "threshold", "question_id", "feature_dir")
+    renamed = {"options": values["option"], "context_files": values["context"], "write_files": not values["no_files"]}
+    return {n: values[n] for n in names} | renamed
+
+
+SPECS["decide"] = ProtocolSpec("decide", prepare_decision, _reprepare, DecisionResult, _text, _build, _adapt)

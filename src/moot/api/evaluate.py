@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
@@ -232,4 +232,9 @@ def _text(result: EvaluationResult) -> str:
     return evaluation_text(result)
 
 
-SPECS["evaluate"] = ProtocolSpec("evaluate", prepare_evaluation, _reprepare, EvaluationResult, _text, _build)
+def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
+    names = ("solution", "task", "criteria", "judges", "max_rounds", "mode")
+    return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}
+
+
+SPECS["evaluate"] = ProtocolSpec("evaluate", prepare_evaluation, _reprepare, EvaluationResult, _text, _build, _adapt)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,9 @@ class ProtocolSpec:
     # `prepare` without the run options: the arguments validated and the judges built (the judges file in
     # `Prepared.panel`), for the CLI and MCP, which apply the judges file and the cap in their own words
     build: Callable[..., Coroutine[Any, Any, Prepared]]
+    # the CLI command's and MCP tool's parameters (`option`, `context`, `no_files`, ...) in the API's names,
+    # so that the two adapters cannot map them differently
+    adapt: Callable[[Mapping[str, Any]], dict[str, Any]]
 
 
 SPECS: dict[str, ProtocolSpec] = {}

@@ -69,15 +69,7 @@ def challenge(
 
     check_format(fmt, (*FORMATS, "markdown", "github"))
     require = check_gate_options(None, require, "challenge")
-    arguments = {
-        "topic": topic,
-        "context": context or None,
-        "proponent": proponent,
-        "challengers": challenger or None,
-        "judges": judges,
-        "max_rounds": max_rounds,
-    }
-    prepared, options, sink = prepare_cli("challenge", arguments, progress, fmt, planning=dry_run)
+    prepared, options, sink = prepare_cli("challenge", locals(), progress, fmt, planning=dry_run)
     if dry_run:
         return dry_run_exit(prepared, options, "text" if fmt in ("markdown", "github") else fmt)
     apply_max_cost(options, prepared.seats, max_cost)

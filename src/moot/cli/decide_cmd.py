@@ -99,18 +99,7 @@ def decide(
 
     check_format(fmt, GATE_FORMATS)
     require = check_gate_options(None, require, "decide")
-    arguments = {
-        "question": question,
-        "options": option,
-        "context_files": context,
-        "debate_context": debate_context,
-        "judges": judges,
-        "threshold": threshold,
-        "question_id": question_id,
-        "feature_dir": feature_dir,
-        "write_files": not no_files,
-    }
-    prepared, options, sink = prepare_cli("decide", arguments, progress, fmt, planning=dry_run)
+    prepared, options, sink = prepare_cli("decide", locals(), progress, fmt, planning=dry_run)
     if dry_run:
         return dry_run_exit(prepared, options, fmt)
     result = run_prepared_cli(prepared, options, sink, max_cost)

@@ -52,16 +52,7 @@ def evaluate(
     """Evaluate an artifact by a debate between judges with assigned stances."""
     check_format(fmt, GATE_FORMATS)
     require = check_gate_options(fail_under, require)
-    arguments = {
-        "solution": solution,
-        "task": task,
-        "criteria": criteria,
-        "judges": judges,
-        "max_rounds": max_rounds,
-        "mode": mode,
-        "reports_dir": None if no_reports else reports_dir,
-    }
-    prepared, options, sink = prepare_cli("evaluate", arguments, progress, fmt, planning=dry_run)
+    prepared, options, sink = prepare_cli("evaluate", locals(), progress, fmt, planning=dry_run)
     if dry_run:
         return dry_run_exit(prepared, options, fmt)
     result = run_prepared_cli(prepared, options, sink, max_cost)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from moot.cli.live import progress_sink, showing
@@ -27,16 +27,17 @@ def run_cli(start: Callable[[], Coroutine[Any, Any, T]], options: RunOptions) ->
 
 
 def prepare_cli(
-    protocol: str, arguments: dict[str, Any], progress: bool | None, fmt: str, *, planning: bool
+    protocol: str, parameters: Mapping[str, Any], progress: bool | None, fmt: str, *, planning: bool
 ) -> tuple[Prepared, RunOptions, EventSink | None]:
-    """A command's arguments, in the API's names, validated by the protocol's own `build` (as the
-    Python API and the MCP tools do), with the progress the command should show on stderr. `planning`
-    (a dry run) lets a judge whose only problem is a missing key be planned. The cap is not applied
-    here: a dry run never checks it, and a run checks it in the command's words (`--max-cost`)."""
+    """A command's parameters, put in the API's names and validated by the protocol's own `build` (as the
+    MCP tools do), with the progress the command should show on stderr. `planning` (a dry run) lets a judge
+    whose only problem is a missing key be planned. The cap is not applied here: a dry run never checks
+    it, and a run checks it in the command's words (`--max-cost`)."""
     from moot.api.common import options_from_panel
     from moot.api.specs import spec_for
 
-    prepared: Prepared = asyncio.run(spec_for(protocol).build(**arguments, planning=planning))
+    spec = spec_for(protocol)
+    prepared: Prepared = asyncio.run(spec.build(**spec.adapt(parameters), planning=planning))
     sink = progress_sink(progress, fmt)
     options = options_from_panel(prepared.panel, on_event=sink)
     return prepared, options, sink

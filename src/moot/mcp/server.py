@@ -35,6 +35,10 @@ INSTRUCTIONS = (
 )
 
 DRY_RUN_HELP = "Plan and price every call (typical and worst case) and send nothing; returns the dry-run JSON."
+# the parameters every protocol tool takes, worded once
+HtmlParam = Annotated[str | None, Field(description="Also write the HTML report to this file.")]
+MaxCostParam = Annotated[float | None, Field(description="USD cap: no round starts whose worst case could cross it.")]
+DryRunParam = Annotated[bool, Field(description=DRY_RUN_HELP)]
 
 
 def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
@@ -129,23 +133,12 @@ async def evaluate(
     mode: Annotated[str, Field(description="complete (up to max rounds) or quick (one round).")] = "complete",
     reports_dir: Annotated[str | None, Field(description="Where per-judge reports are written.")] = ".specs/reports",
     no_reports: Annotated[bool, Field(description="Write no report files.")] = False,
-    html: Annotated[str | None, Field(description="Also write the HTML report to this file.")] = None,
-    max_cost: Annotated[
-        float | None, Field(description="USD cap: no round starts whose worst case could cross it.")
-    ] = None,
-    dry_run: Annotated[bool, Field(description=DRY_RUN_HELP)] = False,
+    html: HtmlParam = None,
+    max_cost: MaxCostParam = None,
+    dry_run: DryRunParam = False,
 ) -> CallToolResult:
     """Evaluate an artifact by a debate between judges with assigned stances; returns the verdict JSON."""
-    arguments = {
-        "solution": solution,
-        "task": task,
-        "criteria": criteria,
-        "judges": judges,
-        "max_rounds": max_rounds,
-        "mode": mode,
-        "reports_dir": None if no_reports else reports_dir,
-    }
-    return await _debate(ctx, "evaluate", arguments, html=html, max_cost=max_cost, dry_run=dry_run)
+    return await _debate(ctx, "evaluate", locals(), html=html, max_cost=max_cost, dry_run=dry_run)
 
 
 async def decide(
@@ -169,28 +162,15 @@ async def decide(
         ),
     ] = None,
     no_files: Annotated[bool, Field(description="Write no files (the store keeps everything).")] = False,
-    html: Annotated[str | None, Field(description="Also write the HTML report to this file.")] = None,
-    max_cost: Annotated[
-        float | None, Field(description="USD cap: no round starts whose worst case could cross it.")
-    ] = None,
-    dry_run: Annotated[bool, Field(description=DRY_RUN_HELP)] = False,
+    html: HtmlParam = None,
+    max_cost: MaxCostParam = None,
+    dry_run: DryRunParam = False,
 ) -> CallToolResult:
     """Decide between options by an adversarial debate of Risk, Value and Effort judges.
 
     A contested result is returned as it stands (outcome CONTESTED) for the person to choose.
     """
-    arguments = {
-        "question": question,
-        "options": option,
-        "context_files": context,
-        "debate_context": debate_context,
-        "judges": judges,
-        "threshold": threshold,
-        "question_id": question_id,
-        "feature_dir": feature_dir,
-        "write_files": not no_files,
-    }
-    return await _debate(ctx, "decide", arguments, html=html, max_cost=max_cost, dry_run=dry_run)
+    return await _debate(ctx, "decide", locals(), html=html, max_cost=max_cost, dry_run=dry_run)
 
 
 async def challenge(
@@ -207,25 +187,15 @@ async def challenge(
         str | None, Field(description="Judges file with 'proponent:' and 'challengers:' (and max_rounds, ...).")
     ] = None,
     max_rounds: Annotated[int | None, Field(description="Most confrontation rounds (default 5).")] = None,
-    html: Annotated[str | None, Field(description="Also write the HTML report to this file.")] = None,
-    max_cost: Annotated[
-        float | None, Field(description="USD cap: no round starts whose worst case could cross it.")
-    ] = None,
-    dry_run: Annotated[bool, Field(description=DRY_RUN_HELP)] = False,
+    html: HtmlParam = None,
+    max_cost: MaxCostParam = None,
+    dry_run: DryRunParam = False,
 ) -> CallToolResult:
     """Defend a position against challengers attacking it in parallel: CONSENSUS, or a TRADEOFF
     with the assumptions behind the disagreement."""
-    arguments = {
-        "topic": topic,
-        "context": context or None,
-        "proponent": proponent,
-        "challengers": challenger or None,
-        "judges": judges,
-        "max_rounds": max_rounds,
-    }
     # its progress total is the rounds asked for (none when not given), as it always was
     return await _debate(
-        ctx, "challenge", arguments, html=html, max_cost=max_cost, dry_run=dry_run, total=lambda _: max_rounds
+        ctx, "challenge", locals(), html=html, max_cost=max_cost, dry_run=dry_run, total=lambda _: max_rounds
     )
 
 
@@ -236,20 +206,22 @@ def _planned_rounds(prepared: Prepared) -> int | None:
 async def _debate(
     ctx: Context,
     protocol: str,
-    arguments: dict[str, Any],
+    parameters: Mapping[str, Any],
     *,
     html: str | None,
     max_cost: float | None,
     dry_run: bool,
     total: Callable[[Prepared], int | None] = _planned_rounds,
 ) -> CallToolResult:
-    """A protocol tool: its arguments, in the API's names, prepared by the protocol's own `prepare` (as
-    the Python API does), then estimated or run with round progress; bad input is a tool error."""
+    """A protocol tool: its parameters, put in the API's names, prepared by the protocol's own `build`
+    and `prepare` (as the CLI and the Python API do), then estimated or run with round progress; bad
+    input is a tool error."""
     from moot.api.common import options_from_panel
     from moot.api.prepared import estimate_prepared, run_prepared
     from moot.api.specs import spec_for
 
     spec = spec_for(protocol)
+    arguments = spec.adapt(parameters)
     try:
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
             planned = await spec.build(**arguments, planning=True)
