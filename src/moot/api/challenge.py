@@ -290,29 +290,11 @@ async def _build(topic: str, **kwargs: Any) -> Prepared:
 
 
 async def build_challenge_request(
-    topic: str,
-    *,
-    context: str | Path | Sequence[str | Path] | None = None,
-    proponent: JudgeLike | None = None,
-    challengers: Sequence[JudgeLike] | None = None,
-    judges: str | Path | PanelFile | None = None,
-    max_rounds: int | None = None,
-    timeout_per_cli: float | None = None,
-    min_challengers: int | None = None,
-    planning: bool = False,
+    topic: str, *, planning: bool = False, **kwargs: Any
 ) -> tuple[ChallengeRequest, Seat, list[Seat], PanelFile | None]:
-    """Validate the inputs, find the usable challengers (phase 0, no prompt sent) and build the seats:
-    everything a challenge (or its dry run) needs before the first call."""
-    plan = plan_challenge(
-        topic,
-        context=context,
-        proponent=proponent,
-        challengers=challengers,
-        judges=judges,
-        max_rounds=max_rounds,
-        timeout_per_cli=timeout_per_cli,
-        min_challengers=min_challengers,
-    )
+    """Validate the inputs (`plan_challenge`'s arguments), find the usable challengers (phase 0, no prompt
+    sent) and build the seats: everything a challenge (or its dry run) needs before the first call."""
+    plan = plan_challenge(topic, **kwargs)
     numbers, skipped = await preflight(plan, planning=planning)
     chosen = [plan.challengers[n - 1] for n in numbers]
     panel = plan.panel

@@ -9,11 +9,19 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import Criterion
-from moot.schemas.evaluate import CriticalFinding, CriticalResponse, ScoredPosition, Verdict
+from moot.schemas.evaluate import (
+    Confidence,
+    ConsensusMethod,
+    CriticalFinding,
+    CriticalResponse,
+    ScoredPosition,
+    Verdict,
+    VerdictType,
+)
 
 EPSILON = 1e-9
 FindingState = Literal["agreed", "withdrawn", "rejected", "disputed", "open"]
@@ -165,9 +173,9 @@ class VerdictDecision:
 
     verdict: Verdict
     score: float
-    method: Literal["unanimous", "majority", "forced"]
-    verdict_type: Literal["consensus", "majority", "no_consensus"]
-    confidence: Literal["HIGH", "MEDIUM", "LOW"]
+    method: ConsensusMethod
+    verdict_type: VerdictType
+    confidence: Confidence
     majority: list[str] = field(default_factory=list)
     minority: list[str] = field(default_factory=list)
     majority_score: float | None = None
@@ -184,21 +192,20 @@ def decide_verdict(
 ) -> VerdictDecision:
     """Seed 000/001 synthesis: consensus -> the mean, HIGH; else a strict majority within the overall range
     -> the majority's mean, MEDIUM, minority documented; else forced -> the median, LOW, for a person."""
+
+    def decided(
+        score: float, how: ConsensusMethod, kind: VerdictType, conf: Confidence, **rest: Any
+    ) -> VerdictDecision:
+        verdict = verdict_for(score, thresholds, critical_accepted=critical_accepted)
+        return VerdictDecision(verdict, score, how, kind, conf, **rest)
+
     scores = list(final_scores.values())
     if consensus_reached:
-        score = mean(scores)
-        return VerdictDecision(
-            verdict_for(score, thresholds, critical_accepted=critical_accepted),
-            score,
-            "unanimous",
-            "consensus",
-            "HIGH",
-        )
+        return decided(mean(scores), "unanimous", "consensus", "HIGH")
     found = find_majority(final_scores, settings.overall_score_range)
     if found is not None:
         score = mean([final_scores[j] for j in found.majority])
-        return VerdictDecision(
-            verdict_for(score, thresholds, critical_accepted=critical_accepted),
+        return decided(
             score,
             "majority",
             "majority",
@@ -208,11 +215,4 @@ def decide_verdict(
             majority_score=score,
             minority_score=mean([final_scores[j] for j in found.minority]) if found.minority else None,
         )
-    score = median(scores)
-    return VerdictDecision(
-        verdict_for(score, thresholds, critical_accepted=critical_accepted),
-        score,
-        "forced",
-        "no_consensus",
-        "LOW",
-    )
+    return decided(median(scores), "forced", "no_consensus", "LOW")

@@ -185,22 +185,12 @@ def engine_synthesis(result: EvaluationResult, state: DebateState, request: Eval
                     source_judges=["all"],
                 )
             )
-        if avg < request.thresholds.conditional_at:
-            recs.append(
-                Recommendation(
-                    priority="MUST",
-                    action=f"Improve {c.key}",
-                    rationale=f"mean score {avg:g}/5, below {request.thresholds.conditional_at:g}",
-                )
-            )
-        elif avg < request.thresholds.pass_at:
-            recs.append(
-                Recommendation(
-                    priority="SHOULD",
-                    action=f"Improve {c.key}",
-                    rationale=f"mean score {avg:g}/5, below {request.thresholds.pass_at:g}",
-                )
-            )
+        thr = request.thresholds
+        for priority, bar in (("MUST", thr.conditional_at), ("SHOULD", thr.pass_at)):
+            if avg < bar:  # the stricter bar first: one recommendation per criterion
+                rationale = f"mean score {avg:g}/5, below {bar:g}"
+                recs.append(Recommendation(priority=priority, action=f"Improve {c.key}", rationale=rationale))
+                break
 
     for seat in state.active:
         for item in latest[seat.id].unresolved:
