@@ -71,6 +71,14 @@ def _required_text(data: dict[str, Any], key: str) -> str:
     return text
 
 
+def _mapping_with(text: str, key: str, *, hint: str = "") -> dict[str, Any]:
+    """The reply's mapping, refused when it lacks `key`: the reply is worthless without its verdict word."""
+    data = extract_mapping(text, required_any=(key,))
+    if key not in data:
+        raise ReplyError(f"the reply has no '{key}'{hint}")
+    return data
+
+
 def _items(value: Any) -> list[str]:
     """A list of strings or of objects with a `text` (or another prose field)."""
     out = []
@@ -105,9 +113,7 @@ def parse_opening(text: str) -> Opening:
 
 @reply_parser
 def parse_challenge(text: str) -> Challenge:
-    data = extract_mapping(text, required_any=("verdict",))
-    if "verdict" not in data:
-        raise ReplyError("the reply has no 'verdict'")
+    data = _mapping_with(text, "verdict")
     verdict = _word(data["verdict"], _VERDICTS, "verdict", upper=False)
     raw_strength = data.get("objection_strength")
     objections = _items(data.get("objections"))
@@ -167,9 +173,7 @@ def parse_confrontation(text: str, *, objection_ids: Sequence[str]) -> Confronta
 
 @reply_parser
 def parse_rebuttal(text: str) -> Rebuttal:
-    data = extract_mapping(text, required_any=("response",))
-    if "response" not in data:
-        raise ReplyError("the reply has no 'response' (ACCEPT, MAINTAIN or ESCALATE)")
+    data = _mapping_with(text, "response", hint=" (ACCEPT, MAINTAIN or ESCALATE)")
     return Rebuttal(
         response=_word(data["response"], _REBUTTALS, "response", upper=True),
         reasoning=as_text(data.get("reasoning")),
