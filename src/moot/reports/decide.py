@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from moot.reports.cost_table import times
+from moot.reports.decide_text import decision_report, round_cells
 from moot.reports.files import atomic_write, fence
 from moot.schemas.decide import (
     DecideRoundRecord,
@@ -110,12 +111,7 @@ def _rounds_lines(result: DecisionResult) -> list[str]:
         "|" + "---|" * (3 + len(rounds)),
     ]
     for j in result.judges:
-        cells = []
-        for r in rounds:
-            if r in j.recommendations:
-                cells.append(j.recommendations[r] or "none")
-            else:
-                cells.append("dropped" if j.dropped_in_round is not None else "-")
+        cells = round_cells(j, rounds)
         lines.append(f"| {j.judge} | {j.stance} | {j.answered_by or j.model} | " + " | ".join(cells) + " |")
     lines.append("")
     for name, tally in result.rounds.items():
@@ -147,8 +143,6 @@ def _cost_lines(result: DecisionResult) -> list[str]:
 
 def decision_text(result: DecisionResult) -> str:
     """What `moot decide` and `moot show` print when piped (the terminal form is in `decide_text`)."""
-    from moot.reports.decide_text import decision_report
-
     return decision_report(result).plain()
 
 

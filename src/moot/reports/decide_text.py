@@ -10,19 +10,26 @@ from __future__ import annotations
 from moot.reports.cost_table import spend_line, with_spend
 from moot.reports.terminal import Block, Faces, Section, Table, TextReport, Tone, without_idle_status
 from moot.reports.text import files_line, model_cell
-from moot.schemas.decide import DecisionResult
+from moot.schemas.decide import DecisionJudge, DecisionResult
+
+
+def round_cells(judge: DecisionJudge, rounds: list[str]) -> list[str]:
+    """A judge's recommendation in each round, worded alike in the terminal table and the decision record
+    so the two never disagree about a dropped judge ("dropped") or a round it had no part in ("-")."""
+    cells = []
+    for name in rounds:
+        if name in judge.recommendations:
+            cells.append(judge.recommendations[name] or "none")
+        else:
+            cells.append("dropped" if judge.dropped_in_round is not None else "-")
+    return cells
 
 
 def _judges_table(result: DecisionResult) -> Table:
     rounds = list(result.rounds)
     rows = []
     for j in result.judges:
-        cells = []
-        for name in rounds:
-            if name in j.recommendations:
-                cells.append(j.recommendations[name] or "none")
-            else:
-                cells.append("dropped" if j.dropped_in_round is not None else "-")
+        cells = round_cells(j, rounds)
         rows.append([j.judge, model_cell(j.model, j.answered_by), *cells, j.status])  # judges are named by stance
     numbers = range(1, len(rounds) + 1)
     columns = ["Judge", "Model", *(f"Round {n}" for n in numbers), "Status"]
