@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from moot.errors import JudgeError, MissingExtra
+from moot.errors import MissingExtra
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS, adapter_args
 from moot.judges.vendor import VendorJudge
 from moot.judges.wire_errors import map_stainless_error
@@ -38,15 +38,8 @@ class AnthropicJudge(VendorJudge):
 
     def client(self) -> AsyncAnthropic:
         if self._client is None:
-            from moot.judges.tls import tls_context  # one CA bundle load for every client
-
             sdk = _sdk()
-            self._client = sdk.AsyncAnthropic(
-                api_key=self._api_key or "not-needed",
-                base_url=self.base_url,
-                max_retries=0,
-                http_client=sdk.DefaultAsyncHttpxClient(verify=tls_context()),
-            )
+            self._client = self.stainless_client(sdk, sdk.AsyncAnthropic)
         return self._client
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
@@ -69,7 +62,7 @@ class AnthropicJudge(VendorJudge):
         try:
             response = await client.messages.create(**self.request(prompt), timeout=timeout)
         except sdk.AnthropicError as e:
-            raise (map_stainless_error(sdk, e, timeout) or JudgeError(str(e)[:200])) from None
+            raise map_stainless_error(sdk, e, timeout) from None
         text = "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
         u = response.usage
         cache_read = u.cache_read_input_tokens or 0
@@ -80,19 +73,10 @@ class AnthropicJudge(VendorJudge):
             output_tokens=u.output_tokens or 0,
             cached_tokens=cache_read,
         )
-        return Completion(text=text, usage=usage, model=response.model or self.model, provider=self.provider)
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        return self.completion(text, usage, response.model)
 
 
 def build(spec: JudgeSpec, model: str) -> AnthropicJudge:
     """A Claude judge for `spec`, asking for `model` (the primary or a fallback)."""
     _sdk()  # fail now, with the install hint, rather than at the first call
-    judge = AnthropicJudge(**adapter_args(spec, model))
-    # the SDK client is made here, before the debate's event loop runs: making one loads CA certificates
-    # (tens of milliseconds of blocking work) that would otherwise stall every other judge's call
-    judge.client()
-    return judge
+    return AnthropicJudge(**adapter_args(spec, model)).ready()

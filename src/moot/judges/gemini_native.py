@@ -41,7 +41,6 @@ class GeminiJudge(VendorJudge):
     def __init__(self, *, provider: str = "gemini", **settings: Any) -> None:
         super().__init__(provider=provider, **settings)
 
-
     def client(self) -> Any:
         if self._client is None:
             genai, types, _ = _sdk()
@@ -101,19 +100,13 @@ class GeminiJudge(VendorJudge):
                 cached_tokens=u.cached_content_token_count or 0,
                 reasoning_tokens=thoughts,
             )
-        return Completion(text=text, usage=usage, model=response.model_version or self.model, provider=self.provider)
+        return self.completion(text, usage, response.model_version)
 
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aio.aclose()
-            self._client = None
+    async def _close(self, client: Any) -> None:
+        await client.aio.aclose()
 
 
 def build(spec: JudgeSpec, model: str) -> GeminiJudge:
     """A Gemini judge for `spec`, asking for `model` (the primary or a fallback)."""
     _sdk()  # fail now, with the install hint, rather than at the first call
-    judge = GeminiJudge(**adapter_args(spec, model))
-    # the SDK client is made here, before the debate's event loop runs: making one loads CA certificates
-    # (tens of milliseconds of blocking work) that would otherwise stall every other judge's call
-    judge.client()
-    return judge
+    return GeminiJudge(**adapter_args(spec, model)).ready()

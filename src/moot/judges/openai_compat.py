@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from moot.errors import JudgeError, MissingExtra
 from moot.judges.providers import api_key_for, resolve
-from moot.judges.tls import tls_context
 from moot.judges.vendor import VendorJudge
 from moot.judges.wire_errors import map_stainless_error
 from moot.schemas.config import JudgeSpec
@@ -43,12 +42,7 @@ class OpenAICompatJudge(VendorJudge):
                 import openai
             except ImportError:
                 raise MissingExtra("openai", "openai") from None
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key or "not-needed",
-                base_url=self.base_url,
-                max_retries=0,
-                http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()),
-            )
+            self._client = self.stainless_client(openai, openai.AsyncOpenAI)
         return self._client
 
     async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
@@ -71,7 +65,7 @@ class OpenAICompatJudge(VendorJudge):
         try:
             response = await client.chat.completions.create(**kwargs)
         except openai.OpenAIError as e:
-            raise (map_stainless_error(openai, e, timeout) or JudgeError(str(e)[:200])) from None
+            raise map_stainless_error(openai, e, timeout) from None
         if not response.choices:
             raise JudgeError("the reply had no choices")
         text = response.choices[0].message.content or ""
@@ -86,12 +80,7 @@ class OpenAICompatJudge(VendorJudge):
                 cached_tokens=cached,
                 reasoning_tokens=reasoning,
             )
-        return Completion(text=text, usage=usage, model=response.model or self.model, provider=self.provider)
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        return self.completion(text, usage, response.model)
 
 
 def build(spec: JudgeSpec, model: str) -> OpenAICompatJudge:
@@ -114,7 +103,4 @@ def build(spec: JudgeSpec, model: str) -> OpenAICompatJudge:
         # OpenAI's reasoning models refuse `max_tokens`; Ollama, llama.cpp and LM Studio know only it
         max_tokens_param="max_completion_tokens" if vendor_cloud else "max_tokens",
     )
-    # the SDK client is made here, before the debate's event loop runs: making one loads CA certificates
-    # (tens of milliseconds of blocking work) that would otherwise stall every other judge's call
-    judge.client()
-    return judge
+    return judge.ready()

@@ -51,8 +51,9 @@ def status_error(status: int, message: str, headers: Any = None) -> JudgeError:
     return JudgeError(f"HTTP {status}: {short}")
 
 
-def map_stainless_error(sdk: Any, e: Exception, timeout: float) -> JudgeError | None:
-    """Errors of the `openai` and `anthropic` SDKs (same generator, same shapes); None if not theirs."""
+def map_stainless_error(sdk: Any, e: Exception, timeout: float) -> JudgeError:
+    """Errors of the `openai` and `anthropic` SDKs (same generator, same shapes); any other error of theirs
+    is a plain JudgeError, not retried."""
     if isinstance(e, sdk.APITimeoutError):
         return JudgeTimeout(f"no reply within {timeout:g}s")
     if isinstance(e, sdk.APIStatusError):
@@ -61,4 +62,4 @@ def map_stainless_error(sdk: Any, e: Exception, timeout: float) -> JudgeError | 
         return TransientJudgeError(f"connection failed: {type(e).__name__}")
     if isinstance(e, sdk.APIError):
         return JudgeError(f"{type(e).__name__}: {str(e)[:200]}")
-    return None
+    return JudgeError(str(e)[:200])
