@@ -12,6 +12,7 @@ from moot.consensus.decide import OptionConsensus
 from moot.judges.base import Seat
 from moot.prompts import render
 from moot.protocols.decide_state import DecideState
+from moot.protocols.seat_fate import seat_fate
 from moot.schemas.decide import DecisionJudge, DecisionRequest, DecisionResult, RoundTally
 
 CONTESTED_MESSAGE = "Judges disagree. Review perspectives below."
@@ -33,21 +34,13 @@ def perspective(state: DecideState, seat_id: str) -> str:
 
 
 def _judges(seats: Sequence[Seat], state: DecideState) -> list[DecisionJudge]:
-    out = []
-    for seat in seats:
-        dropped = state.dropped.get(seat.id)
-        out.append(
-            DecisionJudge(
-                judge=seat.id,
-                model=seat.label,
-                answered_by=state.answered_by.get(seat.id, ""),
-                stance=seat.stance,
-                status=f"dropped: {dropped[1]}" if dropped else "ok",
-                dropped_in_round=dropped[0] if dropped else None,
-                recommendations={f"round_{r}": rec for r, rec in state.recommendations.get(seat.id, {}).items()},
-            )
+    return [
+        DecisionJudge(
+            **seat_fate(seat, state.answered_by, state.dropped),
+            recommendations={f"round_{r}": rec for r, rec in state.recommendations.get(seat.id, {}).items()},
         )
-    return out
+        for seat in seats
+    ]
 
 
 def _rounds(state: DecideState) -> dict[str, RoundTally]:

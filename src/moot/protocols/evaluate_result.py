@@ -13,6 +13,7 @@ from moot.consensus.evaluate import decide_verdict
 from moot.judges.base import Seat
 from moot.protocols.evaluate_moderator import merge_moderator
 from moot.protocols.evaluate_state import DebateState
+from moot.protocols.seat_fate import seat_fate
 from moot.schemas.evaluate import (
     AttentionItem,
     ConvergentFinding,
@@ -87,18 +88,12 @@ def verdict_result(
 
 
 def _outcome(seat: Seat, st: DebateState) -> JudgeOutcome:
-    pos = st.positions.get(seat.id)
-    dropped = st.dropped.get(seat.id)
+    pos = st.positions.get(seat.id) if seat.id not in st.dropped else None  # a dropped judge has no final say
     return JudgeOutcome(
-        judge=seat.id,
+        **seat_fate(seat, st.answered_by, st.dropped),
         number=seat.number,
-        model=seat.label,
-        answered_by=st.answered_by.get(seat.id, ""),
-        stance=seat.stance,
-        status=f"dropped: {dropped[1]}" if dropped else "ok",
-        dropped_in_round=dropped[0] if dropped else None,
-        final_score=pos[-1].overall_score if pos and not dropped else None,
-        final_scores=dict(pos[-1].dimension_scores) if pos and not dropped else {},
+        final_score=pos[-1].overall_score if pos else None,
+        final_scores=dict(pos[-1].dimension_scores) if pos else {},
     )
 
 
