@@ -3,8 +3,10 @@ may replace the engine's. The numbers are never taken from it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from pydantic import BaseModel
 
 from moot.engine.core import Engine
 from moot.engine.steps import Call
@@ -70,53 +72,57 @@ def parse_moderator(text: str) -> dict[str, Any]:
     return data
 
 
+def _priority(item: dict[str, Any], allowed: tuple[str, ...], default: str) -> Any:
+    prio = as_text(item.get("priority")).upper()
+    return prio if prio in allowed else default
+
+
+def _recommendation(item: dict[str, Any]) -> Recommendation:
+    return Recommendation(
+        priority=_priority(item, ("MUST", "SHOULD", "COULD"), "SHOULD"),
+        action=as_text(item.get("action")),
+        rationale=as_text(item.get("rationale")),
+    )
+
+
+def _convergent(item: dict[str, Any]) -> ConvergentFinding:
+    return ConvergentFinding(
+        finding=as_text(item.get("finding")),
+        priority=_priority(item, ("CRITICAL", "HIGH", "MEDIUM", "LOW"), "MEDIUM"),
+        action_required=bool(as_bool(item.get("action_required"))),
+        source_judges=["all"],
+    )
+
+
+def _divergent(item: dict[str, Any]) -> DivergentFinding:
+    raw_positions = item.get("positions")
+    positions = raw_positions if isinstance(raw_positions, dict) else {}
+    return DivergentFinding(
+        finding=as_text(item.get("finding")),
+        positions={str(k): as_text(v) for k, v in positions.items()},
+        user_decision_needed=as_bool(item.get("user_decision_needed")) is not False,
+    )
+
+
+# a list the moderator wrote: its key, the field an entry is worthless without, and the entry's model
+_LISTS: tuple[tuple[str, str, Callable[[dict[str, Any]], BaseModel]], ...] = (
+    ("recommendations", "action", _recommendation),
+    ("convergent_findings", "finding", _convergent),
+    ("divergent_findings", "finding", _divergent),
+)
+
+
 def merge_moderator(base: EvaluationResult, data: dict[str, Any], label: str) -> EvaluationResult:
     """The moderator's prose over the engine's synthesis; what it left out stays the engine's."""
     update: dict[str, Any] = {"synthesis_by": f"moderator:{label}"}
     update["majority_opinion"] = as_text(data.get("majority_opinion"))
     if base.minority_judges or as_text(data.get("minority_opinion")):
         update["minority_opinion"] = as_text(data.get("minority_opinion")) or base.minority_opinion
-    recs = []
-    for item in as_list(data.get("recommendations")):
-        if isinstance(item, dict) and as_text(item.get("action")):
-            prio = as_text(item.get("priority")).upper()
-            recs.append(
-                Recommendation(
-                    priority=prio if prio in ("MUST", "SHOULD", "COULD") else "SHOULD",
-                    action=as_text(item.get("action")),
-                    rationale=as_text(item.get("rationale")),
-                )
-            )
-    if recs:
-        update["recommendations"] = recs
-    conv = []
-    for item in as_list(data.get("convergent_findings")):
-        if isinstance(item, dict) and as_text(item.get("finding")):
-            prio = as_text(item.get("priority")).upper()
-            conv.append(
-                ConvergentFinding(
-                    finding=as_text(item.get("finding")),
-                    priority=prio if prio in ("CRITICAL", "HIGH", "MEDIUM", "LOW") else "MEDIUM",
-                    action_required=bool(as_bool(item.get("action_required"))),
-                    source_judges=["all"],
-                )
-            )
-    if conv:
-        update["convergent_findings"] = conv
-    div = []
-    for item in as_list(data.get("divergent_findings")):
-        if isinstance(item, dict) and as_text(item.get("finding")):
-            raw_positions = item.get("positions")
-            positions = raw_positions if isinstance(raw_positions, dict) else {}
-            div.append(
-                DivergentFinding(
-                    finding=as_text(item.get("finding")),
-                    positions={str(k): as_text(v) for k, v in positions.items()},
-                    user_decision_needed=as_bool(item.get("user_decision_needed")) is not False,
-                )
-            )
-    if div:
-        update["divergent_findings"] = div
+    for key, required, entry in _LISTS:
+        items = as_list(data.get(key))
+        entries = [entry(item) for item in items if isinstance(item, dict) and as_text(item.get(required))]
+        if entries:
+            update[key] = entries
     critique = data.get("self_critique")
     if isinstance(critique, dict):
         update["self_critique"] = SelfCritique(
