@@ -34,6 +34,7 @@ from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
 from moot.protocols.challenge import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
+from moot.reports.terminal import TextReport
 from moot.runs import RunOptions
 from moot.schemas.challenge import MAX_ROUNDS, ROUNDS, ChallengeRequest, ChallengeResult
 from moot.schemas.config import JudgeSpec
@@ -361,10 +362,10 @@ async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
     return prepared_challenge(request, prop_seat, seats, panel)
 
 
-def _text(result: ChallengeResult) -> str:
-    from moot.reports.challenge import challenge_text
+def _text(result: ChallengeResult) -> TextReport:
+    from moot.reports.challenge import challenge_report
 
-    return challenge_text(result)
+    return challenge_report(result)
 
 
 def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:

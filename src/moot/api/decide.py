@@ -24,6 +24,7 @@ from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.protocols.decide import Decision
 from moot.reports.decide import DecisionFiles
+from moot.reports.terminal import TextReport
 from moot.runs import RunOptions
 from moot.schemas.config import JudgeSpec
 from moot.schemas.decide import DebateConfig, DebateContext, DecisionOption, DecisionRequest, DecisionResult
@@ -158,10 +159,10 @@ async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
     return prepared_decision(request, seats, panel)
 
 
-def _text(result: DecisionResult) -> str:
-    from moot.reports.decide import decision_text
+def _text(result: DecisionResult) -> TextReport:
+    from moot.reports.decide_text import decision_report
 
-    return decision_text(result)
+    return decision_report(result)
 
 
 def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:

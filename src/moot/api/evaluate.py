@@ -28,6 +28,7 @@ from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
 from moot.protocols.evaluate import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.reports.judge_files import JudgeReports, choose_base, solution_name
+from moot.reports.terminal import TextReport
 from moot.runs import RunOptions
 from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import Criterion
@@ -226,10 +227,10 @@ async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
     return prepared_evaluation(request, seats, moderator, panel)
 
 
-def _text(result: EvaluationResult) -> str:
-    from moot.reports.text import evaluation_text
+def _text(result: EvaluationResult) -> TextReport:
+    from moot.reports.text import evaluation_report
 
-    return evaluation_text(result)
+    return evaluation_report(result)
 
 
 def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:

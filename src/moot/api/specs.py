@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from moot.api.prepared import Prepared, estimate_prepared
 from moot.errors import UsageError
 from moot.panel_file import PanelFile
+from moot.reports.terminal import TextReport
 from moot.runs import RunOptions
 
 
@@ -26,7 +27,7 @@ class ProtocolSpec:
     prepare: Callable[..., Awaitable[tuple[Prepared, RunOptions]]]
     reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
     result_type: type[BaseModel]
-    text: Callable[[Any], str]  # the terminal rendering of a result
+    text: Callable[[Any], TextReport]  # the terminal rendering of a result (plain or drawn by rich)
     # `prepare` without the run options: the arguments validated and the judges built (the judges file in
     # `Prepared.panel`), for the CLI and MCP, which apply the judges file and the cap in their own words
     build: Callable[..., Coroutine[Any, Any, Prepared]]
@@ -44,6 +45,13 @@ def spec_for(protocol: str) -> ProtocolSpec:
     if spec is None:
         raise UsageError(f"unknown protocol {protocol!r}: use one of {', '.join(sorted(SPECS))}")
     return spec
+
+
+def text_report(protocol: str, data: Mapping[str, Any]) -> TextReport | None:
+    """A stored or fresh result, as its protocol renders it for a terminal (None for an unknown protocol)."""
+    _load()
+    spec = SPECS.get(protocol)
+    return spec.text(spec.result_type.model_validate(data)) if spec is not None else None
 
 
 def _load() -> None:

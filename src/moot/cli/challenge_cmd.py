@@ -10,19 +10,8 @@ import typer
 
 from moot.cli.live import showing
 from moot.cli.options import HtmlOption, ProgressOption
-from moot.cli.output import FORMATS, TEXT_RENDERERS, check_format, dry_run_exit, emit
+from moot.cli.output import FORMATS, check_format, dry_run_exit, emit
 from moot.cli.running import prepare_cli
-from moot.reports.terminal import TextReport
-from moot.schemas.challenge import ChallengeResult
-
-
-def _text(data: dict[str, object]) -> TextReport:
-    from moot.reports.challenge import challenge_report
-
-    return challenge_report(ChallengeResult.model_validate(data))
-
-
-TEXT_RENDERERS["challenge"] = _text
 
 
 def challenge(

@@ -12,22 +12,13 @@ from typing import Annotated
 import typer
 
 from moot.cli.options import DryRunOption, FormatOption, HtmlOption, MaxCostOption, ProgressOption
-from moot.cli.output import TEXT_RENDERERS, check_format, dry_run_exit, emit, render_result, text_for
+from moot.cli.output import check_format, dry_run_exit, emit, render_result, text_for
 from moot.cli.running import prepare_cli, run_prepared_cli
 from moot.errors import UsageError
-from moot.reports.terminal import TextReport
 from moot.schemas.decide import DecisionResult
 
 MAX_ASKS = 3
 
-
-def _text(data: dict[str, object]) -> TextReport:
-    from moot.reports.decide_text import decision_report
-
-    return decision_report(DecisionResult.model_validate(data))
-
-
-TEXT_RENDERERS["decide"] = _text
 
 
 def _at_terminal() -> bool:

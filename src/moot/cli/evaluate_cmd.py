@@ -8,19 +8,8 @@ import typer
 
 from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
 from moot.cli.options import DryRunOption, FormatOption, HtmlOption, MaxCostOption, ProgressOption
-from moot.cli.output import TEXT_RENDERERS, check_format, dry_run_exit, emit
+from moot.cli.output import check_format, dry_run_exit, emit
 from moot.cli.running import prepare_cli, run_prepared_cli
-from moot.reports.terminal import TextReport
-from moot.schemas.evaluate import EvaluationResult
-
-
-def _text(data: dict[str, object]) -> TextReport:
-    from moot.reports.text import evaluation_report
-
-    return evaluation_report(EvaluationResult.model_validate(data))
-
-
-TEXT_RENDERERS["evaluate"] = _text
 
 
 def evaluate(

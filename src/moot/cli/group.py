@@ -12,19 +12,11 @@ from typer.core import TyperGroup
 
 from moot.cli.commands import COMMANDS, DESCRIPTION, version_line
 
-# Commands that print other protocols' results (a demo is an evaluation; show and resume print any
-# debate): the protocols' text renderers register when their command module is imported.
-PRINTS_RESULTS = ("demo", "show", "resume")
-PROTOCOL_MODULES = ("moot.cli.evaluate_cmd", "moot.cli.decide_cmd", "moot.cli.challenge_cmd")
-
 
 def load_command(name: str) -> Any:
     """The click command for one table entry, built from its typer function (imports its module)."""
     target, short_help = COMMANDS[name]
     module, _, function = target.partition(":")
-    if name in PRINTS_RESULTS:
-        for renderer_module in PROTOCOL_MODULES:
-            importlib.import_module(renderer_module)
     sub = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
     sub.command(name, short_help=short_help)(getattr(importlib.import_module(module), function))
     return typer.main.get_command(sub)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import BaseModel
@@ -22,10 +21,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 FORMATS = ("text", "json", "yaml")
-
-# protocol name -> text renderer for its result; each protocol's CLI module registers its own
-TEXT_RENDERERS: dict[str, Callable[[dict[str, Any]], TextReport | str]] = {}
-
 
 def check_format(fmt: str, allowed: tuple[str, ...] = FORMATS) -> str:
     if fmt not in allowed:
@@ -68,8 +63,10 @@ def render_result(protocol: str, result: BaseModel | dict[str, Any], fmt: str, *
         return to_json(data)
     if fmt == "yaml":
         return to_yaml(data)
-    renderer = TEXT_RENDERERS.get(protocol)
-    return text_for(renderer(data), stream) if renderer else to_yaml(data)
+    from moot.api.specs import text_report
+
+    report = text_report(protocol, data)
+    return text_for(report, stream) if report is not None else to_yaml(data)
 
 
 def emit(text: str) -> None:

@@ -89,6 +89,3 @@ def challenge_report(result: ChallengeResult) -> TextReport:
     spent = f"Debate {result.debate_id}: " + spend_line(sp).removeprefix("Spent: ")
     return TextReport("", blocks=[Markdown(challenge_markdown(result)), spent])
 
-
-def challenge_text(result: ChallengeResult) -> str:
-    return challenge_report(result).plain()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from moot.reports.cost_table import times
-from moot.reports.decide_text import decision_report, round_cells
+from moot.reports.decide_text import round_cells
 from moot.reports.files import atomic_write, fence
 from moot.schemas.decide import (
     DecideRoundRecord,
@@ -140,10 +140,6 @@ def _cost_lines(result: DecisionResult) -> list[str]:
         "",
     ]
 
-
-def decision_text(result: DecisionResult) -> str:
-    """What `moot decide` and `moot show` print when piped (the terminal form is in `decide_text`)."""
-    return decision_report(result).plain()
 
 
 class DecisionFiles:

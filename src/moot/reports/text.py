@@ -130,6 +130,3 @@ def evaluation_report(result: EvaluationResult) -> TextReport:
         blocks,
     )
 
-
-def evaluation_text(result: EvaluationResult) -> str:
-    return evaluation_report(result).plain()
