@@ -8,7 +8,6 @@ from moot.api.challenge import (
     build_challenge_request,
     challenge,
     challenge_sync,
-    prepare_challenge,
     prepared_challenge,
     run_challenge,
 )
@@ -17,7 +16,6 @@ from moot.api.decide import (
     build_decision_request,
     decide,
     decide_sync,
-    prepare_decision,
     prepared_decision,
     record_choice,
     run_decision,
@@ -26,7 +24,6 @@ from moot.api.evaluate import (
     build_evaluation_request,
     evaluate,
     evaluate_sync,
-    prepare_evaluation,
     prepared_evaluation,
     run_evaluation,
 )
@@ -53,9 +50,6 @@ __all__ = [
     "evaluate_sync",
     "make_seats",
     "options_from_panel",
-    "prepare_challenge",
-    "prepare_decision",
-    "prepare_evaluation",
     "prepared_challenge",
     "prepared_decision",
     "prepared_evaluation",

@@ -20,7 +20,6 @@ from moot.api.common import (
     check_rounds,
     check_stance,
     load_panel,
-    with_run_options,
 )
 from moot.api.prepared import Prepared, run_prepared
 from moot.api.specs import SPECS, ProtocolSpec, run_spec
@@ -273,18 +272,6 @@ async def run_challenge(
     return result
 
 
-async def prepare_challenge(
-    topic: str,
-    *,
-    store: Store | None = None,
-    on_event: Callable[..., None] | None = None,
-    max_cost: float | None = None,
-    **kwargs: Any,
-) -> tuple[Prepared, RunOptions]:
-    """Validate every input, find the usable challengers and build the run options, before any call."""
-    return with_run_options(await _build(topic, **kwargs), store=store, on_event=on_event, max_cost=max_cost)
-
-
 async def _build(topic: str, **kwargs: Any) -> Prepared:
     request, prop_seat, seats, panel = await build_challenge_request(topic, **kwargs)
     return prepared_challenge(request, prop_seat, seats, panel)
@@ -374,4 +361,4 @@ def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     return {n: values[n] for n in ("topic", "proponent", "judges", "max_rounds")} | renamed
 
 
-SPECS["challenge"] = ProtocolSpec("challenge", prepare_challenge, _reprepare, ChallengeResult, _text, _build, _adapt)
+SPECS["challenge"] = ProtocolSpec("challenge", _reprepare, ChallengeResult, _text, _build, _adapt)

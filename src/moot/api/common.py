@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +24,7 @@ from moot.schemas.messages import Usage
 from moot.store.db import Store
 
 if TYPE_CHECKING:
-    from moot.api.prepared import Prepared
+    pass
 
 
 @dataclass
@@ -188,26 +188,6 @@ def apply_max_cost(
         check_priced(seats, options.pricing, flag)
 
 
-def with_run_options(
-    prepared: Prepared,
-    *,
-    store: Store | None = None,
-    on_event: Callable[..., None] | None = None,
-    max_cost: float | None = None,
-) -> tuple[Prepared, RunOptions]:
-    """A prepared debate with the run options its judges file sets and the API's cost cap checked: what
-    every protocol's `prepare_*` returns, so that the three cannot differ in how they apply a cap."""
-    options = options_from_panel(prepared.panel, store=store, on_event=on_event)
-    apply_max_cost(options, prepared.seats, max_cost, "max_cost")
-    return prepared, options
-
-
-# resume, over every protocol: each protocol's API module registers how to rebuild its debate
-
-Resumer = Callable[[dict[str, Any], str, RunOptions, PanelFile | None], Awaitable[BaseModel]]
-RESUMERS: dict[str, Resumer] = {}
-
-
 async def resume(
     debate_id: str,
     *,
@@ -232,8 +212,7 @@ async def resume(
     from moot.api.specs import SPECS, spec_for
 
     spec_for("evaluate")  # every protocol's spec registered
-    resumer = RESUMERS.get(row.protocol)
-    if resumer is None and row.protocol not in SPECS:
+    if row.protocol not in SPECS:
         raise UsageError(f"debate {row.id} uses protocol '{row.protocol}', which this version cannot resume")
     panel = load_panel_file(judges) if judges else None
     options = options_from_panel(panel, store=store, on_event=on_event)
@@ -241,13 +220,10 @@ async def resume(
     options.pricing = stored_pricing(row.request, options.pricing)
     if max_cost is not None:
         options.budget = with_max_cost(options.budget, max_cost, "max_cost")
-    if row.protocol in SPECS:
-        prepared = await SPECS[row.protocol].reprepare(row.request, panel)
-        options.debate_id = row.id
-        result: BaseModel = await run_prepared(prepared, options, resuming=True)
-        return result
-    assert resumer is not None
-    return await resumer(row.request, row.id, options, panel)
+    prepared = await SPECS[row.protocol].reprepare(row.request, panel)
+    options.debate_id = row.id
+    result: BaseModel = await run_prepared(prepared, options, resuming=True)
+    return result
 
 
 def resume_sync(*args: Any, **kwargs: Any) -> BaseModel:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from moot.api.common import JudgeLike, with_run_options
+from moot.api.common import JudgeLike
 from moot.api.decide_inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
 from moot.api.decide_inputs import _seats
 from moot.api.decide_inputs import build_decision_request as build_decision_request
@@ -53,20 +53,6 @@ def prepared_decision(request: DecisionRequest, seats: list[Seat], panel: PanelF
 def _files(request: DecisionRequest) -> DecisionFiles | None:
     """The judges' files and the decision record (none when files are switched off)."""
     return DecisionFiles(Path(request.files_dir), request.context.question_id) if request.files_dir else None
-
-
-async def prepare_decision(
-    question: str | None = None,
-    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = None,
-    *,
-    store: Store | None = None,
-    on_event: Callable[..., None] | None = None,
-    max_cost: float | None = None,
-    **kwargs: Any,
-) -> tuple[Prepared, RunOptions]:
-    """Validate every input and build the judges and the run options, before any call."""
-    prepared = await _build(question, options, **kwargs)
-    return with_run_options(prepared, store=store, on_event=on_event, max_cost=max_cost)
 
 
 async def _build(
@@ -171,4 +157,4 @@ def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     return {n: values[n] for n in names} | renamed
 
 
-SPECS["decide"] = ProtocolSpec("decide", prepare_decision, _reprepare, DecisionResult, _text, _build, _adapt)
+SPECS["decide"] = ProtocolSpec("decide", _reprepare, DecisionResult, _text, _build, _adapt)

@@ -16,7 +16,6 @@ from moot.api.common import (
     check_stance,
     load_panel,
     make_seats,
-    with_run_options,
 )
 from moot.api.prepared import Prepared, run_prepared
 from moot.api.specs import SPECS, ProtocolSpec, run_spec
@@ -155,18 +154,6 @@ async def _build(solution: str | Sequence[str] | None = None, *, planning: bool 
     return prepared_evaluation(request, seats, moderator, panel)
 
 
-async def prepare_evaluation(
-    solution: str | Sequence[str] | None = None,
-    *,
-    store: Store | None = None,
-    on_event: Callable[..., None] | None = None,
-    max_cost: float | None = None,
-    **kwargs: Any,
-) -> tuple[Prepared, RunOptions]:
-    """Validate every input and build the judges and the run options, before any call."""
-    return with_run_options(await _build(solution, **kwargs), store=store, on_event=on_event, max_cost=max_cost)
-
-
 async def run_evaluation(
     request: EvaluationRequest,
     seats: list[Seat],
@@ -238,4 +225,4 @@ def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}
 
 
-SPECS["evaluate"] = ProtocolSpec("evaluate", prepare_evaluation, _reprepare, EvaluationResult, _text, _build, _adapt)
+SPECS["evaluate"] = ProtocolSpec("evaluate", _reprepare, EvaluationResult, _text, _build, _adapt)

@@ -18,22 +18,38 @@ from moot.errors import UsageError
 from moot.panel_file import PanelFile
 from moot.reports.terminal import TextReport
 from moot.runs import RunOptions
+from moot.store.db import Store
 
 
 @dataclass(frozen=True)
 class ProtocolSpec:
     name: str
-    # the protocol function's own arguments, and `planning=True` for a dry run (no key needed)
-    prepare: Callable[..., Awaitable[tuple[Prepared, RunOptions]]]
     reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
     result_type: type[BaseModel]
     text: Callable[[Any], TextReport]  # the terminal rendering of a result (plain or drawn by rich)
-    # `prepare` without the run options: the arguments validated and the judges built (the judges file in
-    # `Prepared.panel`), for the CLI and MCP, which apply the judges file and the cap in their own words
+    # the protocol function's own arguments validated and the judges built (the judges file in
+    # `Prepared.panel`); `planning=True` for a dry run (no key needed)
     build: Callable[..., Coroutine[Any, Any, Prepared]]
     # the CLI command's and MCP tool's parameters (`option`, `context`, `no_files`, ...) in the API's names,
     # so that the two adapters cannot map them differently
     adapt: Callable[[Mapping[str, Any]], dict[str, Any]]
+
+    async def prepare(
+        self,
+        *args: Any,
+        store: Store | None = None,
+        on_event: Callable[..., None] | None = None,
+        max_cost: float | None = None,
+        **kwargs: Any,
+    ) -> tuple[Prepared, RunOptions]:
+        """`build`, with the run options the judges file sets and the API's cost cap checked: one place,
+        so that the protocols cannot differ in how they apply a cap."""
+        from moot.api.common import apply_max_cost, options_from_panel
+
+        prepared = await self.build(*args, **kwargs)
+        options = options_from_panel(prepared.panel, store=store, on_event=on_event)
+        apply_max_cost(options, prepared.seats, max_cost, "max_cost")
+        return prepared, options
 
 
 SPECS: dict[str, ProtocolSpec] = {}
