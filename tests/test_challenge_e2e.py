@@ -158,6 +158,7 @@ def test_maintain_until_max_rounds_ends_in_tradeoff(
         {"assumption": "the largest customer keeps growing", "held_by": "challenger-2", "supports": "challenger-2"},
     ]
     assert [s["seat"] for s in out["statements"]] == ["proponent", "challenger-2"]
+    assert list(out["spend"]["per_round"]) == ["round_1", "round_2", "final"]  # the assumption statements
     assert [v["version"] for v in out["position_history"]] == [1, 2, 3]
     assert out["position_history"][1]["changed"] is False
     assert out["challengers"][1]["status"] == "escalated"

@@ -119,9 +119,9 @@ class Engine:
         )
         return None if first is None or clarify is None else round(first + clarify, 8)
 
-    def spend(self, *, wall_seconds: float) -> Spend:
+    def spend(self, *, wall_seconds: float, final_name: str = "synthesis") -> Spend:
         """What this debate has spent, calls made before a resume included."""
-        return spend_from_calls(self.store.calls(self.debate_id), wall_seconds=wall_seconds)
+        return spend_from_calls(self.store.calls(self.debate_id), wall_seconds=wall_seconds, final_name=final_name)
 
     def spent(self) -> float:
         """Dollars this debate has paid so far (including calls made before a resume)."""

@@ -59,7 +59,8 @@ class Runner(Generic[R]):
             self._settle(step, outcome)
             if not outcome.go_on:
                 break
-        return self.protocol.result(self.engine.spend(wall_seconds=time.monotonic() - t0))
+        spend = self.engine.spend(wall_seconds=time.monotonic() - t0, final_name=self.protocol.final_name)
+        return self.protocol.result(spend)
 
     def _stopped_by_budget(self, step: Step) -> bool:
         planned = [(c.seat, c.prompt, c.key) for c in step.calls]

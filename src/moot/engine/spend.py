@@ -18,7 +18,10 @@ def _add(line: SpendLine, c: CallRecord) -> None:
     line.cost_usd = round(line.cost_usd + (c.cost_usd or 0.0), 8)
 
 
-def spend_from_calls(calls: Sequence[CallRecord], *, wall_seconds: float = 0.0) -> Spend:
+def spend_from_calls(
+    calls: Sequence[CallRecord], *, wall_seconds: float = 0.0, final_name: str = "synthesis"
+) -> Spend:
+    """`final_name` labels round 0, the step after the last round (each protocol names its own)."""
     spend = Spend(wall_seconds=round(wall_seconds, 4))
     for c in calls:
         _add(spend, c)
@@ -34,7 +37,7 @@ def spend_from_calls(calls: Sequence[CallRecord], *, wall_seconds: float = 0.0) 
             if name not in spend.unpriced_models:
                 spend.unpriced_models.append(name)
         _add(spend.per_judge.setdefault(c.seat, SpendLine()), c)
-        _add(spend.per_round.setdefault(f"round_{c.round}" if c.round else "synthesis", SpendLine()), c)
+        _add(spend.per_round.setdefault(f"round_{c.round}" if c.round else final_name, SpendLine()), c)
     # Calls are recorded as they finish; list judges and rounds in their natural order instead.
     spend.per_judge = dict(sorted(spend.per_judge.items(), key=lambda kv: _natural(kv[0])))
     spend.per_round = dict(sorted(spend.per_round.items(), key=lambda kv: _natural(kv[0])))

@@ -73,6 +73,7 @@ class ProtocolSteps(Protocol[R_co]):
     """The interface every debate protocol implements (see the module docstring)."""
 
     name: str
+    final_name: str  # what round 0, the step after the last round, is called in spend and reports
 
     def plan(self) -> Step | None: ...
 

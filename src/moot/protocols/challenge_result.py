@@ -26,13 +26,6 @@ from moot.schemas.spend import Spend
 FINAL = "final"
 
 
-def _final_named(spend: Spend) -> Spend:
-    """The spend with its round-0 line under the challenge's name for that step (the engine's generic
-    name, "synthesis", is the evaluate moderator's)."""
-    per_round = {(FINAL if k == "synthesis" else k): v for k, v in spend.per_round.items()}
-    return spend.model_copy(update={"per_round": per_round})
-
-
 def seat_kind(seat: Seat) -> str:
     spec = seat.spec
     if not spec:
@@ -125,7 +118,7 @@ def challenge_output(
         challengers=_challengers(state, challengers),
         skipped_challengers=list(request.skipped),
         notes=list(state.notes),
-        spend=_final_named(spend),
+        spend=spend,
     )
     if not state.consensus:
         result.core_disagreement = _core_disagreement(state)

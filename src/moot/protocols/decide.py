@@ -50,6 +50,7 @@ class Decision:
     """One run (or resumed run) of the option-choice debate."""
 
     name = "decide"
+    final_name = "final"  # never used: a decision has no step after its rounds
 
     def __init__(self, request: DecisionRequest, seats: Sequence[Seat], debate_id: str) -> None:
         self.request = request

@@ -47,6 +47,7 @@ class Evaluation:
     """One run (or resumed run) of the scored evaluation."""
 
     name = "evaluate"
+    final_name = "synthesis"  # the moderator's
 
     def __init__(
         self, request: EvaluationRequest, seats: Sequence[Seat], debate_id: str, *, moderator: Seat | None = None
