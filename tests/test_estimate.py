@@ -13,7 +13,9 @@ from mcp import Client
 
 import moot
 from moot.cli.app import main
+from moot.errors import UsageError
 from moot.mcp import build_server
+from moot.store import Store
 from moot.testing import FakeLLMServer
 
 from .replies import CRITERIA
@@ -52,11 +54,11 @@ def test_evaluate_estimate_matches_the_cli_and_the_mcp_tool(
     assert [s["calls"] for s in from_api["scenarios"]] == [3, 6, 9]
     later, first = from_api["calls"][3]["input_tokens"], from_api["calls"][0]["input_tokens"]
     assert later > first  # round 2 prompts carry the other judges' round-1 replies
-    assert llm_server.requests == [] and moot.api.common.Store.open_default().list_debates() == []
+    assert llm_server.requests == [] and Store.open_default().list_debates() == []
 
 
 def test_estimate_rejects_an_unknown_protocol() -> None:
-    with pytest.raises(moot.api.common.UsageError, match="unknown protocol 'vote'"):
+    with pytest.raises(UsageError, match="unknown protocol 'vote'"):
         moot.estimate_sync("vote", "x")
 
 

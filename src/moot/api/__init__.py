@@ -11,7 +11,7 @@ from moot.api.challenge import (
     prepared_challenge,
     run_challenge,
 )
-from moot.api.common import Panelist, apply_max_cost, make_seats, options_from_panel, resume, resume_sync
+from moot.api.common import Panelist, apply_max_cost, make_seats, options_from_panel
 from moot.api.decide import (
     build_decision_request,
     decide,
@@ -28,6 +28,7 @@ from moot.api.evaluate import (
     run_evaluation,
 )
 from moot.api.prepared import Prepared, estimate_prepared, run_prepared
+from moot.api.resume import resume, resume_sync
 from moot.api.specs import SPECS, ProtocolSpec, estimate, estimate_sync, spec_for
 
 __all__ = [

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from moot.engine.budget import Budget, stored_budget, stored_pricing
+from moot.engine.budget import Budget
 from moot.engine.pricing import Pricing
 from moot.errors import UsageError
 from moot.inputs import validation_message
@@ -21,7 +20,6 @@ from moot.protocols.evaluate import STANCE_PROMPTS
 from moot.runs import RunOptions
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Usage
-from moot.store.db import Store
 
 if TYPE_CHECKING:
     pass
@@ -186,45 +184,3 @@ def apply_max_cost(
     options.budget = with_max_cost(options.budget, max_cost, flag)
     if options.budget is not None and options.budget.max_cost_usd is not None:
         check_priced(seats, options.pricing, flag)
-
-
-async def resume(
-    debate_id: str,
-    *,
-    judges: str | Path | None = None,
-    store: Store | None = None,
-    on_event: Callable[..., None] | None = None,
-    max_cost: float | None = None,
-) -> BaseModel:
-    """Continue a debate that was interrupted, replaying every call that had completed (not paid again).
-
-    Pass `judges` (the judges file) again when the original file held literal API keys, which are never
-    stored. The debate keeps the budget it was started with (`--max-cost`, `budget:`), counting what it
-    has already spent; `max_cost` replaces the cap.
-    """
-    store = store or Store.open_default()
-    row = store.get_debate(debate_id)
-    if row is None:
-        raise UsageError(f"no debate {debate_id} in {store.path}")
-    if row.status == "finished":
-        raise UsageError(f"debate {row.id} already finished: use 'moot show {row.id}'")
-    from moot.api.prepared import run_prepared
-    from moot.api.specs import SPECS, spec_for
-
-    spec_for("evaluate")  # every protocol's spec registered
-    if row.protocol not in SPECS:
-        raise UsageError(f"debate {row.id} uses protocol '{row.protocol}', which this version cannot resume")
-    panel = load_panel_file(judges) if judges else None
-    options = options_from_panel(panel, store=store, on_event=on_event)
-    options.budget = stored_budget(row.request) or options.budget
-    options.pricing = stored_pricing(row.request, options.pricing)
-    if max_cost is not None:
-        options.budget = with_max_cost(options.budget, max_cost, "max_cost")
-    prepared = await SPECS[row.protocol].reprepare(row.request, panel)
-    options.debate_id = row.id
-    result: BaseModel = await run_prepared(prepared, options, resuming=True)
-    return result
-
-
-def resume_sync(*args: Any, **kwargs: Any) -> BaseModel:
-    return asyncio.run(resume(*args, **kwargs))

@@ -1,0 +1,58 @@
+"""`resume`: a debate that was interrupted, or failed with a vendor's outage, continued through its
+protocol's spec; every call that had completed is replayed from the store, not paid for again."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from moot.api.common import options_from_panel, with_max_cost
+from moot.api.prepared import run_prepared
+from moot.api.specs import SPECS, spec_for
+from moot.engine.budget import stored_budget, stored_pricing
+from moot.errors import UsageError
+from moot.panel_file import load_panel_file
+from moot.store.db import Store
+
+
+async def resume(
+    debate_id: str,
+    *,
+    judges: str | Path | None = None,
+    store: Store | None = None,
+    on_event: Callable[..., None] | None = None,
+    max_cost: float | None = None,
+) -> BaseModel:
+    """Continue a debate that was interrupted, replaying every call that had completed (not paid again).
+
+    Pass `judges` (the judges file) again when the original file held literal API keys, which are never
+    stored. The debate keeps the budget it was started with (`--max-cost`, `budget:`), counting what it
+    has already spent; `max_cost` replaces the cap.
+    """
+    store = store or Store.open_default()
+    row = store.get_debate(debate_id)
+    if row is None:
+        raise UsageError(f"no debate {debate_id} in {store.path}")
+    if row.status == "finished":
+        raise UsageError(f"debate {row.id} already finished: use 'moot show {row.id}'")
+    spec_for("evaluate")  # every protocol's spec registered
+    if row.protocol not in SPECS:
+        raise UsageError(f"debate {row.id} uses protocol '{row.protocol}', which this version cannot resume")
+    panel = load_panel_file(judges) if judges else None
+    options = options_from_panel(panel, store=store, on_event=on_event)
+    options.budget = stored_budget(row.request) or options.budget
+    options.pricing = stored_pricing(row.request, options.pricing)
+    if max_cost is not None:
+        options.budget = with_max_cost(options.budget, max_cost, "max_cost")
+    prepared = await SPECS[row.protocol].reprepare(row.request, panel)
+    options.debate_id = row.id
+    result: BaseModel = await run_prepared(prepared, options, resuming=True)
+    return result
+
+
+def resume_sync(*args: Any, **kwargs: Any) -> BaseModel:
+    return asyncio.run(resume(*args, **kwargs))
