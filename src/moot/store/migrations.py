@@ -89,4 +89,33 @@ MIGRATIONS: list[str] = [
     ALTER TABLE calls_v2 RENAME TO calls;
     CREATE INDEX calls_by_debate ON calls (debate_id, id);
     """,
+    # 3: content stored once (a debate's artifact and system prompt are chunks referenced by every call
+    # that sends them, not copies in every row) and batches of debates with one row per item.
+    """
+    CREATE TABLE blobs (
+        hash TEXT PRIMARY KEY,
+        text TEXT NOT NULL
+    );
+    CREATE TABLE batches (
+        id TEXT PRIMARY KEY,
+        protocol TEXT NOT NULL,
+        items_path TEXT NOT NULL,
+        out_path TEXT NOT NULL DEFAULT '',
+        options_json TEXT NOT NULL DEFAULT '{}',
+        status TEXT NOT NULL,
+        summary_json TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE batch_items (
+        batch_id TEXT NOT NULL REFERENCES batches(id),
+        item_id TEXT NOT NULL,
+        line INTEGER NOT NULL,
+        debate_id TEXT,
+        status TEXT NOT NULL,
+        error TEXT,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (batch_id, item_id)
+    );
+    """,
 ]
