@@ -28,10 +28,12 @@ LAYERS = {
     "protocols": 3,
     "runs": 3,
     "api": 4,
-    "cli": 5,
-    "mcp": 5,
-    "__init__": 5,
-    "__main__": 6,
+    "batch": 5,  # many debates of any protocol, through the API's specs
+    "bench": 6,  # verdict quality on gold-labelled sets, run as batches
+    "cli": 7,
+    "mcp": 7,
+    "__init__": 7,
+    "__main__": 8,
 }
 # what reports may read: typed results and the store, nothing that runs a debate
 REPORTS_MAY_IMPORT = {"schemas", "store", "reports", "errors"}

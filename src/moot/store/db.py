@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -100,6 +101,12 @@ class Store:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             for i, script in enumerate(MIGRATIONS[version:], start=version + 1):
                 self._db.executescript(f"BEGIN; {script}; PRAGMA user_version = {i}; COMMIT;")
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """One statement under the store's lock, committed at once: for the store's own table modules
+        (batches), so that they share this connection instead of opening their own."""
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
 
     # debates
 
