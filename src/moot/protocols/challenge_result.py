@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from moot.consensus.challenge import final_confidence
 from moot.judges.base import Seat
+from moot.protocols.challenge_effect import challenge_effect
 from moot.protocols.challenge_state import ChallengeState
 from moot.schemas.challenge import (
     AssumptionRow,
@@ -119,6 +120,7 @@ def challenge_output(
         skipped_challengers=list(request.skipped),
         notes=list(state.notes),
         spend=spend,
+        debate_effect=challenge_effect(state, proponent, challengers),
     )
     if not state.consensus:
         result.core_disagreement = _core_disagreement(state)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from moot.consensus.decide import OptionConsensus
 from moot.judges.base import Seat
 from moot.prompts import render
+from moot.protocols.decide_effect import decide_effect
 from moot.protocols.decide_state import DecideState
 from moot.protocols.seat_fate import seat_fate
 from moot.schemas.decide import DecisionJudge, DecisionRequest, DecisionResult, RoundTally
@@ -92,4 +93,5 @@ def build_result(request: DecisionRequest, seats: Sequence[Seat], state: DecideS
         rounds=_rounds(state),
         judges=_judges(seats, state),
         notes=list(state.notes),
+        debate_effect=decide_effect(state, seats),
     )

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from moot.consensus.evaluate import decide_verdict
 from moot.judges.base import Seat
+from moot.protocols.evaluate_effect import evaluate_effect
 from moot.protocols.evaluate_moderator import merge_moderator
 from moot.protocols.evaluate_state import DebateState
 from moot.protocols.seat_fate import seat_fate
@@ -30,8 +31,10 @@ from moot.schemas.evaluate import (
 def build_result(
     request: EvaluationRequest, seats: Sequence[Seat], state: DebateState, debate_id: str, *, moderator_label: str = ""
 ) -> EvaluationResult:
-    """The verdict, the engine's synthesis, and the moderator's prose over it when it gave any."""
+    """The verdict, the engine's synthesis, and the moderator's prose over it when it gave any; and what the
+    debate changed against its round 1."""
     result = engine_synthesis(verdict_result(request, seats, state, debate_id), state, request)
+    result.debate_effect = evaluate_effect(state, seats, request.thresholds, result.summary)
     if state.moderator_reply is not None:
         return merge_moderator(result, state.moderator_reply, moderator_label)
     if state.moderated:

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from moot.schemas.config import JudgeSpec
+from moot.schemas.effect import DebateEffect
 from moot.schemas.evaluate import Artifact
 from moot.schemas.spend import Spend
 
@@ -190,3 +191,4 @@ class ChallengeResult(BaseModel):
     skipped_challengers: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
+    debate_effect: DebateEffect | None = None  # None in results stored before it was recorded

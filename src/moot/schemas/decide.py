@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 from moot.schemas.config import JudgeSpec
+from moot.schemas.effect import DebateEffect
 from moot.schemas.spend import Spend
 
 Outcome = Literal["RECOMMENDED", "CONTESTED"]
@@ -255,6 +256,7 @@ class DecisionResult(BaseModel):
     notes: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
+    debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from moot.schemas.config import ConsensusSettings, JudgeSpec, VerdictThresholds
 from moot.schemas.criteria import Criterion
+from moot.schemas.effect import DebateEffect
 from moot.schemas.spend import Spend
 
 Verdict = Literal["PASS", "FAIL", "CONDITIONAL"]
@@ -167,6 +168,7 @@ class EvaluationResult(BaseModel):
     notes: list[str] = Field(default_factory=list)
     reports: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
+    debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
 
 
 class Artifact(BaseModel):

@@ -1,0 +1,37 @@
+"""What every protocol's `debate_effect` shares: the most common answer of a round, and the record assembled
+from the verdicts and judges a protocol worked out (`evaluate_effect`, `decide_effect`, `challenge_effect`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from moot.schemas.effect import NO_ANSWER, TIE, DebateEffect, JudgeEffect
+
+
+def plurality(answers: Iterable[str | None]) -> str:
+    """The one answer given most often; `tie` when several share the top count, `none` when nobody answered
+    (a judge with no usable answer is not a vote for anything)."""
+    counts = Counter(a for a in answers if a is not None)
+    if not counts:
+        return NO_ANSWER
+    ranked = counts.most_common()
+    if len(ranked) > 1 and ranked[1][1] == ranked[0][1]:
+        return TIE
+    return ranked[0][0]
+
+
+def assemble(
+    round1: tuple[str, float | None], final: tuple[str, float | None], judges: Sequence[JudgeEffect], rounds: int
+) -> DebateEffect:
+    """The record, with what follows from its parts (`differs`, `changed_judges`) derived in one place."""
+    return DebateEffect(
+        round1_verdict=round1[0],
+        round1_score=round1[1],
+        final_verdict=final[0],
+        final_score=final[1],
+        differs=round1[0] != final[0],
+        judges=list(judges),
+        changed_judges=[j.judge for j in judges if j.changed],
+        rounds=rounds,
+    )

@@ -1,0 +1,64 @@
+"""What a scored evaluation's debate changed: the verdict its round-1 mean would have given, against the final.
+
+Round 1 is the plain vote the bench compares debate with: the mean of every round-1 score (a judge dropped
+later still counted then), under the thresholds the final verdict uses. No CRITICAL finding can cap it:
+findings are answered from round 2 on, so none is agreed in round 1. A debate that ended in round 1
+changed nothing, so its round 1 is its final verdict (which, without consensus, is the majority's or the
+median's rather than the mean's).
+
+A judge's answer is its overall score, worded as the verdict that score alone would give; it changed when
+its score moved. Its reason is the `change_reason` of the reply that last moved it, or, when that is
+empty, the reply's position statement (seed 000's `position_revision` / `final_position`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+
+from moot.consensus.evaluate import EPSILON, mean, verdict_for
+from moot.judges.base import Seat
+from moot.protocols.debate_effect import assemble
+from moot.protocols.evaluate_state import DebateState
+from moot.schemas.config import VerdictThresholds
+from moot.schemas.effect import DebateEffect, JudgeEffect
+from moot.schemas.evaluate import ScoredPosition, Summary
+
+
+def _moved(before: ScoredPosition, after: ScoredPosition) -> bool:
+    return abs(after.overall_score - before.overall_score) > EPSILON
+
+
+def _reason(positions: Sequence[ScoredPosition]) -> str:
+    moves = [after for before, after in pairwise(positions) if _moved(before, after)]
+    return (moves[-1].change_reason or moves[-1].statement).strip() if moves else ""
+
+
+def _judge(seat: Seat, positions: Sequence[ScoredPosition], thresholds: VerdictThresholds) -> JudgeEffect:
+    first = next((p for p in positions if p.round == 1), None)
+    last = positions[-1] if positions else None
+    changed = first is not None and last is not None and _moved(first, last)
+    return JudgeEffect(
+        judge=seat.id,
+        model=seat.label,
+        round1=verdict_for(first.overall_score, thresholds) if first else None,
+        final=verdict_for(last.overall_score, thresholds) if last else None,
+        round1_score=first.overall_score if first else None,
+        final_score=last.overall_score if last else None,
+        changed=changed,
+        reason=_reason(positions) if changed else "",
+    )
+
+
+def evaluate_effect(
+    state: DebateState, seats: Sequence[Seat], thresholds: VerdictThresholds, summary: Summary
+) -> DebateEffect:
+    """`summary`: the final verdict and score the result reports."""
+    judges = [_judge(s, state.positions.get(s.id, []), thresholds) for s in seats]
+    final = (summary.final_verdict, summary.consensus_score)
+    rounds = len(state.progression)
+    scores = [j.round1_score for j in judges if j.round1_score is not None]
+    if rounds <= 1 or not scores:
+        return assemble(final, final, judges, rounds)
+    r1 = mean(scores)
+    return assemble((verdict_for(r1, thresholds), r1), final, judges, rounds)
