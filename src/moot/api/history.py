@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from moot.errors import UsageError
@@ -49,14 +50,14 @@ def list_view(store: Store, limit: int = 20) -> dict[str, Any]:
                 "status": r.status,
                 "title": r.title,
                 "created_at": r.created_at,
-                "verdict": _verdict(r.result),
+                "verdict": verdict_word(r.result),
             }
             for r in store.list_debates(limit)
         ]
     }
 
 
-def _verdict(result: dict[str, Any] | None) -> str:
+def verdict_word(result: Mapping[str, Any] | None) -> str:
     """The one word a list shows: PASS/FAIL/CONDITIONAL, RECOMMENDED/CONTESTED, CONSENSUS/TRADEOFF."""
     if not result:
         return ""

@@ -1,0 +1,75 @@
+"""RESULTS.jsonl: one line per item as soon as it ends, flushed, so that a batch killed at any moment
+leaves every ended item's line on disk (at worst a torn last line, which the next run drops).
+
+    {"id", "debate_id", "status": "done"|"failed", "error"?, "result": <the protocol's --format json object>}
+
+A rerun keeps the lines of the items that are done, writes a done item's line again from the store when
+it is missing (the batch was killed between the store and the file), and appends the rest as they end.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+
+def result_line(
+    given_id: str | int, debate_id: str | None, status: str, result: Mapping[str, Any] | None, error: str | None
+) -> dict[str, Any]:
+    """One item's line: `result` is exactly what `--format json` prints for its debate (null when failed)."""
+    line: dict[str, Any] = {"id": given_id, "debate_id": debate_id, "status": status}
+    if error:
+        line["error"] = error
+    line["result"] = dict(result) if result is not None else None
+    return line
+
+
+def read_done_lines(path: Path, done: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The existing file's well-formed lines of items that are done (the first one of each)."""
+    wanted = set(done)
+    kept: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return kept
+    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            continue  # a line torn by a kill
+        if not isinstance(data, dict) or data.get("status") != "done":
+            continue
+        key = str(data.get("id"))
+        if key in wanted and key not in kept:
+            kept[key] = data
+    return kept
+
+
+class ResultsFile:
+    """The results file of one run of a batch: rewritten with the lines to keep, then appended to."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._out: IO[str] | None = None
+
+    def start(self, lines: Iterable[Mapping[str, Any]]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with tmp.open("w", encoding="utf-8") as f:
+            f.writelines(_dumps(line) for line in lines)
+        tmp.replace(self.path)
+        self._out = self.path.open("a", encoding="utf-8")
+
+    def write(self, line: Mapping[str, Any]) -> None:
+        assert self._out is not None, "start() first"
+        self._out.write(_dumps(line))
+        self._out.flush()
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+
+
+def _dumps(line: Mapping[str, Any]) -> str:
+    return json.dumps(line, ensure_ascii=False) + "\n"

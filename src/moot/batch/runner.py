@@ -1,0 +1,264 @@
+"""`run_batch`: every item of an items file debated, at most `concurrency` at a time, on one store, one
+rate limiter and one price table, each result written to RESULTS.jsonl as its item ends.
+
+A batch's id comes from its protocol and the items file's resolved path, so running the same command
+again continues it: done items are kept, interrupted ones resume from the store (completed calls are
+replayed, not paid again), failed ones are tried again (their debates resumed), the rest start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from moot.api.history import verdict_word
+from moot.batch.backends import Backend, backend_for
+from moot.batch.cap import CostCap
+from moot.batch.debates import Outcome, Work
+from moot.batch.items import BatchItem, load_items
+from moot.batch.results import ResultsFile, read_done_lines, result_line
+from moot.batch.setup import BatchSetup, check_options, shared_for
+from moot.batch.summary import BatchSummary, Ended, summarize
+from moot.engine.events import Event
+from moot.store import batches
+from moot.store.batches import SpendTotals
+from moot.store.db import Store
+
+SUMMARY_EVERY_S = 1.0  # the stored summary (what `moot show BATCH_ID` reads mid-run) is refreshed this often
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """Where a running batch stands, for a progress bar: items ended, debates running, spend so far."""
+
+    total: int
+    done: int
+    failed: int
+    running: int
+    calls: int
+    tokens: int
+    cost: float
+    elapsed: float
+
+
+ProgressSink = Callable[[BatchProgress], None]
+
+
+def batch_id_for(protocol: str, items_path: str | Path) -> str:
+    """The same protocol over the same items file (by its resolved path) is the same batch."""
+    key = f"{protocol}\0{Path(items_path).resolve()}"
+    return "batch-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def default_out(items_path: str | Path) -> Path:
+    """`items.jsonl` -> `items.results.jsonl`, beside it."""
+    path = Path(items_path).resolve()
+    return path.with_name(f"{path.stem}.results.jsonl")
+
+
+async def run_batch(
+    items: str | Path,
+    protocol: str,
+    *,
+    judges: str | Path | None = None,
+    concurrency: int = 8,
+    out: str | Path | None = None,
+    max_cost: float | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
+    store: Store | None = None,
+    progress: ProgressSink | None = None,
+) -> BatchSummary:
+    """Debate every item of `items` (ITEMS.jsonl) with `protocol` ("evaluate", "decide", "challenge").
+
+    `judges` is the judges file for items without their own `judges`; its `limits:` and `pricing:` apply
+    to the whole batch. At most `concurrency` debates run at once. Each item's line goes to `out`
+    (default: `<items>.results.jsonl` beside the items file) as soon as it ends. `max_cost` (USD) caps
+    what the whole batch spends, earlier runs of it included (see `moot.batch.cap`). `backend` is
+    "local" (this process) or "ray" (Ray tasks; `ray_address` names an existing cluster). `progress` is
+    called as items end and as calls complete.
+
+    Raises UsageError for bad input, before any call. A failing item never stops the others: it is
+    `failed` in the summary and in its results line. Cancelled (Ctrl-C), the batch is marked interrupted
+    and the cancellation propagates; calling `run_batch` again with the same items file continues it.
+    """
+    check_options(concurrency, max_cost, backend)
+    engine = backend_for(backend, concurrency, ray_address)  # a missing `ray` is bad input too
+    run = _Run.plan(items, protocol, judges, out, max_cost, store, progress)
+    return await run.go(engine)
+
+
+def run_batch_sync(*args: Any, **kwargs: Any) -> BatchSummary:
+    """`run_batch`, for code that is not async."""
+    return asyncio.run(run_batch(*args, **kwargs))
+
+
+class _Run:
+    """One run of a batch: where each item stands, its results file, its tally, its stored summary."""
+
+    @classmethod
+    def plan(
+        cls,
+        items: str | Path,
+        protocol: str,
+        judges: str | Path | None,
+        out: str | Path | None,
+        max_cost: float | None,
+        store: Store | None,
+        progress: ProgressSink | None,
+    ) -> _Run:
+        """Everything checked and settled before any call (bad input raises UsageError here)."""
+        setup = BatchSetup.load(protocol, judges, load_items(items, protocol), max_cost)
+        results_path = Path(out).resolve() if out else default_out(items)
+        batch_id = batch_id_for(protocol, items)
+        return cls(store or Store.open_default(), setup, batch_id, str(Path(items).resolve()), results_path, progress)
+
+    def __init__(
+        self, store: Store, setup: BatchSetup, batch_id: str, items_path: str, out: Path, progress: ProgressSink | None
+    ) -> None:
+        self.store, self.setup, self.batch_id, self.out = store, setup, batch_id, out
+        self.items_path = items_path
+        self.progress = progress
+        self.ended: dict[str, Ended] = {}
+        self.running = 0
+        self.spend = SpendTotals()
+        self.t0 = time.monotonic()
+        self.earlier_wall = 0.0
+        self.last_stored = 0.0
+        self.results = ResultsFile(out)
+
+    async def go(self, engine: Backend) -> BatchSummary:
+        works = self._start()
+        shared = shared_for(self.setup, self.batch_id, self.store, self._spent_before(), self._event)
+        status = "interrupted"
+        try:
+            await engine.run(works, shared, self._started, self._ended)
+            status = "finished" if len(self.ended) == len(self.setup.items) else "interrupted"
+        finally:
+            summary = self._finish(status)
+        return summary
+
+    # the start: where each item stands
+
+    def _start(self) -> list[Work]:
+        options = {"judges": self.setup.judges_path, "max_cost": self.setup.max_cost}
+        row = batches.open_batch(
+            self.store, self.batch_id, self.setup.protocol, self.items_path, str(self.out), options
+        )
+        if row.summary:
+            self.earlier_wall = float(row.summary.get("wall_seconds") or 0.0)
+        rows = batches.batch_items(self.store, self.batch_id)
+        works: list[Work] = []
+        done: dict[str, tuple[BatchItem, str]] = {}
+        for item in self.setup.items:
+            work = self._work(item, rows.get(item.id))
+            if isinstance(work, Work):
+                works.append(work)
+            else:
+                done[item.id] = (item, work)
+        self._keep_done(done)
+        self.spend = batches.batch_spend(self.store, self.batch_id)
+        self._store_summary("running", force=True)
+        return works
+
+    def _work(self, item: BatchItem, row: batches.BatchItemRow | None) -> Work | str:
+        """The item's work, or the id of its finished debate when it is done."""
+        debate = self.store.get_debate(row.debate_id) if row and row.debate_id else None
+        if debate is not None and debate.status == "finished":
+            if row is not None and row.status != "done":
+                batches.set_item(self.store, self.batch_id, item.id, line=item.line, status="done")
+            return debate.id
+        if row is None:
+            batches.set_item(self.store, self.batch_id, item.id, line=item.line, status="pending")
+        debate_id = row.debate_id if row and row.debate_id else str(uuid.uuid4())
+        return Work(item, debate_id, resume=debate is not None)
+
+    def _keep_done(self, done: dict[str, tuple[BatchItem, str]]) -> None:
+        """The results file starts with a line for every done item: its own, else one from the store."""
+        kept = read_done_lines(self.out, done)
+        stored = batches.done_results(self.store, self.batch_id) if len(kept) < len(done) else {}
+        lines = []
+        for item_id, (item, debate_id) in done.items():
+            result = stored.get(item_id) or (kept[item_id]["result"] if item_id in kept else None)
+            line = kept.get(item_id) or result_line(item.given_id, debate_id, "done", result, None)
+            lines.append(line)
+            self.ended[item_id] = Ended("done", verdict_word(line.get("result")))
+        self.results.start(lines)
+
+    def _spent_before(self) -> CostCap | None:
+        cap = self.setup.max_cost
+        return CostCap(cap, batches.debate_costs(self.store, self.batch_id)) if cap is not None else None
+
+    # as items go
+
+    def _started(self, work: Work) -> None:
+        self.running += 1
+        self._notify()
+
+    def _ended(self, outcome: Outcome) -> None:
+        item = outcome.item
+        self.running -= 1
+        batches.set_item(
+            self.store,
+            self.batch_id,
+            item.id,
+            line=item.line,
+            status=outcome.status,
+            debate_id=outcome.debate_id,
+            error=outcome.error,
+        )
+        self.results.write(result_line(item.given_id, outcome.debate_id, outcome.status, outcome.result, outcome.error))
+        self.ended[item.id] = Ended(outcome.status, verdict_word(outcome.result), outcome.error)
+        self._store_summary("running")
+        self._notify()
+
+    def _event(self, event: Event) -> None:
+        if event.kind != "call_done" or event.data.get("replayed"):
+            return
+        d = event.data
+        tokens = int(d.get("input_tokens") or 0) + int(d.get("output_tokens") or 0)
+        self.spend = replace(
+            self.spend,
+            calls=self.spend.calls + 1,
+            tokens=self.spend.tokens + tokens,
+            cost=self.spend.cost + float(d.get("cost_usd") or 0.0),
+        )
+        self._notify()
+
+    def _notify(self) -> None:
+        if self.progress is None:
+            return
+        done = sum(1 for e in self.ended.values() if e.status == "done")
+        s = self.spend
+        elapsed = time.monotonic() - self.t0
+        self.progress(
+            BatchProgress(
+                len(self.setup.items), done, len(self.ended) - done, self.running, s.calls, s.tokens, s.cost, elapsed
+            )
+        )
+
+    # the end
+
+    def _summary(self, status: str) -> BatchSummary:
+        head = {"batch_id": self.batch_id, "protocol": self.setup.protocol, "status": status, "results": str(self.out)}
+        wall = self.earlier_wall + time.monotonic() - self.t0
+        return summarize(head, [i.id for i in self.setup.items], self.ended, self.spend, wall)
+
+    def _store_summary(self, status: str, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self.last_stored >= SUMMARY_EVERY_S:
+            self.last_stored = now
+            batches.set_batch(self.store, self.batch_id, status, self._summary(status).to_dict())
+
+    def _finish(self, status: str) -> BatchSummary:
+        self.results.close()
+        self.spend = batches.batch_spend(self.store, self.batch_id)
+        summary = self._summary(status)
+        batches.set_batch(self.store, self.batch_id, status, summary.to_dict())
+        return summary
