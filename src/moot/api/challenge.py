@@ -7,7 +7,6 @@ then run the debate in the store.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,10 +15,13 @@ from typing import Any
 from moot.api.common import (
     JudgeLike,
     Panelist,
-    _spec,
+    blocking,
     check_rounds,
     check_stance,
+    judge_spec,
     load_panel,
+    panelist_seat,
+    stored_spec,
 )
 from moot.api.prepared import Prepared, run_prepared
 from moot.api.specs import SPECS, ProtocolSpec, run_spec
@@ -59,7 +61,7 @@ def judge_entry(value: str) -> dict[str, Any]:
 def _entry(value: JudgeLike, where: str) -> JudgeSpec | Panelist:
     if isinstance(value, Panelist):
         return value
-    return _spec(judge_entry(value) if isinstance(value, str) else value, where)
+    return judge_spec(judge_entry(value) if isinstance(value, str) else value, where)
 
 
 def _validate(spec: JudgeSpec, panel: PanelFile | None) -> None:
@@ -184,15 +186,7 @@ def _seat(
     entry: JudgeSpec | Panelist, *, seat_id: str, number: int, prompt: str, cli_timeout: float, base: Path | None
 ) -> Seat:
     if isinstance(entry, Panelist):
-        return Seat(
-            id=seat_id,
-            number=number,
-            label=entry.name or entry.judge.model,
-            stance=entry.stance,
-            stance_prompt=entry.stance_prompt or prompt,
-            judges=[entry.judge],
-            timeout=entry.timeout,
-        )
+        return panelist_seat(entry, seat_id=seat_id, number=number, default_stance_prompt=prompt)
     is_cli = bool(entry.cli or entry.command)
     return build_seat(
         entry,
@@ -202,12 +196,6 @@ def _seat(
         default_timeout=cli_timeout if is_cli else 120.0,
         base_dir=base,
     )
-
-
-def _stored(entry: JudgeSpec | Panelist) -> JudgeSpec:
-    if isinstance(entry, Panelist):
-        return JudgeSpec(model=entry.judge.model, name=entry.name, stance=entry.stance)
-    return entry
 
 
 def build_seats(
@@ -289,8 +277,8 @@ async def build_challenge_request(
     request = ChallengeRequest(
         topic=plan.topic,
         context=plan.context,
-        proponent=_stored(plan.proponent),
-        challengers=[_stored(e) for e in chosen],
+        proponent=stored_spec(plan.proponent),
+        challengers=[stored_spec(e) for e in chosen],
         challenger_numbers=numbers,
         skipped=skipped,
         max_rounds=plan.max_rounds,
@@ -328,9 +316,7 @@ async def challenge(
     return result
 
 
-def challenge_sync(*args: Any, **kwargs: Any) -> ChallengeResult:
-    """`challenge`, for code that is not async."""
-    return asyncio.run(challenge(*args, **kwargs))
+challenge_sync = blocking(challenge)
 
 
 async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:

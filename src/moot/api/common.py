@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import asyncio
+import functools
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import ValidationError
 
@@ -20,9 +22,6 @@ from moot.protocols.evaluate import STANCE_PROMPTS
 from moot.runs import RunOptions
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Usage
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass
@@ -39,13 +38,34 @@ class Panelist:
 JudgeLike = JudgeSpec | dict[str, Any] | Panelist | str
 
 
-def _spec(entry: JudgeSpec | dict[str, Any] | str, where: str) -> JudgeSpec:
+def judge_spec(entry: JudgeSpec | dict[str, Any] | str, where: str) -> JudgeSpec:
+    """A judge written as a spec, a mapping or a model name, validated (bad input names `where`)."""
     if isinstance(entry, JudgeSpec):
         return entry
     try:
         return JudgeSpec.model_validate({"model": entry} if isinstance(entry, str) else entry)
     except ValidationError as e:
         raise UsageError(validation_message(e, where)) from None
+
+
+def panelist_seat(entry: Panelist, *, seat_id: str, number: int, default_stance_prompt: str) -> Seat:
+    """The seat of a judge built in code: its own stance prompt, else the protocol's for its stance."""
+    return Seat(
+        id=seat_id,
+        number=number,
+        label=entry.name or entry.judge.model,
+        stance=entry.stance,
+        stance_prompt=entry.stance_prompt or default_stance_prompt,
+        judges=[entry.judge],
+        timeout=entry.timeout,
+    )
+
+
+def stored_spec(entry: JudgeSpec | Panelist) -> JudgeSpec:
+    """What the store keeps of a judge: a judge built in code is kept by its model, name and stance."""
+    if isinstance(entry, Panelist):
+        return JudgeSpec(model=entry.judge.model, name=entry.name, stance=entry.stance)
+    return entry
 
 
 def make_seats(
@@ -63,20 +83,11 @@ def make_seats(
     for n, entry in enumerate(entries, 1):
         seat_id = f"{prefix}-{n}"
         if isinstance(entry, Panelist):
-            seats.append(
-                Seat(
-                    id=seat_id,
-                    number=n,
-                    label=entry.name or entry.judge.model,
-                    stance=entry.stance,
-                    stance_prompt=entry.stance_prompt or prompts.get(entry.stance, ""),
-                    judges=[entry.judge],
-                    timeout=entry.timeout,
-                )
-            )
-            specs.append(JudgeSpec(model=entry.judge.model, name=entry.name, stance=entry.stance))
+            prompt = prompts.get(entry.stance, "")
+            seats.append(panelist_seat(entry, seat_id=seat_id, number=n, default_stance_prompt=prompt))
+            specs.append(stored_spec(entry))
             continue
-        spec = _spec(entry, f"judge {n}")
+        spec = judge_spec(entry, f"judge {n}")
         seats.append(
             build_seat(
                 spec,
@@ -98,7 +109,7 @@ def check_stance(entry: JudgeLike, who: str, known: Collection[str], hint: str) 
     if isinstance(entry, Panelist):
         label, stance, stance_prompt, chosen = entry.name or entry.judge.model, entry.stance, entry.stance_prompt, True
     else:
-        spec = _spec(entry, who)
+        spec = judge_spec(entry, who)
         label, stance, stance_prompt = spec.label, spec.stance, spec.stance_prompt
         chosen = "stance" in spec.model_fields_set
     if stance in known or (stance_prompt and stance_prompt.strip()):
@@ -184,3 +195,29 @@ def apply_max_cost(
     options.budget = with_max_cost(options.budget, max_cost, flag)
     if options.budget is not None and options.budget.max_cost_usd is not None:
         check_priced(seats, options.pricing, flag)
+
+
+def resumed_judges(panel: PanelFile | None, stored: Sequence[JudgeSpec]) -> list[JudgeLike]:
+    """The judges a resumed debate runs with: a judges file given to resume replaces the stored judges,
+    one for one (the debate's seats and what they said are fixed)."""
+    judges: list[JudgeLike] = list(panel.panel) if panel and panel.panel else list(stored)
+    if len(judges) != len(stored):
+        raise UsageError("the judges file given to resume has a different number of judges than the debate")
+    return judges
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def blocking(protocol: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, R]:
+    """The `_sync` twin of an async API function, for code that is not async: the same arguments (and
+    the same signature for type checkers and `help()`), run to completion in a new event loop."""
+
+    @functools.wraps(protocol)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        return asyncio.run(protocol(*args, **kwargs))
+
+    run.__name__ = run.__qualname__ = f"{protocol.__name__}_sync"
+    run.__doc__ = f"`{protocol.__name__}`, for code that is not async."
+    return run

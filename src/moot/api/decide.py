@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from moot.api.common import JudgeLike
+from moot.api.common import JudgeLike, blocking, resumed_judges
 from moot.api.decide_inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
 from moot.api.decide_inputs import _seats
 from moot.api.decide_inputs import build_decision_request as build_decision_request
@@ -103,9 +102,7 @@ async def decide(
     return result
 
 
-def decide_sync(*args: Any, **kwargs: Any) -> DecisionResult:
-    """`decide`, for code that is not async."""
-    return asyncio.run(decide(*args, **kwargs))
+decide_sync = blocking(decide)
 
 
 def record_choice(debate_id: str, option: str, *, store: Store | None = None) -> DecisionResult:
@@ -133,12 +130,9 @@ def record_choice(debate_id: str, option: str, *, store: Store | None = None) ->
 async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
     """The stored debate prepared again; a judges file given to resume replaces the stored judges."""
     request = DecisionRequest.model_validate(data)
-    specs: list[JudgeLike] = list(panel.panel) if panel and panel.panel else list(request.judges)
-    if len(specs) != len(request.judges):
-        raise UsageError("the judges file given to resume has a different number of judges than the debate")
     specs = [
         s.model_copy(update={"stance": r.stance}) if isinstance(s, JudgeSpec) else s
-        for s, r in zip(specs, request.judges, strict=True)
+        for s, r in zip(resumed_judges(panel, request.judges), request.judges, strict=True)
     ]
     base_dir = Path(request.base_dir) if request.base_dir else None
     seats, _ = _seats(specs, request.config, base_dir, request.seat_ids or None)

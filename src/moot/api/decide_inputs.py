@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from moot.api.common import JudgeLike, Panelist, check_rounds, check_stance, load_panel, make_seats
+from moot.api.common import JudgeLike, Panelist, check_rounds, check_stance, judge_spec, load_panel, make_seats
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_yaml_file, validation_message
 from moot.judges.base import Seat
@@ -126,15 +126,7 @@ def _config_source(config: DebateConfig | Mapping[str, Any] | None, panel: Panel
 
 def _with_stances(entries: Sequence[JudgeLike]) -> list[JudgeSpec | Panelist]:
     """A judge with no stance of its own takes the next of the seed's stances not yet on the panel."""
-    specs: list[JudgeSpec | Panelist] = []
-    for n, entry in enumerate(entries, 1):
-        if isinstance(entry, JudgeSpec | Panelist):
-            specs.append(entry)
-            continue
-        try:
-            specs.append(JudgeSpec.model_validate({"model": entry} if isinstance(entry, str) else entry))
-        except ValidationError as err:
-            raise UsageError(validation_message(err, f"judge {n}")) from None
+    specs = [e if isinstance(e, Panelist) else judge_spec(e, f"judge {n}") for n, e in enumerate(entries, 1)]
     taken = {s.stance for s in specs if isinstance(s, Panelist) or "stance" in s.model_fields_set}
     free = [s for s in DEFAULT_STANCES if s not in taken]
     out: list[JudgeSpec | Panelist] = []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
@@ -12,10 +11,12 @@ from pydantic import ValidationError
 
 from moot.api.common import (
     JudgeLike,
+    blocking,
     check_rounds,
     check_stance,
     load_panel,
     make_seats,
+    resumed_judges,
 )
 from moot.api.prepared import Prepared, run_prepared
 from moot.api.specs import SPECS, ProtocolSpec, run_spec
@@ -29,7 +30,7 @@ from moot.protocols.evaluate import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.reports.judge_files import JudgeReports, choose_base, solution_name
 from moot.reports.terminal import TextReport
 from moot.runs import RunOptions
-from moot.schemas.config import ConsensusSettings, VerdictThresholds
+from moot.schemas.config import ConsensusSettings, JudgeSpec, VerdictThresholds
 from moot.schemas.criteria import Criterion
 from moot.schemas.evaluate import MAX_ROUNDS, ROUNDS, Artifact, EvaluationRequest, EvaluationResult
 from moot.store.db import Store
@@ -53,45 +54,14 @@ def build_evaluation_request(
         check_rounds(max_rounds, MAX_ROUNDS, ROUNDS, protocol="evaluate")
     if mode not in ("complete", "quick"):
         raise UsageError(f"--mode must be complete or quick (got {mode!r})")
-    crit = load_criteria(criteria) if isinstance(criteria, str) else list(criteria)
-    if not crit:
-        raise UsageError("no criteria given")
-    if artifacts is None:
-        paths = [solution] if isinstance(solution, str) else list(solution or [])
-        arts = load_artifacts(paths)
-    else:
-        arts = list(artifacts)
-        if not arts:
-            raise UsageError("no artifact given")
-    panel, listed = load_panel(judges)
-    if panel is not None and listed is None and panel.found_by is None:  # a found moot.yaml may hold none
-        raise UsageError(f"judges file {panel.path}: no 'debate_judges:' list")
-    entries = listed if listed is not None else list(DEFAULT_JUDGES)
-    if not entries:
-        raise UsageError("the judge list is empty")
-    if len(entries) < 2:
-        raise UsageError("a debate needs at least two judges")
-    for n, entry in enumerate(entries, 1):
-        check_stance(entry, f"judge {n}", STANCE_PROMPTS, "evaluate's stances are neutral, for and against")
-    seats, specs = make_seats(entries, base_dir=panel.base_dir if panel else None)
-    moderator_seat = None
+    crit = _criteria(criteria)
+    arts = _artifacts(solution, artifacts)
+    panel, entries = _panel(judges)
+    base_dir = panel.base_dir if panel else None
+    seats, specs = make_seats(entries, base_dir=base_dir)
     moderator_spec = panel.moderator if panel else None
-    if moderator_spec is not None:
-        moderator_seat = build_seat(
-            moderator_spec, seat_id="moderator", number=0, base_dir=panel.base_dir if panel else None
-        )
-    try:
-        cons = ConsensusSettings.model_validate(consensus) if isinstance(consensus, dict) else consensus
-        thr = VerdictThresholds.model_validate(thresholds) if isinstance(thresholds, dict) else thresholds
-    except ValidationError as e:
-        raise UsageError(validation_message(e, "settings")) from None
-    cons = cons or (panel.consensus if panel and panel.consensus else ConsensusSettings())
-    thr = thr or (panel.verdict if panel and panel.verdict else VerdictThresholds())
-    if max_rounds is None and panel is not None and panel.max_rounds is not None:
-        check_rounds(
-            panel.max_rounds, MAX_ROUNDS, ROUNDS, protocol="evaluate", where=f"judges file {panel.path}: max_rounds"
-        )
-    rounds = max_rounds or (panel.max_rounds if panel and panel.max_rounds else MAX_ROUNDS)
+    moderator_seat = _moderator(moderator_spec, base_dir)
+    cons, thr = _settings(consensus, thresholds, panel)
     name = solution_name([a.path for a in arts])
     rdir = str(reports_dir) if reports_dir else None
     request = EvaluationRequest(
@@ -102,14 +72,77 @@ def build_evaluation_request(
         moderator=moderator_spec,
         consensus=cons,
         thresholds=thr,
-        max_rounds=rounds,
+        max_rounds=_rounds(max_rounds, panel),
         mode=mode,
         reports_dir=rdir,
         solution_name=name,
         report_base=choose_base(Path(rdir), name, date.today()) if rdir else "",  # noqa: DTZ011
-        base_dir=str(panel.base_dir) if panel and panel.base_dir else None,
+        base_dir=str(base_dir) if base_dir else None,
     )
     return request, seats, moderator_seat, panel
+
+
+def _criteria(criteria: str | Sequence[Criterion]) -> list[Criterion]:
+    crit = load_criteria(criteria) if isinstance(criteria, str) else list(criteria)
+    if not crit:
+        raise UsageError("no criteria given")
+    return crit
+
+
+def _artifacts(solution: str | Sequence[str] | None, artifacts: Sequence[Artifact] | None) -> list[Artifact]:
+    """Code may pass artifacts it holds in memory; the command line names files, folders or globs."""
+    if artifacts is None:
+        return load_artifacts([solution] if isinstance(solution, str) else list(solution or []))
+    arts = list(artifacts)
+    if not arts:
+        raise UsageError("no artifact given")
+    return arts
+
+
+def _panel(judges: str | Path | PanelFile | Sequence[JudgeLike] | None) -> tuple[PanelFile | None, list[JudgeLike]]:
+    """The judges file (if any) and the panel, refused before any call when it could not debate. A judges
+    file named on purpose must hold `debate_judges:`; a found moot.yaml may be there for another protocol."""
+    panel, listed = load_panel(judges)
+    if panel is not None and listed is None and panel.found_by is None:  # a found moot.yaml may hold none
+        raise UsageError(f"judges file {panel.path}: no 'debate_judges:' list")
+    entries: list[JudgeLike] = listed if listed is not None else list(DEFAULT_JUDGES)
+    if not entries:
+        raise UsageError("the judge list is empty")
+    if len(entries) < 2:
+        raise UsageError("a debate needs at least two judges")
+    for n, entry in enumerate(entries, 1):
+        check_stance(entry, f"judge {n}", STANCE_PROMPTS, "evaluate's stances are neutral, for and against")
+    return panel, entries
+
+
+def _moderator(spec: JudgeSpec | None, base_dir: Path | None) -> Seat | None:
+    """The same seat for a new debate and a resumed one (none when no moderator is named)."""
+    return build_seat(spec, seat_id="moderator", number=0, base_dir=base_dir) if spec is not None else None
+
+
+def _settings(
+    consensus: ConsensusSettings | dict[str, Any] | None,
+    thresholds: VerdictThresholds | dict[str, Any] | None,
+    panel: PanelFile | None,
+) -> tuple[ConsensusSettings, VerdictThresholds]:
+    """Settings given as mappings are validated here, so that a typo is bad input (exit 2) before any call;
+    those given win over the judges file's, which win over the defaults."""
+    try:
+        cons = ConsensusSettings.model_validate(consensus) if isinstance(consensus, dict) else consensus
+        thr = VerdictThresholds.model_validate(thresholds) if isinstance(thresholds, dict) else thresholds
+    except ValidationError as e:
+        raise UsageError(validation_message(e, "settings")) from None
+    cons = cons or (panel.consensus if panel and panel.consensus else ConsensusSettings())
+    thr = thr or (panel.verdict if panel and panel.verdict else VerdictThresholds())
+    return cons, thr
+
+
+def _rounds(max_rounds: int | None, panel: PanelFile | None) -> int:
+    """A judges file's `max_rounds` is checked only when it applies, and the message names the file."""
+    if max_rounds is None and panel is not None and panel.max_rounds is not None:
+        where = f"judges file {panel.path}: max_rounds"
+        check_rounds(panel.max_rounds, MAX_ROUNDS, ROUNDS, protocol="evaluate", where=where)
+    return max_rounds or (panel.max_rounds if panel and panel.max_rounds else MAX_ROUNDS)
 
 
 def _judge_reports(request: EvaluationRequest, store: Store, debate_id: str) -> JudgeReports | None:
@@ -194,23 +227,15 @@ async def evaluate(
     return result
 
 
-def evaluate_sync(*args: Any, **kwargs: Any) -> EvaluationResult:
-    """`evaluate`, for code that is not async."""
-    return asyncio.run(evaluate(*args, **kwargs))
+evaluate_sync = blocking(evaluate)
 
 
 async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
     """The stored debate prepared again; a judges file given to resume replaces the stored judges."""
     request = EvaluationRequest.model_validate(data)
-    specs: list[JudgeLike] = list(panel.panel) if panel and panel.panel else list(request.judges)
-    if len(specs) != len(request.judges):
-        raise UsageError("the judges file given to resume has a different number of judges than the debate")
     base_dir = Path(request.base_dir) if request.base_dir else None
-    seats, _ = make_seats(specs, base_dir=base_dir)
-    moderator = None
-    mod_spec = (panel.moderator if panel else None) or request.moderator
-    if mod_spec is not None:
-        moderator = build_seat(mod_spec, seat_id="moderator", number=0, base_dir=base_dir)
+    seats, _ = make_seats(resumed_judges(panel, request.judges), base_dir=base_dir)
+    moderator = _moderator((panel.moderator if panel else None) or request.moderator, base_dir)
     return prepared_evaluation(request, seats, moderator, panel)
 
 
