@@ -117,9 +117,18 @@ def evaluate_reply_schema(
     template lists, each with whether this judge raised it (only then may it withdraw it).
     """
     dims = _dimension_scores(criteria_keys)
-    props: dict[str, Schema]
     if phase == "round_1":
-        props = {
+        return _round_1(dims)
+    if phase == "rebuttal":
+        return _rebuttal(dims, open_findings, require_acceptance)
+    if phase == "final":
+        return _final(dims, open_findings, require_acceptance)
+    raise ValueError(f"unknown evaluation phase {phase!r} (round_1, rebuttal, final)")
+
+
+def _round_1(dims: Schema) -> Schema:
+    return obj(
+        {
             "judge_id": text(),
             "stance": text(),
             "round": integer(),
@@ -130,9 +139,19 @@ def evaluate_reply_schema(
             "critical_findings": _raised_findings(),
             "verification": array(obj({"question": text(), "answer": text()}), "five verification questions"),
         }
-        return obj(props)
-    if phase == "rebuttal":
-        props = {
+    )
+
+
+def _rebuttal(dims: Schema, open_findings: Sequence[tuple[str, bool]], require_acceptance: bool) -> Schema:
+    disagreement = {
+        "with_judge": text(),
+        "on_point": text(),
+        "my_counterargument": text(),
+        "my_evidence": text(),
+        "their_evidence_weakness": text(),
+    }
+    return obj(
+        {
             "judge_id": text(),
             "round": integer(),
             "score_changed": boolean(),
@@ -141,28 +160,20 @@ def evaluate_reply_schema(
             "change_reason": text("why the score changed, or why the position is maintained"),
             "dimension_scores": dims,
             "agreements": array(obj({"with_judge": text(), "on_point": text(), "strengthening_evidence": text()})),
-            "disagreements": array(
-                obj(
-                    {
-                        "with_judge": text(),
-                        "on_point": text(),
-                        "my_counterargument": text(),
-                        "my_evidence": text(),
-                        "their_evidence_weakness": text(),
-                    }
-                )
-            ),
+            "disagreements": array(obj(disagreement)),
+            **_answers_to_findings(open_findings),
+            "critical_findings": _raised_findings(),
+            **_acceptance(require_acceptance),
+            "position_revision": text("points you accept, points you reject, your revised assessment"),
+            "unresolved_disputes": array(obj({"topic": text(), "my_view": text(), "opposing_view": text()})),
         }
-        if open_findings:
-            props["critical_responses"] = _critical_responses(open_findings)
-        props["critical_findings"] = _raised_findings()
-        if require_acceptance:
-            props["accepts_consensus"] = boolean("whether you accept the panel's consensus as it now stands")
-        props["position_revision"] = text("points you accept, points you reject, your revised assessment")
-        props["unresolved_disputes"] = array(obj({"topic": text(), "my_view": text(), "opposing_view": text()}))
-        return obj(props)
-    if phase == "final":
-        props = {
+    )
+
+
+def _final(dims: Schema, open_findings: Sequence[tuple[str, bool]], require_acceptance: bool) -> Schema:
+    unresolved = {"issue": text(), "my_final_view": text(), "opposing_view": text(), "why_unresolved": text()}
+    return obj(
+        {
             "judge_id": text(),
             "round": integer(),
             "is_final": boolean(),
@@ -171,16 +182,23 @@ def evaluate_reply_schema(
             "final_position": text("your comprehensive final assessment"),
             "key_points_maintained": array(obj({"point": text(), "reason": text(), "evidence": text()})),
             "concessions_made": array(obj({"point": text(), "convinced_by": text()})),
+            **_answers_to_findings(open_findings),
+            **_acceptance(require_acceptance),
+            "unresolved_disagreements": array(obj(unresolved)),
         }
-        if open_findings:
-            props["critical_responses"] = _critical_responses(open_findings)
-        if require_acceptance:
-            props["accepts_consensus"] = boolean("whether you accept the panel's consensus as it now stands")
-        props["unresolved_disagreements"] = array(
-            obj({"issue": text(), "my_final_view": text(), "opposing_view": text(), "why_unresolved": text()})
-        )
-        return obj(props)
-    raise ValueError(f"unknown evaluation phase {phase!r} (round_1, rebuttal, final)")
+    )
+
+
+def _answers_to_findings(open_findings: Sequence[tuple[str, bool]]) -> dict[str, Schema]:
+    """Asked for only while CRITICAL findings are open: an empty object would be a reply with nothing in it."""
+    return {"critical_responses": _critical_responses(open_findings)} if open_findings else {}
+
+
+def _acceptance(require_acceptance: bool) -> dict[str, Schema]:
+    """Asked for only when the panel's consensus needs every judge's explicit yes."""
+    if not require_acceptance:
+        return {}
+    return {"accepts_consensus": boolean("whether you accept the panel's consensus as it now stands")}
 
 
 def moderator_reply_schema(judge_ids: Sequence[str]) -> Schema:
