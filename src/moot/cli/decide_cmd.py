@@ -20,7 +20,6 @@ from moot.schemas.decide import DecisionResult
 MAX_ASKS = 3
 
 
-
 def _at_terminal() -> bool:
     """Whether a person can answer: both stdin and stdout are a terminal."""
     return sys.stdin.isatty() and sys.stdout.isatty()

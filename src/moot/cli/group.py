@@ -12,12 +12,15 @@ from typer.core import TyperGroup
 
 from moot.cli.commands import COMMANDS, DESCRIPTION, version_line
 
+# The group and each sub-command it loads are typer apps alike: plain help text, errors left to `moot.cli.app`.
+_PLAIN: dict[str, Any] = {"add_completion": False, "pretty_exceptions_enable": False, "rich_markup_mode": None}
+
 
 def load_command(name: str) -> Any:
     """The click command for one table entry, built from its typer function (imports its module)."""
     target, short_help = COMMANDS[name]
     module, _, function = target.partition(":")
-    sub = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    sub = typer.Typer(**_PLAIN)
     sub.command(name, short_help=short_help)(getattr(importlib.import_module(module), function))
     return typer.main.get_command(sub)
 
@@ -66,15 +69,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-app = typer.Typer(
-    name="moot",
-    cls=LazyGroup,
-    help=DESCRIPTION,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+app = typer.Typer(name="moot", cls=LazyGroup, help=DESCRIPTION, no_args_is_help=True, **_PLAIN)
 
 
 @app.callback()
