@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from moot.cli.live import showing
 from moot.cli.options import HtmlOption, ProgressOption
 from moot.cli.output import FORMATS, check_format, dry_run_exit, emit
-from moot.cli.running import prepare_cli
+from moot.cli.running import prepare_cli, run_prepared_cli
 
 
 def challenge(
@@ -51,7 +49,6 @@ def challenge(
 ) -> int:
     """Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff
     document with the assumptions behind the disagreement."""
-    from moot.api import apply_max_cost, run_prepared
     from moot.cli.gate import check_gate_options, finish, render
     from moot.reports.challenge import challenge_markdown
     from moot.reports.files import atomic_write
@@ -61,9 +58,7 @@ def challenge(
     prepared, options, sink = prepare_cli("challenge", locals(), progress, fmt, planning=dry_run)
     if dry_run:
         return dry_run_exit(prepared, options, "text" if fmt in ("markdown", "github") else fmt)
-    apply_max_cost(options, prepared.seats, max_cost)
-    with showing(sink):
-        result = asyncio.run(run_prepared(prepared, options))
+    result = run_prepared_cli(prepared, options, sink, max_cost)
     if output:
         atomic_write(Path(output), challenge_markdown(result))
     if fmt == "markdown":
