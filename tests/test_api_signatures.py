@@ -1,0 +1,49 @@
+"""Each protocol's public function writes out its parameters for users (help(), IDEs, type checkers), and
+its builder writes them out again to validate them: these tests keep the two lists from drifting apart,
+and the `_sync` twins showing the very same signature."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import moot
+from moot.api.challenge import plan_challenge
+from moot.api.decide_inputs import build_decision_request
+from moot.api.evaluate import build_evaluation_request
+
+RUN_OPTIONS = {"store", "on_event", "max_cost"}  # how to run, not what to debate: the builders never see them
+
+
+def _parameters(function: Callable[..., Any]) -> dict[str, tuple[Any, Any, Any]]:
+    return {n: (p.kind, p.default, p.annotation) for n, p in inspect.signature(function).parameters.items()}
+
+
+@pytest.mark.parametrize(
+    ("public", "builder", "builder_only"),
+    [
+        (moot.evaluate, build_evaluation_request, set()),
+        (moot.decide, build_decision_request, {"context_files"}),  # the command line's --context files
+        (moot.challenge, plan_challenge, set()),
+    ],
+)
+def test_a_protocol_function_takes_what_its_builder_validates(
+    public: Callable[..., Any], builder: Callable[..., Any], builder_only: set[str]
+) -> None:
+    given = _parameters(public)
+    assert set(given) >= RUN_OPTIONS
+    validated = _parameters(builder)
+    assert {n: v for n, v in given.items() if n not in RUN_OPTIONS} == {
+        n: v for n, v in validated.items() if n not in builder_only
+    }
+
+
+@pytest.mark.parametrize("name", ["evaluate", "decide", "challenge"])
+def test_a_sync_twin_shows_the_async_signature(name: str) -> None:
+    sync = getattr(moot, f"{name}_sync")
+    assert sync.__name__ == f"{name}_sync"
+    assert not inspect.iscoroutinefunction(sync)
+    assert inspect.signature(sync) == inspect.signature(getattr(moot, name))
