@@ -1,4 +1,4 @@
-"""Debates kept in the store, as data: what `moot show` / `moot list` and the MCP tools return."""
+"""Debates and batches kept in the store, as data: what `moot show` / `moot list` and the MCP tools return."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from moot.errors import UsageError
 from moot.store import DebateRow, Store
+from moot.store.batches import BatchRow, list_batches
 
 
 def find_debate(store: Store, debate_id: str) -> DebateRow:
@@ -63,3 +64,29 @@ def verdict_word(result: Mapping[str, Any] | None) -> str:
         return ""
     summary = result.get("summary") or {}
     return str(summary.get("final_verdict") or result.get("outcome") or "")
+
+
+def batch_view(row: BatchRow) -> dict[str, Any]:
+    """A batch's summary as `moot batch --format json` printed it (as far as it got), and where it lives."""
+    summary = row.summary or {"batch_id": row.id, "protocol": row.protocol, "status": row.status}
+    return {**summary, "status": row.status, "items_path": row.items_path, "created_at": row.created_at}
+
+
+def batches_view(store: Store, limit: int = 20) -> list[dict[str, Any]]:
+    """Recent batches, newest first, with how far each got."""
+    out = []
+    for r in list_batches(store, limit):
+        s = r.summary or {}
+        out.append(
+            {
+                "batch_id": r.id,
+                "protocol": r.protocol,
+                "status": r.status,
+                "items_path": r.items_path,
+                "created_at": r.created_at,
+                "items": s.get("items", 0),
+                "done": s.get("done", 0),
+                "failed": s.get("failed", 0),
+            }
+        )
+    return out

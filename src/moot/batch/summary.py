@@ -43,6 +43,14 @@ class BatchSummary:
         return data
 
 
+def summary_from_dict(data: Mapping[str, Any]) -> BatchSummary:
+    """A stored summary (`summary_json`) as the dataclass again."""
+    names = set(BatchSummary.__dataclass_fields__)
+    fields = {k: v for k, v in data.items() if k in names}
+    fields["spend"] = SpendTotals(**dict(data.get("spend") or {}))
+    return BatchSummary(**fields)
+
+
 def summarize(
     head: Mapping[str, str],
     order: Iterable[str],

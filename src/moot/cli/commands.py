@@ -12,6 +12,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("moot.cli.evaluate_cmd:evaluate", "Evaluate an artifact by a debate between judges with stances."),
     "decide": ("moot.cli.decide_cmd:decide", "Pick between options: Risk, Value and Effort judges debate them."),
     "challenge": ("moot.cli.challenge_cmd:challenge", "Defend a position against challengers attacking it at once."),
+    "batch": ("moot.cli.batch_cmd:batch", "Debate every item of a JSONL file; run it again to continue it."),
     "demo": ("moot.cli.demo_cmd:demo", "Watch a whole debate of scripted judges (no API key needed)."),
     "doctor": ("moot.cli.doctor_cmd:doctor", "Which judges are usable here, and why not (keys, SDKs, PATH)."),
     "show": ("moot.cli.history_cmds:show", "Print a debate from the store again, finished or not."),

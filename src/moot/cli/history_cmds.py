@@ -1,4 +1,4 @@
-"""`moot show`, `moot list` and `moot resume`: debates kept in the store."""
+"""`moot show`, `moot list` and `moot resume`: debates (and batches of them) kept in the store."""
 
 from __future__ import annotations
 
@@ -13,18 +13,20 @@ from moot.errors import Interrupted
 
 
 def show(
-    debate_id: Annotated[str, typer.Argument(help="Debate id (or a unique prefix of it).")],
+    debate_id: Annotated[str, typer.Argument(help="Debate id, or batch id (or a unique prefix of either).")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
     calls: Annotated[
         bool, typer.Option("--calls", help="List every call: judge, round, status, tokens, cost.")
     ] = False,
 ) -> None:
-    """Print a debate from the store again, finished or not."""
+    """Print a debate from the store again, finished or not; or a batch's summary."""
     from moot.api.history import calls_view, debate_view, find_debate
     from moot.store import Store
 
     check_format(fmt)
     store = Store.open_default()
+    if not calls and _show_batch(store, debate_id, fmt):
+        return
     row = find_debate(store, debate_id)
     if calls:
         data = calls_view(store, row)
@@ -37,6 +39,26 @@ def show(
         emit(_status_text(data))
     else:
         emit(render_result("status", data, fmt))
+
+
+def _show_batch(store: Any, batch_id: str, fmt: str) -> bool:
+    """Print the batch's summary if `batch_id` names a batch (and no debate); False otherwise."""
+    from moot.api.history import batch_view
+    from moot.store.batches import get_batch
+
+    if not batch_id.startswith("batch-") and store.get_debate(batch_id) is not None:
+        return False
+    row = get_batch(store, batch_id)
+    if row is None:
+        return False
+    data = batch_view(row)
+    if fmt == "text":
+        from moot.batch.summary import summary_from_dict, summary_text
+
+        emit(summary_text(summary_from_dict(data)) if row.summary else f"Batch {row.id}: {row.status}\n")
+    else:
+        emit(render_result("batch", data, fmt))
+    return True
 
 
 def _calls_text(calls: list[dict[str, Any]]) -> str:
@@ -69,12 +91,14 @@ def list_debates(
     limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
 ) -> None:
-    """List recent debates."""
-    from moot.api.history import list_view
+    """List recent debates, then recent batches (`moot batch`)."""
+    from moot.api.history import batches_view, list_view
     from moot.store import Store
 
     check_format(fmt)
-    data = list_view(Store.open_default(), limit)
+    store = Store.open_default()
+    data = list_view(store, limit)
+    found = data["batches"] = batches_view(store, limit)
     if fmt != "text":
         emit(render_result("list", data, fmt))
         return
@@ -82,6 +106,11 @@ def list_debates(
         emit(
             f"{d['debate_id']}  {d['created_at'][:19]}  {d['protocol']:9} {d['status']:11} {d['verdict']:12} "
             f"{d['title'][:60]}\n"
+        )
+    for b in found:
+        ended = f"{b['done']}/{b['items']} done" + (f", {b['failed']} failed" if b["failed"] else "")
+        emit(
+            f"{b['batch_id']}  {b['created_at'][:19]}  {b['protocol']:9} {b['status']:11} {ended}  {b['items_path']}\n"
         )
 
 

@@ -1,0 +1,148 @@
+"""`moot batch`: a debate for every line of an items file, resumable by running the same command again."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+from moot.cli.output import check_format, emit
+from moot.errors import Interrupted
+
+if TYPE_CHECKING:
+    from moot.batch import BatchProgress
+
+T = TypeVar("T")
+
+
+class BatchInterrupted(Interrupted):
+    """Ctrl-C or SIGTERM: the batch is marked interrupted and continues when the command is run again."""
+
+    def __init__(self, batch_id: str) -> None:
+        Exception.__init__(
+            self, f"interrupted; nothing that completed is lost: run the same command again to continue {batch_id}"
+        )
+        self.debate_id = None
+
+
+def batch(
+    items: Annotated[str, typer.Argument(help="ITEMS.jsonl: one JSON object per line, an id and the arguments.")],
+    protocol: Annotated[str, typer.Option("--protocol", help="evaluate, decide or challenge.")],
+    judges: Annotated[
+        str | None, typer.Option(help="Judges file for items without their own; its limits: apply to the batch.")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(help="Most debates in flight at once.")] = 8,
+    out: Annotated[
+        str | None, typer.Option("--out", help="RESULTS.jsonl (default: ITEMS.results.jsonl beside the items).")
+    ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            "--max-cost",
+            help="USD cap for the whole batch, earlier runs of it included: no debate starts whose worst case "
+            "could cross it.",
+        ),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json (the summary on stdout).")] = "text",
+    backend: Annotated[str, typer.Option(help="local (this process) or ray (Ray tasks: pip install 'moot[ray]').")] = (
+        "local"
+    ),
+    ray_address: Annotated[
+        str | None, typer.Option("--ray-address", help="An existing Ray cluster (default: RAY_ADDRESS or a local one).")
+    ] = None,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Progress bar on stderr (default: on, off with --format json)."),
+    ] = None,
+) -> int:
+    """Debate every item of ITEMS.jsonl; each item's line goes to RESULTS.jsonl as soon as it ends.
+
+    An item holds an `id` and the protocol's own arguments by their Python API names: for evaluate,
+    `solution` (paths, relative to the items file) or `artifact` (text), `task`, `criteria`; for decide,
+    `question` and `options`; for challenge, `topic`; any item may name its own `judges` file.
+
+    Running the same command again continues the batch: done items are kept, interrupted debates resume
+    without paying again for completed calls, failed items are tried again. The batch is named after the
+    protocol and the items file's path (see `moot list`, `moot show BATCH_ID`): to start afresh, run a
+    copy of the items file under another name.
+
+    Exit codes: 0 every item done, 1 some item failed, 2 bad input (nothing sent), 130 interrupted.
+    """
+    from moot.batch import run_batch, summary_text
+    from moot.batch.runner import batch_id_for
+    from moot.reports.serialize import to_json
+
+    check_format(fmt, ("text", "json"))
+    bar = _ProgressBar() if progress or (progress is None and fmt == "text") else None
+    try:
+        summary = _run_until_signal(
+            lambda: run_batch(
+                items,
+                protocol,
+                judges=judges,
+                concurrency=concurrency,
+                out=out,
+                max_cost=max_cost,
+                backend=backend,
+                ray_address=ray_address,
+                progress=bar,
+            )
+        )
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise BatchInterrupted(batch_id_for(protocol, items)) from None
+    finally:
+        if bar is not None:
+            bar.stop()
+    emit(to_json(summary.to_dict()) if fmt == "json" else summary_text(summary))
+    return 1 if summary.failed else 0
+
+
+def _run_until_signal(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run `start()`; SIGTERM cancels it as Ctrl-C does, so a batch stopped either way is resumable."""
+
+    async def main() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        try:
+            return await start()
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
+
+    return asyncio.run(main())
+
+
+class _ProgressBar:
+    """A rich progress bar on stderr: items ended of all, failures, debates running, spend, ETA."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("batch"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[failed]} failed · {task.fields[running]} running · {task.fields[spend]}"),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(file=sys.stderr),
+        )
+        self.task: Any = None
+
+    def __call__(self, p: BatchProgress) -> None:
+        fields = {"failed": p.failed, "running": p.running, "spend": f"{p.calls} calls · ${p.cost:.4f}"}
+        if self.task is None:  # items done by an earlier run count from the start, not as speed
+            self.progress.start()
+            self.task = self.progress.add_task("batch", total=p.total, completed=p.done + p.failed, **fields)
+            return
+        self.progress.update(self.task, completed=p.done + p.failed, **fields)
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.progress.stop()
