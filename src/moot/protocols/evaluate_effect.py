@@ -6,17 +6,18 @@ findings are answered from round 2 on, so none is agreed in round 1. A debate th
 changed nothing, so its round 1 is its final verdict (which, without consensus, is the majority's or the
 median's rather than the mean's).
 
-A judge's answer is its overall score, worded as the verdict that score alone would give; it changed when
-its score moved. Its reason is the `change_reason` of the reply that last moved it, or, when that is
-empty, the reply's position statement (seed 000's `position_revision` / `final_position`).
+A judge's answer is the verdict its overall score alone would give (the score beside it); it changed when
+that verdict did, not when its score moved within one verdict's band. Its reason is the `change_reason`
+of the reply that last moved its verdict, or, when that is empty (the final-positions template has no
+such field), that reply's position statement (seed 000's `position_revision` / `final_position`) without
+its Markdown headings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 
-from moot.consensus.evaluate import EPSILON, mean, verdict_for
+from moot.consensus.evaluate import mean, verdict_for
 from moot.judges.base import Seat
 from moot.protocols.debate_effect import assemble
 from moot.protocols.evaluate_state import DebateState
@@ -25,28 +26,32 @@ from moot.schemas.effect import DebateEffect, JudgeEffect
 from moot.schemas.evaluate import ScoredPosition, Summary
 
 
-def _moved(before: ScoredPosition, after: ScoredPosition) -> bool:
-    return abs(after.overall_score - before.overall_score) > EPSILON
+def _statement(text: str) -> str:
+    return " ".join(line for line in text.splitlines() if not line.lstrip().startswith("#")).strip()
 
 
-def _reason(positions: Sequence[ScoredPosition]) -> str:
-    moves = [after for before, after in pairwise(positions) if _moved(before, after)]
-    return (moves[-1].change_reason or moves[-1].statement).strip() if moves else ""
+def _reason(positions: Sequence[ScoredPosition], thresholds: VerdictThresholds) -> str:
+    """What the reply that last moved the judge's verdict said about it."""
+    words = [verdict_for(p.overall_score, thresholds) for p in positions]
+    moves = [p for p, before, now in zip(positions[1:], words, words[1:], strict=False) if before != now]
+    return (moves[-1].change_reason.strip() or _statement(moves[-1].statement)) if moves else ""
 
 
 def _judge(seat: Seat, positions: Sequence[ScoredPosition], thresholds: VerdictThresholds) -> JudgeEffect:
     first = next((p for p in positions if p.round == 1), None)
     last = positions[-1] if positions else None
-    changed = first is not None and last is not None and _moved(first, last)
+    round1 = verdict_for(first.overall_score, thresholds) if first else None
+    final = verdict_for(last.overall_score, thresholds) if last else None
+    changed = round1 is not None and final is not None and round1 != final
     return JudgeEffect(
         judge=seat.id,
         model=seat.label,
-        round1=verdict_for(first.overall_score, thresholds) if first else None,
-        final=verdict_for(last.overall_score, thresholds) if last else None,
+        round1=round1,
+        final=final,
         round1_score=first.overall_score if first else None,
         final_score=last.overall_score if last else None,
         changed=changed,
-        reason=_reason(positions) if changed else "",
+        reason=_reason(positions, thresholds) if changed else "",
     )
 
 

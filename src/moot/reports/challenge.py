@@ -7,6 +7,7 @@ not a prompt); table cells have their pipes and line breaks escaped so a reply c
 from __future__ import annotations
 
 from moot.reports.cost_table import spend_line
+from moot.reports.effect_text import effect_blocks
 from moot.reports.terminal import Markdown, TextReport
 from moot.schemas.challenge import ChallengeResult, PositionVersion
 
@@ -87,5 +88,4 @@ def challenge_report(result: ChallengeResult) -> TextReport:
     """The terminal form: the Markdown outcome (rendered at a terminal), then what the debate spent."""
     sp = result.spend
     spent = f"Debate {result.debate_id}: " + spend_line(sp).removeprefix("Spent: ")
-    return TextReport("", blocks=[Markdown(challenge_markdown(result)), spent])
-
+    return TextReport("", blocks=[Markdown(challenge_markdown(result)), *effect_blocks(result.debate_effect), spent])

@@ -8,6 +8,7 @@ answer it, as a plain statement under `--no-input`, where nobody will be asked.
 from __future__ import annotations
 
 from moot.reports.cost_table import spend_line, with_spend
+from moot.reports.effect_text import effect_blocks
 from moot.reports.terminal import Block, Faces, Section, Table, TextReport, Tone, without_idle_status
 from moot.reports.text import files_line, model_cell
 from moot.schemas.decide import DecisionJudge, DecisionResult
@@ -65,6 +66,7 @@ def decision_report(result: DecisionResult, *, asking: bool = True) -> TextRepor
     table = _judges_table(result)
     blocks: list[Block] = [
         Faces(table, without_idle_status(with_spend(table, result.spend))),
+        *effect_blocks(result.debate_effect),
         Section("Perspectives:", [f"{judge}: {text}" for judge, text in result.perspectives.items()]),
     ]
     if result.change_log:

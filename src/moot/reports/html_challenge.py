@@ -10,6 +10,7 @@ from typing import Any
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, build_chart
 from moot.reports.html_common import Columns, DebateRecord, Section, Verdict, View
+from moot.reports.html_effect import effect_section
 from moot.reports.html_page import make_view
 
 STANCE_LEVELS = ["objects", "partly agrees", "agrees"]  # y axis of the challenge chart, low to high
@@ -117,6 +118,7 @@ def _chart(r: Mapping[str, Any]) -> Chart | None:
 
 def _sections(r: Mapping[str, Any]) -> list[Section]:
     return h.present(
+        effect_section(r),
         h.records_section("Position history", r.get("position_history"), HISTORY_COLUMNS),
         h.items_section("What changed", r.get("what_changed")),
         h.text_section("Core disagreement", r.get("core_disagreement"), markdown=True),

@@ -10,6 +10,7 @@ from typing import Any
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, build_chart
 from moot.reports.html_common import JUDGE_COLUMNS, Cell, Columns, DebateRecord, Section, Verdict, View
+from moot.reports.html_effect import effect_section
 from moot.reports.html_page import make_view
 
 CHANGE_COLUMNS: Columns = [
@@ -108,6 +109,7 @@ def _sections(r: Mapping[str, Any], options: list[dict[str, Any]]) -> list[Secti
     perspectives = [{"judge": k, "perspective": v} for k, v in h.as_dict(r.get("perspectives")).items()]
     rounds = h.named(r.get("rounds"))
     return h.present(
+        effect_section(r),
         h.records_section("Options", options, option_columns),
         h.records_section("Perspectives", perspectives, [("Judge", "judge"), ("Perspective", "perspective")]),
         h.records_section("Recommendations per round", rounds, _round_columns(rounds)),

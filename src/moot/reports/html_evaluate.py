@@ -8,6 +8,7 @@ from typing import Any
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, Rule, build_chart
 from moot.reports.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, Verdict, View
+from moot.reports.html_effect import effect_section
 from moot.reports.html_page import make_view
 from moot.schemas.config import VerdictThresholds
 
@@ -149,6 +150,7 @@ def _sections(record: DebateRecord) -> list[Section]:
     r = record.result or {}
     final_score: Columns = [("Final score", lambda j: h.num(j.get("final_score")))]
     return h.present(
+        effect_section(r),
         _criterion_section(record),
         h.records_section("Round progression", h.named(r.get("round_progression")), PROGRESSION_COLUMNS),
         h.records_section("Judges", r.get("judges"), [*JUDGE_COLUMNS, *final_score]),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from moot.reports.cost_table import cost_grid, with_spend
+from moot.reports.effect_text import effect_blocks
 from moot.reports.markdown import score_grid
 from moot.reports.terminal import Block, Faces, Paragraph, Section, Table, TextReport, Tone, without_idle_status
 from moot.schemas.evaluate import EvaluationResult
@@ -118,7 +119,8 @@ def evaluation_report(result: EvaluationResult) -> TextReport:
     if result.majority_judges and not result.consensus_reached:
         facts.append(_majority(result))
     judges = Faces(_judges_table(result), _terminal_judges_table(result))
-    blocks: list[Block] = [judges, score_grid(result), *_findings(result)]
+    # after the scores, beside the prose blocks: at a terminal those run together, without a blank line
+    blocks: list[Block] = [judges, score_grid(result), *effect_blocks(result.debate_effect), *_findings(result)]
     if result.spend.calls:
         blocks.append(Faces(cost_grid(result.spend), None))
     if result.reports:
@@ -129,4 +131,3 @@ def evaluation_report(result: EvaluationResult) -> TextReport:
         facts,
         blocks,
     )
-
