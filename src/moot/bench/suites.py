@@ -1,0 +1,129 @@
+"""A bench suite: gold items of one shape, from a built-in name or a JSONL file, sampled with a seed.
+
+Every line of a JSONL file is checked before any judge is called: a line that fits neither item shape,
+a file that mixes the two shapes, or an id used twice is bad input (`UsageError`, naming the line).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from moot.bench.humaneval import ABOUT as HUMANEVAL_ABOUT
+from moot.bench.humaneval import humaneval_items
+from moot.bench.judgebench import ABOUT as JUDGEBENCH_ABOUT
+from moot.bench.judgebench import judgebench_items
+from moot.errors import UsageError
+from moot.inputs import validation_message
+from moot.schemas.bench import GoldItem, PairwiseItem, ScoredItem, SuiteKind
+
+BUILTIN = ("judgebench", "humaneval-bugs")
+_PAIR_KEYS = frozenset({"question", "response_A", "response_B", "label"})
+_SCORED_KEYS = frozenset({"task", "artifact", "gold"})
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """The items a bench run judges, all of one `kind`, in a stable order."""
+
+    name: str
+    kind: SuiteKind
+    items: tuple[GoldItem, ...]
+    seed: int
+    about: str  # where the items come from, for the report
+
+    @property
+    def pairwise(self) -> bool:
+        return self.kind == "pairwise"
+
+
+def load_suite(name_or_path: str | Path, *, data: Path | None = None, limit: int | None = None, seed: int = 0) -> Suite:
+    """The suite by built-in name (`judgebench`, `humaneval-bugs`) or from a JSONL file.
+
+    `limit` keeps a sample of that many items drawn with `seed`: the same seed and limit give the same
+    items on every run, and a smaller limit keeps a subset of a larger one's items.
+    `data` is a local copy of JudgeBench's file (checked against its pinned sha256).
+    """
+    if limit is not None and limit < 1:
+        raise UsageError(f"--limit must be at least 1 (got {limit})")
+    name = str(name_or_path)
+    if data is not None and name != "judgebench":
+        raise UsageError("--data is a local copy of JudgeBench's file: it goes with the suite 'judgebench'")
+    if name == "judgebench":
+        pairs = sample(judgebench_items(data), limit, seed)
+        return Suite(name, "pairwise", tuple(pairs), seed, JUDGEBENCH_ABOUT)
+    if name == "humaneval-bugs":
+        return Suite(name, "scored", tuple(humaneval_items(limit=limit, seed=seed)), seed, HUMANEVAL_ABOUT)
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise UsageError(f"no suite named {name!r} and no such file (built-in suites: {', '.join(BUILTIN)})")
+    kind, items = read_gold_file(path)
+    return Suite(name, kind, tuple(sample(items, limit, seed)), seed, f"gold file {path}")
+
+
+def sample(items: Sequence[_T], limit: int | None, seed: int) -> list[_T]:
+    """`limit` items drawn with `seed`, kept in their file order; all of them without a limit."""
+    if limit is None or limit >= len(items):
+        return list(items)
+    order = list(range(len(items)))
+    random.Random(seed).shuffle(order)
+    return [items[i] for i in sorted(order[:limit])]
+
+
+def read_gold_file(path: Path) -> tuple[SuiteKind, list[GoldItem]]:
+    """Every item of a JSONL gold file, validated, and the one shape they share."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read {path}: {e}") from e
+    items: list[GoldItem] = []
+    first_line: dict[str, int] = {}
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        item = parse_item(line, f"{path}:{n}")
+        if items and type(item) is not type(items[0]):
+            raise UsageError(f"{path}:{n}: a {_kind(item)} item in a file of {_kind(items[0])} items")
+        if item.id in first_line:
+            raise UsageError(f"{path}:{n}: id {item.id!r} is already used on line {first_line[item.id]}")
+        first_line[item.id] = n
+        items.append(item)
+    if not items:
+        raise UsageError(f"{path}: no items (one JSON object a line)")
+    return _kind(items[0]), items
+
+
+def parse_item(line: str, where: str) -> GoldItem:
+    """One JSONL line as a pairwise or a scored item, whichever its keys say it is meant to be."""
+    try:
+        row: Any = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{where}: not JSON ({e.msg})") from e
+    if not isinstance(row, dict):
+        raise UsageError(f"{where}: an item is a JSON object, not {type(row).__name__}")
+    pair, scored = len(_PAIR_KEYS & row.keys()), len(_SCORED_KEYS & row.keys())
+    if not pair and not scored:
+        raise UsageError(
+            f"{where}: neither a pairwise item (id, question, response_A, response_B, label) "
+            "nor a scored one (id, task, artifact, gold)"
+        )
+    model: type[PairwiseItem] | type[ScoredItem] = PairwiseItem if pair >= scored else ScoredItem
+    try:
+        return model.model_validate(row)
+    except ValidationError as e:
+        raise UsageError(validation_message(e, f"{where} ({_kind_of(model)} item)")) from e
+
+
+def _kind(item: GoldItem) -> SuiteKind:
+    return _kind_of(type(item))
+
+
+def _kind_of(model: type[GoldItem]) -> SuiteKind:
+    return "pairwise" if model is PairwiseItem else "scored"
