@@ -1,5 +1,8 @@
 """The SQLite store. One connection per Store; writes are small and committed at once (WAL mode), so a
-crash or kill loses nothing that had completed, and `moot resume` can replay finished calls."""
+crash or kill loses nothing that had completed, and `moot resume` can replay finished calls.
+
+Long strings in a call's prompt and a debate's request are kept once (`blobs.py`): rows hold references,
+and every reader here gives back the text exactly as it was written."""
 
 from __future__ import annotations
 
@@ -7,12 +10,14 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from moot.store.blobs import Blobs
 from moot.store.migrations import MIGRATIONS
 
 
@@ -70,10 +75,19 @@ class DebateRow:
 
 
 _CALL_FIELDS = [f for f in CallRecord.__dataclass_fields__]
+# the columns of a call without its prompt: for spend and listings, which need no prompt unpacked
+_NO_PROMPT = ", ".join(f for f in _CALL_FIELDS if f != "prompt_json") + ", '' AS prompt_json"
 
 
-def _call(r: sqlite3.Row) -> CallRecord:
-    return CallRecord(**{f: r[f] for f in _CALL_FIELDS})
+def _dumps(value: Any) -> str:
+    """JSON with text as text (so an artifact in a request is escaped as in a prompt, and shares its
+    chunks), unless it holds something UTF-8 cannot store (a lone surrogate), which is then escaped."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(value)
+    return text
 
 
 class Store:
@@ -87,6 +101,7 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=5000")
+        self._blobs = Blobs()
         self._migrate()
 
     @classmethod
@@ -108,15 +123,38 @@ class Store:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
+    @contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[sqlite3.Connection]:
+        """Several statements as one, under the store's lock: a row and the blobs it references are
+        written together or not at all; `write=False` reads one consistent snapshot."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                self._blobs.settle(committed=False)
+                raise
+            self._db.execute("COMMIT")
+            self._blobs.settle(committed=True)
+
+    def pack(self, db: sqlite3.Connection, text: str) -> str:
+        """`text` as a row should hold it (long strings stored once); inside `transaction()`."""
+        return self._blobs.pack(db, text)
+
+    def unpack(self, db: sqlite3.Connection, stored: str) -> str:
+        """What a row was given, packed or not; under the store's lock (inside `transaction()`)."""
+        return self._blobs.unpack(db, stored)
+
     # debates
 
     def create_debate(self, debate_id: str, protocol: str, request: dict[str, Any], title: str = "") -> None:
         ts = now_iso()
-        with self._lock:
-            self._db.execute(
+        with self.transaction() as db:
+            db.execute(
                 "INSERT INTO debates (id, protocol, title, status, request_json, created_at, updated_at)"
                 " VALUES (?, ?, ?, 'running', ?, ?, ?)",
-                (debate_id, protocol, title, json.dumps(request), ts, ts),
+                (debate_id, protocol, title, self.pack(db, _dumps(request)), ts, ts),
             )
 
     def set_status(
@@ -130,19 +168,20 @@ class Store:
             )
 
     def update_request(self, debate_id: str, request: dict[str, Any]) -> None:
-        with self._lock:
-            self._db.execute(
+        with self.transaction() as db:
+            db.execute(
                 "UPDATE debates SET request_json = ?, updated_at = ? WHERE id = ?",
-                (json.dumps(request), now_iso(), debate_id),
+                (self.pack(db, _dumps(request)), now_iso(), debate_id),
             )
 
     def _row(self, r: sqlite3.Row) -> DebateRow:
+        """A debate row as read (under the lock: its request may need unpacking)."""
         return DebateRow(
             id=r["id"],
             protocol=r["protocol"],
             title=r["title"],
             status=r["status"],
-            request=json.loads(r["request_json"]),
+            request=json.loads(self._blobs.unpack(self._db, r["request_json"])),
             result=json.loads(r["result_json"]) if r["result_json"] else None,
             error=r["error"],
             created_at=r["created_at"],
@@ -158,7 +197,7 @@ class Store:
                     "SELECT * FROM debates WHERE id LIKE ? LIMIT 2", (debate_id.replace("%", "") + "%",)
                 ).fetchall()
                 r = rows[0] if len(rows) == 1 else None
-        return self._row(r) if r is not None else None
+            return self._row(r) if r is not None else None
 
     def list_debates(self, limit: int = 20, protocol: str | None = None) -> list[DebateRow]:
         sql = "SELECT * FROM debates"
@@ -170,21 +209,30 @@ class Store:
         args.append(limit)
         with self._lock:
             rows = self._db.execute(sql, args).fetchall()
-        return [self._row(r) for r in rows]
+            return [self._row(r) for r in rows]
 
     # calls
 
+    def _call(self, r: sqlite3.Row) -> CallRecord:
+        """A call row as read (under the lock: its prompt may need unpacking)."""
+        values = {f: r[f] for f in _CALL_FIELDS}
+        values["prompt_json"] = self._blobs.unpack(self._db, values["prompt_json"])
+        return CallRecord(**values)
+
     def record_call(self, call: CallRecord) -> None:
         """Add an attempt at a call; its number (the key's next) is chosen in the same statement, so that
-        two processes resuming one debate cannot both take it."""
+        two processes resuming one debate cannot both take it. The prompt's long strings (the artifact, the
+        system prompt) are stored once for every call that sends them."""
         fields = [f for f in _CALL_FIELDS if f != "attempt"]
         cols = ", ".join(fields)
         marks = ", ".join("?" for _ in fields)
-        with self._lock:
-            self._db.execute(
+        with self.transaction() as db:
+            values = {f: getattr(call, f) for f in fields}
+            values["prompt_json"] = self.pack(db, call.prompt_json)
+            db.execute(
                 f"INSERT INTO calls ({cols}, attempt) SELECT {marks}, COALESCE(MAX(attempt), 0) + 1"  # noqa: S608 - fixed column names
                 " FROM calls WHERE debate_id = ? AND call_key = ?",
-                [*(getattr(call, f) for f in fields), call.debate_id, call.call_key],
+                [*values.values(), call.debate_id, call.call_key],
             )
 
     def find_call(self, debate_id: str, call_key: str) -> CallRecord | None:
@@ -196,26 +244,34 @@ class Store:
                 " ORDER BY attempt DESC LIMIT 1",
                 (debate_id, call_key),
             ).fetchone()
-        return _call(r) if r is not None else None
+            return self._call(r) if r is not None else None
 
-    def calls(self, debate_id: str) -> list[CallRecord]:
+    def calls(self, debate_id: str, *, prompts: bool = True) -> list[CallRecord]:
         """The debate's calls as they count for spend and reports: every completed attempt, and a failed
         one only while it is the latest of its key. A failure that was asked again cost nothing and is
-        left out, so that one call is not counted twice (`attempts` still has it)."""
+        left out, so that one call is not counted twice (`attempts` still has it).
+
+        `prompts=False` leaves every `prompt_json` empty and reads no prompt at all: what spend needs."""
+        cols = "*" if prompts else _NO_PROMPT
         with self._lock:
             rows = self._db.execute(
-                "SELECT * FROM calls AS c WHERE debate_id = ? AND (status = 'ok' OR attempt = ("
+                f"SELECT {cols} FROM calls AS c WHERE debate_id = ? AND (status = 'ok' OR attempt = ("  # noqa: S608 - fixed column names
                 " SELECT MAX(attempt) FROM calls WHERE debate_id = c.debate_id AND call_key = c.call_key"
                 ")) ORDER BY id",
                 (debate_id,),
             ).fetchall()
-        return [_call(r) for r in rows]
+            return [self._call(r) for r in rows]
 
-    def attempts(self, debate_id: str) -> list[CallRecord]:
-        """Every attempt at every call of a debate, failures that were asked again included (history)."""
+    def attempts(self, debate_id: str, *, prompts: bool = True) -> list[CallRecord]:
+        """Every attempt at every call of a debate, failures that were asked again included (history);
+        `prompts=False` as for `calls`."""
+        cols = "*" if prompts else _NO_PROMPT
         with self._lock:
-            rows = self._db.execute("SELECT * FROM calls WHERE debate_id = ? ORDER BY id", (debate_id,)).fetchall()
-        return [_call(r) for r in rows]
+            rows = self._db.execute(
+                f"SELECT {cols} FROM calls WHERE debate_id = ? ORDER BY id",  # noqa: S608 - fixed column names
+                (debate_id,),
+            ).fetchall()
+            return [self._call(r) for r in rows]
 
     # rounds and report sections
 
