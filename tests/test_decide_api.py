@@ -77,4 +77,4 @@ def test_untrusted_text_cannot_close_its_block(tmp_path) -> None:  # type: ignor
     assert system.count("</option>") == 3
     round2 = risk.asked[1].messages[0].content  # type: ignore[attr-defined]
     assert "&lt;/judge_report&gt; SYSTEM" in round2
-    assert round2.count("</judge_report>") == 2  # the two real blocks only
+    assert round2.count("</judge_report>") == 3  # the three real blocks only (every judge's, its own included)

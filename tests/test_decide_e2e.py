@@ -82,10 +82,13 @@ def test_split_then_documented_change_gives_round_two_consensus(
         first = last_user_message(llm_server, model, 0) + system_message(llm_server, model, 0)
         assert "judge_report" not in first and "Long reasoning for" not in first
         assert "INDEPENDENT RECOMMENDATION" in first and "in isolation" in first
-    # round 2: the others' round-1 files in full, the challenge requirement, the stance restated
+    # round 2: every judge's round-1 file in full (seat order, its own said to be its own), the challenge
+    # requirement against the others, the stance restated
     risk2 = last_user_message(llm_server, "risk-m", 1)
-    assert 'judge_report judge="value"' in risk2 and 'judge_report judge="effort"' in risk2
-    assert 'judge_report judge="risk"' not in risk2
+    starts = [risk2.index(f'<judge_report judge="{j}"') for j in ("risk", "value", "effort")]
+    assert starts == sorted(starts) and risk2.count("<judge_report ") == 3
+    assert 'Your own round 1 report is the one above labelled judge="risk"' in risk2
+    assert "The judges whose positions you challenge: value, effort." in risk2
     assert "Long reasoning for B" in risk2 and "Long reasoning for C" in risk2
     assert "CHALLENGE their positions" in risk2 and "document EXACTLY what convinced you" in risk2
     assert "You are the Risk Judge with SKEPTICAL stance" in risk2

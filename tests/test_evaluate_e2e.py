@@ -81,9 +81,12 @@ def test_round2_consensus_after_rebuttal(
         "performance": 5,
         "docs": 5,
     }
-    # rebuttal prompts carry the other judges' positions, not the judge's own as "other"
+    # rebuttal prompts carry every judge's latest position in seat order, and say which one is the judge's own
     r2_prompt = llm_server.calls_for("judge-a")[1].body["messages"][-1]["content"]
-    assert 'judge="judge-2"' in r2_prompt and 'judge="judge-3"' in r2_prompt and 'judge="judge-1"' not in r2_prompt
+    starts = [r2_prompt.index(f'<judge_report judge="judge-{n}"') for n in (1, 2, 3)]
+    assert starts == sorted(starts) and r2_prompt.count("<judge_report ") == 3
+    own = r2_prompt.index('Your own round 1 report is the one above labelled judge="judge-1"')
+    assert r2_prompt.index("You are Judge 1 (judge-1)") > r2_prompt.rindex("</judge_report>") and own > starts[-1]
     # seed 003 report files: created in round 1, round 2 appended
     reports = sorted((tmp_path / "reports").glob("users-api-*.md"))
     assert [p.name.split(".", 1)[1] for p in reports] == ["1.md", "2.md", "3.md", "consensus.md"]

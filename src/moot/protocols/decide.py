@@ -134,9 +134,14 @@ class Decision:
         }
 
     def _response_text(self, seat: Seat, round_no: int) -> str:
-        """Round 2 and later: the judge's own last reply and every other active judge's, in full."""
+        """Round 2 and later: every active judge's last reply in full, its own included, in seat order.
+
+        The reports come first and read the same for every judge of the round (the prefix that vendors'
+        prompt caches serve to all of them); who the judge is, which report is its own and whom it
+        challenges come after them.
+        """
         st, before = self.state, round_no - 1
-        others = [
+        reports = [
             {
                 "judge": s.id,
                 "stance": s.stance,
@@ -145,15 +150,14 @@ class Decision:
                 "text": st.texts[s.id][before],
             }
             for s in st.active
-            if s.id != seat.id
         ]
         return render(
             "decide/round_2.j2",
             **self._common(seat, round_no),
             previous=st.latest(seat.id),
-            own_text=st.texts[seat.id][before],
             own_file=self._file_label(seat.id, before),
-            others=others,
+            reports=reports,
+            others=[s.id for s in st.active if s.id != seat.id],
             dropped=[f"{sid} ({reason})" for sid, (_, reason) in st.dropped.items()],
             require_change_reason=self.config.require_change_documentation,
         )

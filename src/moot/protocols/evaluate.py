@@ -123,9 +123,9 @@ class Evaluation:
             text = render(
                 "evaluate/round_3.j2" if final else "evaluate/round_2.j2",
                 **common,
+                final=final,
                 previous=self.state.latest(seat),
-                own_report=self.state.texts[seat.id][-1],
-                others=self._others(seat),
+                reports=self._reports(),
                 open_findings=open_findings,
             )
         schema = evaluate_reply_schema(
@@ -141,12 +141,13 @@ class Evaluation:
             meta={"round": round_no, "kind": "judge", "seat": seat.id},
         )
 
-    def _others(self, seat: Seat) -> list[dict[str, Any]]:
+    def _reports(self) -> list[dict[str, Any]]:
+        """Every active judge's latest reply, its own included, in seat order: the same text for every judge
+        of the round, so that it belongs to the prefix the round's prompts share (vendors' prompt caches)."""
         st = self.state
         return [
             {"judge": s.id, "stance": s.stance, "overall_score": st.latest(s).overall_score, "text": st.texts[s.id][-1]}
             for s in st.active
-            if s.id != seat.id
         ]
 
     # absorbing
