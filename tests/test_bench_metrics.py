@@ -61,7 +61,7 @@ def test_kappa_at_its_boundaries_and_on_a_table_worked_by_hand() -> None:
     assert cohen_kappa(gold, gold) == 1.0
     assert cohen_kappa([unswap(g) for g in [A] * 5 + [B] * 5], [A] * 5 + [B] * 5) == -1.0
     # 3 of 4 A's and 4 of 6 B's right: p_o = 0.7; the answers say A 5 times, B 5: p_e = (5*4 + 5*6)/100 = 0.5
-    answers = [A, A, A, B] + [B, B, B, B, A, A]
+    answers = [A, A, A, B, B, B, B, B, A, A]  # gold: A A A A B B B B B B
     assert cohen_kappa(answers, gold) == pytest.approx((0.7 - 0.5) / 0.5)
     # a missing answer is its own category: p_o = 0.5, p_e = (0*1 + 1*1)/4
     assert cohen_kappa([None, B], [A, B]) == pytest.approx((0.5 - 0.25) / 0.75)

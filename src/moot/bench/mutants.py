@@ -112,7 +112,7 @@ def _edits(src: _Source, node: ast.AST, parent: ast.AST | None, field: str) -> I
     if isinstance(node, ast.Constant) and type(node.value) is int:
         for v in (node.value + 1, node.value - 1):
             if v or not _summand(parent):
-                yield "constant", ast.Constant(v), str(v)
+                yield "constant", _number(v), str(v)
     elif isinstance(node, ast.expr) and _is_bound(node, parent, field):
         for op, sign in ((ast.Add(), "+"), (ast.Sub(), "-")):
             yield "bound", ast.BinOp(node, op, ast.Constant(1)), f"{src.of(node)} {sign} 1"
@@ -136,6 +136,11 @@ def _word(old: str, new: str) -> Callable[[str], str]:
     """Replace the operator `old` (a symbol or keywords) by `new` in the gap between two operands."""
     pattern = re.compile(r"(?<![\w<>=!])" + re.escape(old).replace(r"\ ", r"\s+") + r"(?![\w<>=])")
     return lambda gap: pattern.sub(new, gap, count=1)
+
+
+def _number(v: int) -> ast.expr:
+    """`-1` as Python parses it: minus applied to 1."""
+    return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
 
 
 def _negated(src: _Source, test: ast.expr) -> tuple[ast.expr, str]:
