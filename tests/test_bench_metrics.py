@@ -19,6 +19,7 @@ from moot.bench.metrics import (
     flips,
     mcnemar,
     plurality,
+    record_from_effect,
     swap_consistency,
     unswap,
     verdict,
@@ -136,6 +137,27 @@ def record(
 def test_a_round_2_change_to_the_round_1_minoritys_right_answer_is_one_helpful_flip() -> None:
     f = flips([record(B, [A, A, B], A, B)])
     assert (f.items, f.helpful_flips, f.harmful_flips, f.collapse, f.round1_share) == (1, 1, 0, 0, 0.0)
+
+
+def test_a_debate_effect_record_reads_as_the_same_flip() -> None:
+    effect = {
+        "round1_verdict": "A",
+        "final_verdict": "B",
+        "differs": True,
+        "judges": [
+            {"judge": "judge-1", "round1": "A", "final": "A", "changed": False, "reason": ""},
+            {"judge": "judge-2", "round1": "A", "final": "B", "changed": True, "reason": "B's proof checks out"},
+            {"judge": "judge-3", "round1": "B", "final": "B", "changed": False, "reason": ""},
+        ],
+        "changed_judges": ["judge-2"],
+        "rounds": 2,
+    }
+    labels = {"A": A, "B": B}
+    rec = record_from_effect(effect, B, lambda v: labels.get(v or ""))
+    assert rec == record(B, [A, A, B], A, B)
+    assert flips([rec]).helpful_flips == 1
+    tie = record_from_effect({**effect, "round1_verdict": "tie"}, B, lambda v: labels.get(v or ""))
+    assert tie.round1_majority is None
 
 
 def test_harmful_flips_collapse_and_round1_share_worked_by_hand() -> None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 EXACT_BELOW = 25  # discordant pairs under which McNemar's test is the exact binomial one
 RESAMPLES = 2000
@@ -136,6 +137,18 @@ class DebateRecord:
     round1_majority: str | None
     final: str | None
     rounds: int
+
+
+def record_from_effect(
+    effect: Mapping[str, Any], gold: str, answer: Callable[[str | None], str | None]
+) -> DebateRecord:
+    """A debate's `debate_effect` (its JSON: `round1_verdict`, `final_verdict`, `judges` with `judge` and
+    `round1`, `rounds`) as a record, every answer put in the gold label's terms by `answer` (for example
+    option "A" -> "A>B", "PASS" -> "pass", and "tie" or "none" -> None)."""
+    round1 = {str(j["judge"]): answer(j.get("round1")) for j in effect.get("judges", [])}
+    return DebateRecord(
+        gold, round1, answer(effect["round1_verdict"]), answer(effect["final_verdict"]), int(effect["rounds"])
+    )
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ CPU time and file writes. moot never executes code it is given inside its own pr
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,7 @@ except (ImportError, ValueError, OSError):
     pass
 """
 MEMORY = 1 << 30  # bytes of address space
+_SYSTEM = {k: os.environ[k] for k in ("SYSTEMROOT",) if k in os.environ}  # Windows' Python needs it to start
 
 
 def passes(program: str, *, timeout: float = 5.0) -> bool:
@@ -32,7 +34,7 @@ def passes(program: str, *, timeout: float = 5.0) -> bool:
             done = subprocess.run(
                 [sys.executable, "-I", "-S", str(script)],
                 cwd=tmp,
-                env={"PATH": "", "HOME": tmp, "PYTHONHASHSEED": "0"},
+                env={"PATH": "", "HOME": tmp, "PYTHONHASHSEED": "0", **_SYSTEM},
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
