@@ -73,6 +73,10 @@ def test_evaluate_returns_the_cli_json_and_reports_progress_per_round(
     in_process(body)
     data = results["evaluate"].structured_content
     assert data["summary"]["final_verdict"] == "PASS" and data["rounds_completed"] == 2
+    # what the debate changed: the round-1 mean (3.93) was CONDITIONAL, though no judge crossed a threshold
+    effect = data["debate_effect"]
+    assert (effect["round1_verdict"], effect["round1_score"]) == ("CONDITIONAL", 3.93)
+    assert (effect["final_verdict"], effect["differs"], effect["changed_judges"]) == ("PASS", True, [])
     assert json.loads(results["evaluate"].content[0].text) == data  # the text is the same JSON
     # the same JSON as `moot show --format json` for that debate
     assert main(["show", data["debate_id"], "--format", "json"]) == 0
@@ -214,6 +218,9 @@ def test_decide_tool_returns_the_decision_json_with_progress(
     data = seen["ok"].structured_content
     assert not seen["ok"].is_error
     assert data["protocol"] == "decide" and data["recommended_option"] == "C" and data["rounds_completed"] == 2
+    effect = data["debate_effect"]
+    assert (effect["round1_verdict"], effect["final_verdict"], effect["changed_judges"]) == ("tie", "C", ["value"])
+    assert effect["judges"][1]["reason"] == "Convinced by the ROI analysis"
     assert main(["show", data["debate_id"], "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == data
     assert [p[0] for p in progress] == [0.5, 1.0, 1.5, 2.0]
@@ -241,6 +248,12 @@ def test_challenge_tool_returns_the_tradeoff_json_with_rising_progress(
     assert not seen["ok"].is_error, seen["ok"].content
     data = seen["ok"].structured_content
     assert data["outcome"] == "TRADEOFF" and data["rounds"] == 2
+    effect = data["debate_effect"]
+    assert (effect["round1_verdict"], effect["final_verdict"], effect["differs"]) == ("tie", "tie", False)
+    assert [(j["judge"], j["final"]) for j in effect["judges"]][1:] == [
+        ("challenger-1", "agree"),
+        ("challenger-2", "disagree"),
+    ]
     assert main(["show", data["debate_id"], "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == data
     values = [p[0] for p in progress]
