@@ -26,9 +26,9 @@ def result_line(
     return line
 
 
-def read_done_lines(path: Path, done: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """The existing file's well-formed lines of items that are done (the first one of each)."""
-    wanted = set(done)
+def read_done_lines(path: Path, done: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """The existing file's well-formed lines of the done items (`done`: item id -> its debate id), the
+    first one of each, in the file's order."""
     kept: dict[str, dict[str, Any]] = {}
     if not path.is_file():
         return kept
@@ -40,7 +40,7 @@ def read_done_lines(path: Path, done: Iterable[str]) -> dict[str, dict[str, Any]
         if not isinstance(data, dict) or data.get("status") != "done":
             continue
         key = str(data.get("id"))
-        if key in wanted and key not in kept:
+        if done.get(key) == data.get("debate_id") and key not in kept:
             kept[key] = data
     return kept
 

@@ -180,15 +180,15 @@ class _Run:
         return Work(item, debate_id, resume=debate is not None)
 
     def _keep_done(self, done: dict[str, tuple[BatchItem, str]]) -> None:
-        """The results file starts with a line for every done item: its own, else one from the store."""
-        kept = read_done_lines(self.out, done)
-        stored = batches.done_results(self.store, self.batch_id) if len(kept) < len(done) else {}
-        lines = []
-        for item_id, (item, debate_id) in done.items():
-            result = stored.get(item_id) or (kept[item_id]["result"] if item_id in kept else None)
-            line = kept.get(item_id) or result_line(item.given_id, debate_id, "done", result, None)
-            lines.append(line)
-            self.ended[item_id] = Ended("done", verdict_word(line.get("result")))
+        """The results file starts with a line for every done item: its own line (in the file's order),
+        else one from the store."""
+        kept = read_done_lines(self.out, {item_id: debate_id for item_id, (_, debate_id) in done.items()})
+        missing = [item_id for item_id in done if item_id not in kept]
+        stored = batches.done_results(self.store, self.batch_id) if missing else {}
+        lines = list(kept.values())
+        lines += [result_line(done[i][0].given_id, done[i][1], "done", stored.get(i), None) for i in missing]
+        for line in lines:
+            self.ended[str(line["id"])] = Ended("done", verdict_word(line.get("result")))
         self.results.start(lines)
 
     def _spent_before(self) -> CostCap | None:

@@ -136,7 +136,7 @@ class _ProgressBar:
         self.task: Any = None
 
     def __call__(self, p: BatchProgress) -> None:
-        fields = {"failed": p.failed, "running": p.running, "spend": f"{p.calls} calls · ${p.cost:.4f}"}
+        fields: dict[str, Any] = {"failed": p.failed, "running": p.running, "spend": f"{p.calls} calls · ${p.cost:.4f}"}
         if self.task is None:  # items done by an earlier run count from the start, not as speed
             self.progress.start()
             self.task = self.progress.add_task("batch", total=p.total, completed=p.done + p.failed, **fields)
