@@ -148,16 +148,18 @@ class _Run:
 
     def _start(self) -> list[Work]:
         options = {"judges": self.setup.judges_path, "max_cost": self.setup.max_cost}
-        row = batches.open_batch(
+        batch = batches.open_batch(
             self.store, self.batch_id, self.setup.protocol, self.items_path, str(self.out), options
         )
-        if row.summary:
-            self.earlier_wall = float(row.summary.get("wall_seconds") or 0.0)
+        if batch.summary:
+            self.earlier_wall = float(batch.summary.get("wall_seconds") or 0.0)
         rows = batches.batch_items(self.store, self.batch_id)
+        statuses = batches.debate_statuses(self.store, self.batch_id)
         works: list[Work] = []
         done: dict[str, tuple[BatchItem, str]] = {}
         for item in self.setup.items:
-            work = self._work(item, rows.get(item.id))
+            row = rows.get(item.id)
+            work = self._work(item, row, statuses.get(row.debate_id or "") if row else None)
             if isinstance(work, Work):
                 works.append(work)
             else:
@@ -167,16 +169,17 @@ class _Run:
         self._store_summary("running", force=True)
         return works
 
-    def _work(self, item: BatchItem, row: batches.BatchItemRow | None) -> Work | str:
-        """The item's work, or the id of its finished debate when it is done."""
-        debate = self.store.get_debate(row.debate_id) if row and row.debate_id else None
-        if debate is not None and debate.status == "finished":
-            if row is not None and row.status != "done":
-                batches.set_item(self.store, self.batch_id, item.id, line=item.line, status="done")
-            return debate.id
+    def _work(self, item: BatchItem, row: batches.BatchItemRow | None, debate: str | None) -> Work | str:
+        """The item's work, or the id of its finished debate when it is done (`debate`: the status of the
+        debate its row names, if that debate is in the store)."""
         if row is None:
             batches.set_item(self.store, self.batch_id, item.id, line=item.line, status="pending")
-        debate_id = row.debate_id if row and row.debate_id else str(uuid.uuid4())
+            return Work(item, str(uuid.uuid4()), resume=False)
+        debate_id = row.debate_id or str(uuid.uuid4())
+        if debate == "finished":
+            if row.status != "done":  # killed between the debate's end and its row's
+                batches.set_item(self.store, self.batch_id, item.id, line=item.line, status="done")
+            return debate_id
         return Work(item, debate_id, resume=debate is not None)
 
     def _keep_done(self, done: dict[str, tuple[BatchItem, str]]) -> None:
@@ -184,7 +187,7 @@ class _Run:
         else one from the store."""
         kept = read_done_lines(self.out, {item_id: debate_id for item_id, (_, debate_id) in done.items()})
         missing = [item_id for item_id in done if item_id not in kept]
-        stored = batches.done_results(self.store, self.batch_id) if missing else {}
+        stored = batches.done_results(self.store, self.batch_id, missing) if missing else {}
         lines = list(kept.values())
         lines += [result_line(done[i][0].given_id, done[i][1], "done", stored.get(i), None) for i in missing]
         for line in lines:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,11 +162,21 @@ def debate_cost(store: Store, debate_id: str) -> float:
     return float(store.execute(_DEBATE_COST, (debate_id,))[0]["cost"])
 
 
-def done_results(store: Store, batch_id: str) -> dict[str, dict[str, Any]]:
-    """The result of every done item's debate, by item id."""
+def debate_statuses(store: Store, batch_id: str) -> dict[str, str]:
+    """The status of every debate the batch's items name (read without the debates' requests)."""
     rows = store.execute(
-        "SELECT bi.item_id, d.result_json FROM batch_items AS bi JOIN debates AS d ON d.id = bi.debate_id"
-        " WHERE bi.batch_id = ? AND bi.status = 'done' AND d.result_json IS NOT NULL",
+        "SELECT d.id, d.status FROM debates AS d JOIN batch_items AS bi ON bi.debate_id = d.id WHERE bi.batch_id = ?",
         (batch_id,),
     )
-    return {r["item_id"]: json.loads(r["result_json"]) for r in rows}
+    return {r["id"]: r["status"] for r in rows}
+
+
+def done_results(store: Store, batch_id: str, item_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The result of each of these done items' debates, by item id (as the store reads it back)."""
+    wanted = set(item_ids)
+    out: dict[str, dict[str, Any]] = {}
+    for item_id, row in batch_items(store, batch_id).items():
+        debate = store.get_debate(row.debate_id) if item_id in wanted and row.debate_id else None
+        if debate is not None and debate.result is not None:
+            out[item_id] = debate.result
+    return out
