@@ -18,6 +18,8 @@ Ended = Callable[[Outcome], None]
 
 
 class Backend(Protocol):
+    live_spend: bool  # whether the debates' `call_done` events reach the batch as calls complete
+
     async def run(self, works: Sequence[Work], shared: Shared, started: Started, ended: Ended) -> None:
         """Run every work item, calling `started` and then `ended` for each; on cancellation, stop them
         all (each debate marked interrupted in the store) and let the cancellation through."""
@@ -25,6 +27,8 @@ class Backend(Protocol):
 
 
 class LocalBackend:
+    live_spend = True
+
     def __init__(self, concurrency: int) -> None:
         self.concurrency = concurrency
 

@@ -158,13 +158,18 @@ async def close_judges(prepared: Prepared) -> None:
             await judge.aclose()
 
 
+def mark_running(work: Work, shared: Shared) -> None:
+    """The item's row names its debate before the debate starts."""
+    batches.set_item(
+        shared.store, shared.batch_id, work.item.id, line=work.item.line, status="running", debate_id=work.debate_id
+    )
+
+
 async def execute(ready: Ready, shared: Shared) -> Outcome:
     """Run (or resume) the debate. Its item's row names the debate before it starts, so that a kill at
     any moment leaves it resumable."""
     work = ready.work
-    batches.set_item(
-        shared.store, shared.batch_id, work.item.id, line=work.item.line, status="running", debate_id=work.debate_id
-    )
+    mark_running(work, shared)
     try:
         result = await run_prepared(ready.prepared, ready.options, resuming=work.resume)
     except Exception as e:

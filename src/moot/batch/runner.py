@@ -132,8 +132,10 @@ class _Run:
         self.earlier_wall = 0.0
         self.last_stored = 0.0
         self.results = ResultsFile(out)
+        self.live_spend = True
 
     async def go(self, engine: Backend) -> BatchSummary:
+        self.live_spend = engine.live_spend
         works = self._start()
         shared = shared_for(self.setup, self.batch_id, self.store, self._spent_before(), self._event)
         status = "interrupted"
@@ -257,6 +259,8 @@ class _Run:
         now = time.monotonic()
         if force or now - self.last_stored >= SUMMARY_EVERY_S:
             self.last_stored = now
+            if not self.live_spend:  # the backend's debates reach the store only as they end
+                self.spend = batches.batch_spend(self.store, self.batch_id)
             batches.set_batch(self.store, self.batch_id, status, self._summary(status).to_dict())
 
     def _finish(self, status: str) -> BatchSummary:
