@@ -208,3 +208,20 @@ def test_text_summary_and_progress_on_stderr(
         capsys, str(items), "--protocol", "evaluate", "--judges", str(judges), "--format", "json"
     )
     assert code == 0 and err == "" and summary["done"] == 3  # no progress beside JSON unless asked
+
+
+def test_the_local_backend_never_imports_ray(llm_server: FakeLLMServer, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    serve(llm_server)
+    judges = judges_for("challenge", tmp_path, llm_server)
+    items = write_items(tmp_path / "items.jsonl", [item("challenge", 0)])
+    script = (
+        "import sys; from moot.cli.app import main; "
+        f"code = main(['batch', {str(items)!r}, '--protocol', 'challenge', '--judges', {str(judges)!r}, '-f', 'json']); "
+        "print(code, 'ray' in sys.modules, file=sys.stderr)"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.stderr.strip().splitlines()[-1] == "0 False", run.stderr
+    assert json.loads(run.stdout)["done"] == 1

@@ -8,13 +8,10 @@ ends; the runner does the rest (store rows, RESULTS.jsonl, progress), so resume 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
-from moot.batch.debates import Outcome, Shared, Work, run_one
-
-Started = Callable[[Work], None]
-Ended = Callable[[Outcome], None]
+from moot.batch.debates import Ended, Shared, Started, Work, run_one
 
 
 class Backend(Protocol):

@@ -7,7 +7,7 @@ propagates, after `run_debate` has marked the debate interrupted, so the next ru
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +56,10 @@ class Outcome:
     status: str  # "done" | "failed"
     result: dict[str, Any] | None = None
     error: str | None = None
+
+
+Started = Callable[[Work], None]  # a backend's report that an item's debate is under way
+Ended = Callable[[Outcome], None]  # ... and that the item ended
 
 
 @dataclass

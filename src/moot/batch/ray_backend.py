@@ -22,8 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from moot.batch.backends import Ended, Started
-from moot.batch.debates import Outcome, Ready, Shared, Work, close_judges, mark_running, prepare
+from moot.batch.debates import Ended, Outcome, Ready, Shared, Started, Work, close_judges, mark_running, prepare
 from moot.batch.ray_worker import Unit, UnitResult, run_units
 from moot.errors import MissingExtra
 from moot.runs import storable

@@ -29,35 +29,45 @@ class BatchInterrupted(Interrupted):
         self.debate_id = None
 
 
-def batch(
-    items: Annotated[str, typer.Argument(help="ITEMS.jsonl: one JSON object per line, an id and the arguments.")],
-    protocol: Annotated[str, typer.Option("--protocol", help="evaluate, decide or challenge.")],
-    judges: Annotated[
-        str | None, typer.Option(help="Judges file for items without their own; its limits: apply to the batch.")
-    ] = None,
-    concurrency: Annotated[int, typer.Option(help="Most debates in flight at once.")] = 8,
-    out: Annotated[
-        str | None, typer.Option("--out", help="RESULTS.jsonl (default: ITEMS.results.jsonl beside the items).")
-    ] = None,
-    max_cost: Annotated[
-        float | None,
-        typer.Option(
-            "--max-cost",
-            help="USD cap for the whole batch, earlier runs of it included: no debate starts whose worst case "
-            "could cross it.",
-        ),
-    ] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json (the summary on stdout).")] = "text",
-    backend: Annotated[str, typer.Option(help="local (this process) or ray (Ray tasks: pip install 'moot[ray]').")] = (
-        "local"
+ItemsArg = Annotated[str, typer.Argument(help="ITEMS.jsonl: one JSON object per line, an id and the arguments.")]
+ProtocolOption = Annotated[str, typer.Option("--protocol", help="evaluate, decide or challenge.")]
+JudgesOption = Annotated[
+    str | None, typer.Option(help="Judges file for items without their own; its limits: apply to the batch.")
+]
+ConcurrencyOption = Annotated[int, typer.Option(help="Most debates in flight at once.")]
+OutOption = Annotated[
+    str | None, typer.Option("--out", help="RESULTS.jsonl (default: ITEMS.results.jsonl beside the items).")
+]
+BatchCostOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        help="USD cap for the whole batch, earlier runs of it included: no debate starts whose worst case "
+        "could cross it.",
     ),
-    ray_address: Annotated[
-        str | None, typer.Option("--ray-address", help="An existing Ray cluster (default: RAY_ADDRESS or a local one).")
-    ] = None,
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--no-progress", help="Progress bar on stderr (default: on, off with --format json)."),
-    ] = None,
+]
+SummaryFormat = Annotated[str, typer.Option("--format", "-f", help="text or json (the summary on stdout).")]
+BackendOption = Annotated[str, typer.Option(help="local (this process) or ray (Ray tasks: pip install 'moot[ray]').")]
+RayAddressOption = Annotated[
+    str | None, typer.Option("--ray-address", help="An existing Ray cluster (default: RAY_ADDRESS or a local one).")
+]
+BarOption = Annotated[
+    bool | None,
+    typer.Option("--progress/--no-progress", help="Progress bar on stderr (default: on, off with --format json)."),
+]
+
+
+def batch(
+    items: ItemsArg,
+    protocol: ProtocolOption,
+    judges: JudgesOption = None,
+    concurrency: ConcurrencyOption = 8,
+    out: OutOption = None,
+    max_cost: BatchCostOption = None,
+    fmt: SummaryFormat = "text",
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
+    progress: BarOption = None,
 ) -> int:
     """Debate every item of ITEMS.jsonl; each item's line goes to RESULTS.jsonl as soon as it ends.
 
