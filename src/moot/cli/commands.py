@@ -13,6 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "decide": ("moot.cli.decide_cmd:decide", "Pick between options: Risk, Value and Effort judges debate them."),
     "challenge": ("moot.cli.challenge_cmd:challenge", "Defend a position against challengers attacking it at once."),
     "batch": ("moot.cli.batch_cmd:batch", "Debate every item of a JSONL file; run it again to continue it."),
+    "bench": ("moot.cli.bench_cmd:bench", "Does a debate beat one judge or a vote? Measured on gold items."),
     "demo": ("moot.cli.demo_cmd:demo", "Watch a whole debate of scripted judges (no API key needed)."),
     "doctor": ("moot.cli.doctor_cmd:doctor", "Which judges are usable here, and why not (keys, SDKs, PATH)."),
     "show": ("moot.cli.history_cmds:show", "Print a debate from the store again, finished or not."),

@@ -74,11 +74,14 @@ class _Figures(BaseModel):
 
 
 class JudgeFigures(_Figures):
-    """One judge alone (strategy `single`)."""
+    """One judge alone (strategy `single`). `model` is the seat's model (or label); `swap_consistency`
+    its own position consistency, None when the pairs were not judged in both orders."""
 
     accuracy: float
     ci95: tuple[float, float]
     kappa: float | None
+    model: str = ""
+    swap_consistency: float | None = None
 
 
 class StrategyFigures(_Figures):
@@ -90,6 +93,7 @@ class StrategyFigures(_Figures):
     calls_per_item: float
     tokens_per_item: float
     cost_per_item: float | None  # None when a model's price is unknown
+    swap_consistency: float | None = None  # this strategy's position consistency (pairs judged both ways)
 
 
 class SingleFigures(StrategyFigures):

@@ -1,0 +1,68 @@
+"""A bench run's debates read back: each gold item's lines in the batch's RESULTS.jsonl (its given order,
+its swapped order, its extra samples) and each debate's calls from the store."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from moot.bench.answers import CallCost, Debated, ItemRuns
+from moot.bench.plan import SAMPLE, SWAPPED, BenchPlan
+from moot.store.db import Store
+
+
+def read_results(path: Path) -> dict[str, dict[str, Any]]:
+    """Each item's line (the last one, should an id appear twice); a torn line is skipped."""
+    lines: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return lines
+    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "id" in data:
+            lines[str(data["id"])] = data
+    return lines
+
+
+def debated(line: Mapping[str, Any] | None, store: Store) -> Debated | None:
+    """A done item's debate with its record of what it changed; None for one that failed or never ran."""
+    if line is None or line.get("status") != "done" or not isinstance(line.get("result"), dict):
+        return None
+    effect = line["result"].get("debate_effect")
+    debate_id = str(line.get("debate_id") or "")
+    if not isinstance(effect, dict) or not debate_id:
+        return None
+    calls = [
+        CallCost(c.round, c.seat, c.input_tokens + c.output_tokens, c.cost_usd)
+        for c in store.calls(debate_id, prompts=False)
+    ]
+    return Debated(debate_id, effect, calls)
+
+
+def collect(plan: BenchPlan, results: Path, store: Store, samples: int = 0) -> tuple[list[ItemRuns], list[str]]:
+    """The runs of every gold item whose given-order debate is done, and the ids of those left out."""
+    lines = read_results(results)
+    runs: list[ItemRuns] = []
+    left_out: list[str] = []
+    for item in plan.suite.items:
+        given = debated(lines.get(item.id), store)
+        if given is None:
+            left_out.append(item.id)
+            continue
+        swapped = debated(lines.get(item.id + SWAPPED), store) if plan.swap else None
+        extra = [debated(lines.get(f"{item.id}{SAMPLE}{n}"), store) for n in range(1, samples + 1)]
+        runs.append(ItemRuns(item, given, swapped, [d for d in extra if d is not None]))
+    return runs, left_out
+
+
+def samples_needed(runs: Sequence[ItemRuns]) -> tuple[int, int]:
+    """vote@equal's k (the debate's mean calls per item, rounded half up) and how many extra round-1-only
+    debates each item needs so that its round-1 answers number at least k."""
+    k = max(1, math.floor(sum(r.given.spend().calls for r in runs) / len(runs) + 0.5))
+    panel = max(1, max(len(r.given.round1()) for r in runs))
+    return k, max(0, math.ceil((k - panel) / panel))

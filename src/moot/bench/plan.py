@@ -1,0 +1,135 @@
+"""A bench run as one `moot batch` items file under `$MOOT_HOME/bench/runs/<suite-key>/`, so that running
+the same `moot bench` again continues it exactly as running `moot batch` again continues a batch.
+
+Its items, by id:
+- `<id>`: the gold item in its given order (pairwise: option A is response_A); every strategy reads it;
+- `<id>~swapped`: the two responses the other way round (`--swap`), read for position consistency only;
+- `<id>~sample-<n>`: round-1-only debates of the given order: more independent samples for `vote@equal`.
+
+The folder is named after the suite, the panel (what its judges say depends on) and whether debates go
+past round 1; not after `--limit`, `--seed` or `--swap`. A run over more items, or with `--swap` added,
+continues the same batch and pays only for the debates it did not have yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from moot.bench.cache import bench_dir, write_atomic
+from moot.bench.humaneval import GENERATOR
+from moot.bench.panel import BenchPanel
+from moot.bench.suites import BUILTIN, Suite
+from moot.errors import UsageError
+from moot.schemas.bench import STRATEGIES, GoldItem, PairwiseItem, ScoredItem
+
+SWAPPED = "~swapped"
+SAMPLE = "~sample-"
+ROUND1_ONLY = frozenset({"single", "vote"})  # strategies read from round 1 alone: no debate past it
+PAIR_CONTEXT = (
+    "The two options are two responses to the question above, and exactly one of them is correct. "
+    "Recommend the correct one."
+)
+_QID = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def parse_strategies(text: str) -> tuple[str, ...]:
+    """`single,vote,...` as the known strategies, in the order given (repeats dropped)."""
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise UsageError(f"--strategies names none (choose from {', '.join(STRATEGIES)})")
+    for name in names:
+        if name not in STRATEGIES:
+            raise UsageError(f"unknown strategy {name!r} in --strategies (choose from {', '.join(STRATEGIES)})")
+    return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class BenchPlan:
+    suite: Suite
+    panel: BenchPanel
+    strategies: tuple[str, ...]
+    swap: bool
+    folder: Path
+
+    @property
+    def protocol(self) -> str:
+        return "decide" if self.suite.pairwise else "evaluate"
+
+    @property
+    def round1_only(self) -> bool:
+        return set(self.strategies) <= ROUND1_ONLY
+
+    @property
+    def items_path(self) -> Path:
+        return self.folder / "items.jsonl"
+
+    def rows(self, samples: int = 0) -> list[dict[str, Any]]:
+        """Every item of the batch: each gold item, swapped (with `swap`), and `samples` extra round-1 debates."""
+        rows: list[dict[str, Any]] = []
+        for item in self.suite.items:
+            rows.append(self._row(item, item.id))
+            if self.swap:
+                rows.append(self._row(item, item.id + SWAPPED, swapped=True))
+            rows += [self._row(item, f"{item.id}{SAMPLE}{n}", round1=True) for n in range(1, samples + 1)]
+        return rows
+
+    def write(self, samples: int = 0) -> Path:
+        """The items file, (re)written with `samples` extra debates per item."""
+        text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in self.rows(samples))
+        write_atomic(self.items_path, text.encode("utf-8"))
+        return self.items_path
+
+    def _row(self, item: GoldItem, row_id: str, *, swapped: bool = False, round1: bool = False) -> dict[str, Any]:
+        round1 = round1 or self.round1_only
+        if isinstance(item, PairwiseItem):
+            return self._pair(item, row_id, swapped, round1)
+        return _scored(item, row_id, round1)
+
+    def _pair(self, item: PairwiseItem, row_id: str, swapped: bool, round1: bool) -> dict[str, Any]:
+        first, second = (item.response_B, item.response_A) if swapped else (item.response_A, item.response_B)
+        config = {**self.panel.debate_config, **({"max_rounds": 1} if round1 else {})}
+        return {
+            "id": row_id,
+            "question": item.question,
+            "options": {"A": first, "B": second},
+            "context": PAIR_CONTEXT,
+            "config": config,
+            "question_id": _question_id(item.id),  # the same in every order and sample: the same prompt
+            "write_files": False,
+        }
+
+
+def _scored(item: ScoredItem, row_id: str, round1: bool) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": row_id, "task": item.task, "artifacts": [{"path": item.id, "text": item.artifact}]}
+    return {**row, "max_rounds": 1} if round1 else row
+
+
+def _question_id(item_id: str) -> str:
+    return "bench-" + (_QID.sub("-", item_id).strip("-.")[:48] or "item")
+
+
+def plan_bench(suite: Suite, panel: BenchPanel, strategies: tuple[str, ...], swap: bool | None) -> BenchPlan:
+    """Where the run lives and what it debates; `swap` None means on for pairwise items."""
+    if swap and not suite.pairwise:
+        raise UsageError(f"--swap judges a pair in both orders, and suite {suite.name!r} holds scored items")
+    folder = bench_dir() / "runs" / run_key(suite, panel, set(strategies) <= ROUND1_ONLY)
+    return BenchPlan(suite, panel, strategies, suite.pairwise if swap is None else swap, folder)
+
+
+def run_key(suite: Suite, panel: BenchPanel, round1_only: bool) -> str:
+    """`<suite>-<hash>`: the same suite with the same panel and depth is the same run."""
+    if suite.name in BUILTIN:
+        identity = f"{suite.name}:{GENERATOR}" if suite.name == "humaneval-bugs" else suite.name
+        name = suite.name
+    else:
+        path = Path(suite.name)
+        identity = hashlib.sha256(path.read_bytes()).hexdigest()  # the gold file's content, wherever it is
+        name = path.stem
+    material = json.dumps([identity, panel.digest, round1_only])
+    slug = _QID.sub("-", name).strip("-.")[:40] or "suite"
+    return f"{slug}-{hashlib.sha256(material.encode()).hexdigest()[:12]}"

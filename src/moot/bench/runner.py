@@ -1,0 +1,146 @@
+"""`run_bench`: a suite's gold items debated as one `moot batch`, then read back into the bench's figures.
+
+The batch is `run_batch` itself, over an items file the bench writes under `$MOOT_HOME/bench/runs/`
+(`moot.bench.plan`), so a bench resumes exactly like a batch: running it again keeps the finished debates,
+resumes the interrupted ones from the store, retries the failed ones, and pays only for what is missing.
+
+It runs in two steps when `vote@equal` is asked: first the debates (each item, and swapped with `--swap`);
+then, once the debate's mean calls per item (k) is known, the extra round-1-only debates that give each
+item k independent answers. They are items of the same batch, appended to the same file, so they resume
+too, and `--max-cost` caps both steps together.
+
+The harness never knows which judge is which: answers are read per seat from each debate's record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from moot.api.specs import spec_for
+from moot.batch import BatchProgress, BatchSummary, load_items, run_batch
+from moot.batch.debates import close_judges
+from moot.batch.setup import check_options
+from moot.bench.collect import collect, samples_needed
+from moot.bench.figures import Setting, bench_result
+from moot.bench.panel import bench_panel
+from moot.bench.plan import BenchPlan, plan_bench
+from moot.bench.suites import Suite
+from moot.judges.factory import require_credentials, seat_judges
+from moot.schemas.bench import STRATEGIES, BenchResult
+from moot.store.db import Store
+
+BenchProgressSink = Callable[[str, BatchProgress], None]  # (step: "debates" | "samples", the batch's progress)
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """`result` is None when no item's debate finished; `left_out` holds the items it could not count."""
+
+    plan: BenchPlan
+    summary: BatchSummary
+    result: BenchResult | None
+    left_out: tuple[str, ...]
+
+    @property
+    def failed(self) -> int:
+        """Debates of the batch that failed (an item's given order, its swapped order or a sample)."""
+        return self.summary.failed
+
+
+async def prepare_bench(
+    suite: Suite,
+    *,
+    judges: str | Path | None = None,
+    strategies: Sequence[str] = STRATEGIES,
+    swap: bool | None = None,
+    keys: bool = True,
+) -> tuple[BenchPlan, str | None]:
+    """The run's plan, its items file and judges file written, and its panel checked as the batch will
+    build it: a stance without guidance, or (with `keys`) a missing API key, is bad input before any call
+    rather than a failure of every item. Returns the plan and the judges file the batch runs with."""
+    panel = bench_panel(judges, suite.kind)
+    plan = plan_bench(suite, panel, tuple(strategies), swap)
+    plan.write()
+    judges_path = panel.write(plan.folder)
+    first = load_items(plan.items_path, plan.protocol)[0]
+    prepared, _ = await spec_for(plan.protocol).prepare(**first.arguments, judges=judges_path, planning=True)
+    try:
+        if keys:
+            require_credentials(seat_judges(prepared.seats))
+    finally:
+        await close_judges(prepared)
+    return plan, judges_path
+
+
+async def run_bench(
+    suite: Suite,
+    *,
+    judges: str | Path | None = None,
+    strategies: Sequence[str] = STRATEGIES,
+    swap: bool | None = None,
+    concurrency: int = 8,
+    max_cost: float | None = None,
+    store: Store | None = None,
+    progress: BenchProgressSink | None = None,
+) -> BenchRun:
+    """Bench `suite` with the panel of `judges` (a judges file; default: the project's, else moot's).
+
+    `swap` None judges pairs in both orders (pairwise suites only). `max_cost` (USD) caps the whole run,
+    earlier runs of it included. Raises UsageError for bad input before any call; cancelled (Ctrl-C),
+    the cancellation propagates and calling `run_bench` again continues the run.
+    """
+    check_options(concurrency, max_cost, "local")
+    plan, judges_path = await prepare_bench(suite, judges=judges, strategies=strategies, swap=swap)
+    store = store or Store.open_default()
+    batch = partial(
+        run_batch,
+        plan.items_path,
+        plan.protocol,
+        judges=judges_path,
+        concurrency=concurrency,
+        max_cost=max_cost,
+        store=store,
+    )
+    summary = await batch(progress=_step(progress, "debates"))
+    runs, left_out = collect(plan, Path(summary.results), store)
+    k = extra = 0
+    if "vote@equal" in plan.strategies and runs:
+        k, extra = samples_needed(runs)
+        if extra:
+            plan.write(extra)
+            summary = await batch(progress=_step(progress, "samples"))
+            runs, left_out = collect(plan, Path(summary.results), store, extra)
+    result = bench_result(runs, _setting(plan, k, left_out, summary)) if runs else None
+    return BenchRun(plan, summary, result, tuple(left_out))
+
+
+def _step(progress: BenchProgressSink | None, step: str) -> Callable[[BatchProgress], None] | None:
+    return None if progress is None else partial(progress, step)
+
+
+def _setting(plan: BenchPlan, k: int, left_out: Sequence[str], summary: BatchSummary) -> Setting:
+    notes = []
+    if plan.swap:
+        notes.append(
+            "Accuracy reads the pairs in their given order; the swapped order feeds position consistency only."
+        )
+    if left_out:
+        notes.append(
+            f"{len(left_out)} of {len(plan.suite.items)} items are left out: their debate did not finish "
+            f"(see {summary.results}; run the same command again to retry them)."
+        )
+    panel = plan.panel
+    return Setting(
+        suite=plan.suite.name,
+        kind=plan.suite.kind,
+        seed=plan.suite.seed,
+        strategies=plan.strategies,
+        samples=k,
+        threshold=panel.threshold if plan.suite.pairwise and not plan.round1_only else None,
+        threshold_from_file=panel.threshold_from_file,
+        round1_only=plan.round1_only,
+        notes=tuple(notes),
+    )

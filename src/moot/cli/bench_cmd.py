@@ -1,0 +1,180 @@
+"""`moot bench`: does a debate beat one judge or a vote? Every strategy measured on gold-labelled items with
+this panel, as one resumable batch (run the same command again to continue it)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+from moot.cli.output import check_format, emit, text_for
+from moot.errors import Interrupted
+
+if TYPE_CHECKING:
+    from moot.batch import BatchProgress
+    from moot.bench.runner import BenchRun
+
+T = TypeVar("T")
+DEFAULT_STRATEGIES = "single,vote,vote@equal,debate"
+
+
+class BenchInterrupted(Interrupted):
+    """Ctrl-C or SIGTERM: every finished debate is kept; the same command continues the bench."""
+
+    def __init__(self) -> None:
+        Exception.__init__(self, "interrupted; nothing that completed is lost: run the same moot bench command again")
+        self.debate_id = None
+
+
+def bench(
+    suite: Annotated[str, typer.Argument(help="judgebench, humaneval-bugs, or a JSONL gold file.")],
+    judges: Annotated[str | None, typer.Option(help="Judges file (default: the project's, else moot's).")] = None,
+    strategies: Annotated[
+        str, typer.Option(help="Comma-separated: single, vote, vote@equal, debate.")
+    ] = DEFAULT_STRATEGIES,
+    limit: Annotated[int | None, typer.Option(help="Judge a seeded sample of this many items.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the sample and of the bootstrap intervals.")] = 0,
+    concurrency: Annotated[int, typer.Option(help="Most debates in flight at once.")] = 8,
+    max_cost: Annotated[
+        float | None, typer.Option("--max-cost", help="USD cap for the whole bench, earlier runs of it included.")
+    ] = None,
+    swap: Annotated[
+        bool | None,
+        typer.Option("--swap/--no-swap", help="Judge every pair in both orders (default: on for pairwise items)."),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json (the figures on stdout).")] = "text",
+    html: Annotated[str | None, typer.Option("--html", help="Also write the figures as one HTML page.")] = None,
+    data: Annotated[str | None, typer.Option("--data", help="A local copy of JudgeBench's file.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what the bench would cost; send nothing.")] = False,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Progress bar on stderr (default: on, off with --format json)."),
+    ] = None,
+) -> int:
+    """Measure on gold-labelled items whether this panel's debate beats one judge, or a vote at equal cost.
+
+    Every item is a debate in the store, run as one batch under $MOOT_HOME/bench/runs/: the same command
+    continues it, paying only for what is missing. Pairwise items are judged by `decide` over options A
+    and B (unanimity needed, so that the debate can differ from the vote), scored items by `evaluate`.
+
+    Exit codes: 0 the bench completed, 1 some debate failed (the figures leave its item out), 2 bad input
+    (nothing sent), 130 interrupted.
+    """
+    from moot.bench.plan import parse_strategies
+    from moot.bench.suites import load_suite
+
+    check_format(fmt, ("text", "json"))
+    chosen = parse_strategies(strategies)
+    loaded = load_suite(suite, data=Path(data) if data else None, limit=limit, seed=seed)
+    if dry_run:
+        return _dry_run(loaded, judges, chosen, swap, fmt)
+    bar = _ProgressBar() if progress or (progress is None and fmt == "text") else None
+    try:
+        run = _run_until_signal(lambda: _run(loaded, judges, chosen, swap, concurrency, max_cost, bar))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise BenchInterrupted() from None
+    finally:
+        if bar is not None:
+            bar.stop()
+    return _report(run, fmt, html)
+
+
+async def _run(
+    suite: Any,
+    judges: str | None,
+    strategies: tuple[str, ...],
+    swap: bool | None,
+    concurrency: int,
+    max_cost: float | None,
+    bar: Any,
+) -> BenchRun:
+    from moot.bench.runner import run_bench
+
+    return await run_bench(
+        suite, judges=judges, strategies=strategies, swap=swap, concurrency=concurrency, max_cost=max_cost, progress=bar
+    )
+
+
+def _dry_run(suite: Any, judges: str | None, strategies: tuple[str, ...], swap: bool | None, fmt: str) -> int:
+    from moot.bench.dry_run import estimate_bench
+    from moot.reports.bench_text import estimate_text
+    from moot.reports.serialize import to_json
+
+    data = asyncio.run(estimate_bench(suite, judges=judges, strategies=strategies, swap=swap))
+    emit(to_json(data) if fmt == "json" else estimate_text(data))
+    return 0
+
+
+def _report(run: BenchRun, fmt: str, html: str | None) -> int:
+    from moot.reports.bench_text import bench_report
+    from moot.reports.serialize import to_json
+
+    failed = run.failed
+    if failed:
+        sys.stderr.write(
+            f"moot: {failed} of the bench's debates failed ({len(run.left_out)} items left out of the figures); "
+            f"see {run.summary.results}, and run the same command again to retry them\n"
+        )
+    if run.result is None:
+        sys.stderr.write("moot: no item's debate finished, so there are no figures\n")
+        return 1
+    if html:
+        from moot.reports.bench_html import write_bench_html
+
+        write_bench_html(run.result, html)
+    emit(to_json(run.result) if fmt == "json" else text_for(bench_report(run.result)))
+    return 1 if failed else 0
+
+
+def _run_until_signal(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run `start()`; SIGTERM cancels it as Ctrl-C does, so a bench stopped either way continues."""
+
+    async def main() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        try:
+            return await start()
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
+
+    return asyncio.run(main())
+
+
+class _ProgressBar:
+    """A rich progress bar on stderr per step (the debates, then vote@equal's samples): items ended of
+    all, failures, debates running, spend, ETA."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("bench {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[failed]} failed · {task.fields[running]} running · {task.fields[spend]}"),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(file=sys.stderr),
+        )
+        self.tasks: dict[str, Any] = {}
+
+    def __call__(self, step: str, p: BatchProgress) -> None:
+        fields: dict[str, Any] = {"failed": p.failed, "running": p.running, "spend": f"{p.calls} calls · ${p.cost:.4f}"}
+        if step not in self.tasks:  # debates done by an earlier run count from the start, not as speed
+            if not self.tasks:
+                self.progress.start()
+            self.tasks[step] = self.progress.add_task(step, total=p.total, completed=p.done + p.failed, **fields)
+            return
+        self.progress.update(self.tasks[step], completed=p.done + p.failed, **fields)
+
+    def stop(self) -> None:
+        if self.tasks:
+            self.progress.stop()

@@ -1,0 +1,146 @@
+"""`moot bench`'s text output: the figures as tables, then the verdict sentence; and its dry run.
+
+Built once as a `TextReport`, so that the terminal (rich tables) and piped output (Markdown tables) say
+the same. Judge names come from the user's judges file and are printed as text, never interpreted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from moot.reports.terminal import Paragraph, Section, Table, TextReport
+from moot.schemas.bench import AnyFigures, BenchResult, DebateFigures, SingleFigures, VoteAtEqualFigures
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def interval(ci: tuple[float, float]) -> str:
+    return f"{ci[0]:.1%} to {ci[1]:.1%}"
+
+
+def kappa(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def usd(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:.4f}"
+
+
+def strategy_label(name: str, f: AnyFigures) -> str:
+    if isinstance(f, SingleFigures):
+        return "single (mean judge)"
+    if isinstance(f, VoteAtEqualFigures):
+        return f"vote@equal (k = {f.samples})"
+    return name
+
+
+def strategy_rows(result: BenchResult) -> list[list[str]]:
+    return [
+        [
+            strategy_label(name, f),
+            pct(f.accuracy),
+            interval(f.ci95),
+            kappa(f.kappa),
+            f"{f.calls_per_item:.2f}",
+            f"{f.tokens_per_item:,.0f}",
+            usd(f.cost_per_item),
+            pct(f.swap_consistency),
+        ]
+        for name, f in result.strategies.items()
+    ]
+
+
+STRATEGY_COLUMNS = [
+    "Strategy",
+    "Accuracy",
+    "95% interval",
+    "κ",
+    "Calls/item",
+    "Tokens/item",
+    "USD/item",
+    "Same both orders",
+]
+JUDGE_COLUMNS = ["Judge", "Model", "Accuracy", "95% interval", "κ", "Same both orders"]
+
+
+def judge_rows(single: SingleFigures, *, strong: bool = True) -> list[list[str]]:
+    """One row per judge; the best one marked (in bold where the face has bold)."""
+    rows = []
+    for seat, f in single.judges.items():
+        name = (f"**{seat}** (best)" if strong else f"{seat} (best)") if seat == single.best else seat
+        rows.append([name, f.model, pct(f.accuracy), interval(f.ci95), kappa(f.kappa), pct(f.swap_consistency)])
+    return rows
+
+
+def flip_rows(debate: DebateFigures) -> list[list[str]]:
+    rows = [
+        ["Decided in round 1", pct(debate.round1_share)],
+        ["Helpful flips (round-1 majority wrong, final right)", str(debate.helpful_flips)],
+        ["Harmful flips (round-1 majority right, final wrong)", str(debate.harmful_flips)],
+        ["Collapse (a right round-1 answer lost in the final verdict)", str(debate.collapse)],
+    ]
+    if debate.mcnemar is not None:
+        m = debate.mcnemar
+        rows.append(
+            [
+                f"Debate against {m.versus} (McNemar, {m.test})",
+                f"p = {m.p_value:.3g}; right only by debate {m.debate_only}, only by {m.versus} {m.versus_only}",
+            ]
+        )
+    return rows
+
+
+def source_table(result: BenchResult) -> Table | None:
+    if not result.by_source:
+        return None
+    names = list(result.strategies)
+    rows = [[source, str(f.items), *(pct(f.accuracy.get(n)) for n in names)] for source, f in result.by_source.items()]
+    return Table(["Source", "Items", *names], rows, title="Accuracy per source")
+
+
+def bench_report(result: BenchResult) -> TextReport:
+    """The figures as tables, then the verdict sentence."""
+    facts = [f"{result.items} items ({result.kind}), seed {result.seed}"]
+    if result.swap_consistency is not None:
+        facts.append(
+            f"position consistency (the panel's verdict the same in both orders): {pct(result.swap_consistency)}"
+        )
+    blocks: list[Any] = [Table(STRATEGY_COLUMNS, strategy_rows(result), title="Strategies")]
+    single = result.strategies.get("single")
+    if isinstance(single, SingleFigures):
+        blocks.append(Table(JUDGE_COLUMNS, judge_rows(single), title="Each judge alone"))
+    debate = result.strategies.get("debate")
+    if isinstance(debate, DebateFigures):
+        blocks.append(Table(["What the debate changed", ""], flip_rows(debate), title="Debate"))
+    table = source_table(result)
+    if table is not None:
+        blocks.append(table)
+    if result.notes:
+        blocks.append(Section("Notes", list(result.notes)))
+    blocks.append(Paragraph("Verdict:", result.verdict))
+    return TextReport(f"moot bench: {result.suite}", "plain", facts, blocks)
+
+
+def estimate_text(data: Mapping[str, Any]) -> str:
+    """The dry run for a person: what would run, the range of calls and dollars, and what it assumes."""
+    calls, typical = data["calls"], data["typical_usd"]
+    orders = "in both orders" if data["swap"] else "in one order"
+    lines = [
+        f"moot bench {data['suite']} (dry run, nothing sent): {data['items']} items, {data['protocol']} {orders}; "
+        f"strategies {', '.join(data['strategies'])}",
+        f"  calls: {calls['low']:,} if every debate ends in round 1, up to {calls['high']:,} if every one runs "
+        f"{data['rounds_allowed']} round(s)",
+        f"  typical cost: ${typical['low']:.2f} to ${typical['high']:.2f}; worst case ${data['worst_usd']:.2f} "
+        "(every reply at its output bound, one clarification each: what --max-cost is checked against)",
+    ]
+    if "vote@equal" in data["strategies"]:
+        lines.append(
+            f"  vote@equal: up to {data['debates']['samples_at_most']:,} extra round-1-only debates (included above)"
+        )
+    if data["unpriced"]:
+        lines.append(f"  no price known for {', '.join(data['unpriced'])}: counted as $0 (add it under 'pricing:')")
+    lines.append(f"  the run lives in {data['run_folder']}: the same command without --dry-run starts or continues it")
+    return "\n".join(lines) + "\n"
