@@ -117,7 +117,7 @@ def _report(run: BenchRun, fmt: str, html: str | None) -> int:
     failed = run.failed
     if failed:
         sys.stderr.write(
-            f"moot: {failed} of the bench's debates failed ({len(run.left_out)} items left out of the figures); "
+            f"moot: {failed} of the bench's debates failed ({_items(len(run.left_out))} left out of the figures); "
             f"see {run.summary.results}, and run the same command again to retry them\n"
         )
     if run.result is None:
@@ -129,6 +129,10 @@ def _report(run: BenchRun, fmt: str, html: str | None) -> int:
         write_bench_html(run.result, html)
     emit(to_json(run.result) if fmt == "json" else text_for(bench_report(run.result)))
     return 1 if failed else 0
+
+
+def _items(n: int) -> str:
+    return f"{n} item" if n == 1 else f"{n} items"
 
 
 def _run_until_signal(start: Callable[[], Coroutine[Any, Any, T]]) -> T:

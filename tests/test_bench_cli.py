@@ -1,0 +1,207 @@
+"""`moot bench` through the CLI on the local server: the JSON keys of the contract, the text tables and the
+verdict, `--html`, `--dry-run`, running again, a failed item (exit 1) and bad input (exit 2, nothing sent).
+Judges of known behaviour come from tests/bench_judges.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from moot.cli.app import main
+from moot.testing import FakeLLMServer
+
+from .bench_judges import (
+    Behaviour,
+    always_a,
+    always_right,
+    always_wrong,
+    broken_on,
+    judges_file,
+    pairs,
+    serve,
+    write_jsonl,
+)
+
+MODELS = ("judge-a", "judge-b", "judge-c")
+JUDGEBENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "judgebench" / "gpt-4o-2024-05-13.jsonl"
+PRICES = {m: {"input_per_mtok": 1.0, "output_per_mtok": 2.0} for m in MODELS}
+TOP = {"suite", "kind", "items", "seed", "swap_consistency", "verdict", "strategies", "per_item", "by_source", "notes"}
+COMMON = {"accuracy", "ci95", "kappa", "calls_per_item", "tokens_per_item", "cost_per_item", "swap_consistency"}
+EXTRA = {
+    "single": {"judges", "best", "best_accuracy", "mean_accuracy"},
+    "vote": set(),
+    "vote@equal": {"samples"},
+    "debate": {"round1_share", "helpful_flips", "harmful_flips", "collapse", "mcnemar", "threshold", "note"},
+}
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["bench", *args, "--no-progress"])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def setup(
+    tmp_path: Path,
+    server: FakeLLMServer,
+    rows: list[dict[str, Any]],
+    behaviours: list[Behaviour],
+    **extra: Any,
+) -> tuple[str, str]:
+    serve(server, rows, dict(zip(MODELS, behaviours, strict=True)), usage=(1000, 100))
+    gold = write_jsonl(tmp_path / "gold.jsonl", rows)
+    return str(gold), str(judges_file(tmp_path, server, MODELS, **extra))
+
+
+def test_json_has_exactly_the_contract_keys_and_costs_worked_out_by_hand(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gold, judges = setup(
+        tmp_path, llm_server, pairs(4, lambda i: i < 2), [always_right] * 2 + [always_wrong], pricing=PRICES
+    )
+    code, out, _ = run(capsys, gold, "--judges", judges, "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == TOP
+    assert list(data["strategies"]) == ["single", "vote", "vote@equal", "debate"]
+    for name, figures in data["strategies"].items():
+        assert set(figures) == COMMON | EXTRA[name], name
+    assert set(data["strategies"]["debate"]["mcnemar"]) == {"versus", "debate_only", "versus_only", "p_value", "test"}
+    assert set(data["strategies"]["single"]["judges"]["correctness"]) == {
+        "accuracy",
+        "ci95",
+        "kappa",
+        "model",
+        "swap_consistency",
+    }
+    assert set(data["per_item"][0]) == {"id", "gold", "source", "answers", "judges", "swapped", "debate_ids"}
+    # every reply reports 1,000 tokens in and 100 out, at $1 and $2 per million: $0.0012 a call
+    vote, single, debate = (data["strategies"][n] for n in ("vote", "single", "debate"))
+    assert vote["cost_per_item"] == pytest.approx(3 * 0.0012) and vote["tokens_per_item"] == 3 * 1100
+    assert single["cost_per_item"] == pytest.approx(0.0012) and single["calls_per_item"] == 1
+    assert debate["cost_per_item"] == pytest.approx(6 * 0.0012) and debate["calls_per_item"] == 6
+    assert data["strategies"]["vote"]["accuracy"] == 1.0 and data["strategies"]["single"]["mean_accuracy"] == 2 / 3
+    assert data["verdict"].startswith("No strategy wins for this panel")
+
+
+def test_text_output_is_the_tables_then_the_verdict(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gold, judges = setup(tmp_path, llm_server, pairs(5, lambda i: i < 3), [always_a] * 3)
+    code, out, _ = run(capsys, gold, "--judges", judges, "--strategies", "single,vote,debate")
+    assert code == 0
+    assert "| single (mean judge) | 60.0% |" in out and "| vote | 60.0% |" in out and "| debate | 60.0% |" in out
+    assert "| **correctness** (best) | judge-a | 60.0% |" in out
+    assert "Decided in round 1 | 100.0%" in out
+    assert "vote@equal" not in out.split("Notes")[0]
+    assert "unanimity" in out  # the threshold note
+    assert out.rstrip().split("\n\n")[-1].startswith("Verdict: No strategy wins for this panel")
+    assert out.index("| Strategy |") < out.index("Verdict:")
+
+
+def test_html_writes_one_page_with_the_chart_the_flips_and_each_source_escaped(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = pairs(4, lambda i: i % 2 == 0, source="<script>alert(1)</script>")
+    gold, judges = setup(tmp_path, llm_server, rows, [always_right, always_right, always_wrong])
+    page = tmp_path / "bench.html"
+    code, _, _ = run(capsys, gold, "--judges", judges, "--html", str(page), "--strategies", "vote,debate")
+    assert code == 0
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "<svg" in html and html.count('class="strategy"') == 2
+    for title in ("Accuracy against cost", "What the debate changed", "Position consistency", "Accuracy per source"):
+        assert f"<h2>{title}</h2>" in html
+    assert "Helpful flips" in html and "calls per item (a price is unknown)" in html
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script" not in html.replace("&lt;script", "")
+
+
+def test_judgebench_from_the_shared_copy_broken_down_by_source(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [json.loads(line) for line in JUDGEBENCH.read_text(encoding="utf-8").splitlines()]
+    serve(llm_server, rows, dict.fromkeys(MODELS, always_a))
+    judges = judges_file(tmp_path, llm_server, MODELS)
+    args = ["judgebench", "--data", str(JUDGEBENCH), "--limit", "8", "--judges", str(judges)]
+    code, out, _ = run(capsys, *args, "--format", "json", "--strategies", "vote")
+    assert code == 0
+    data = json.loads(out)
+    # the seed-0 sample of 8: one mmlu pair (A>B), six livebench (two A>B), one livecodebench (A>B)
+    assert {s: f["accuracy"]["vote"] for s, f in data["by_source"].items()} == {
+        "mmlu": 1.0,
+        "livebench": pytest.approx(2 / 6),
+        "livecodebench": 1.0,
+    }
+    assert data["strategies"]["vote"]["accuracy"] == 0.5 and data["swap_consistency"] == 0.0
+    assert len(llm_server.requests) == 8 * 2 * 3
+
+
+def test_running_again_continues_without_a_single_new_call(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gold, judges = setup(tmp_path, llm_server, pairs(3, lambda i: i == 0), [always_right, always_right, always_wrong])
+    code, first, _ = run(capsys, gold, "--judges", judges, "--format", "json")
+    sent = len(llm_server.requests)
+    code_again, again, _ = run(capsys, gold, "--judges", judges, "--format", "json")
+    assert (code, code_again) == (0, 0)
+    assert len(llm_server.requests) == sent and json.loads(again) == json.loads(first)
+
+
+def test_a_failed_debate_exits_1_says_how_many_and_leaves_its_item_out(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = broken_on("Item 1:", always_right)
+    gold, judges = setup(tmp_path, llm_server, pairs(3, lambda i: True), [always_right, broken, broken])
+    code, out, err = run(capsys, gold, "--judges", judges, "--format", "json", "--no-swap", "--strategies", "vote")
+    assert code == 1
+    assert "1 of the bench's debates failed (1 item left out of the figures)" in err
+    data = json.loads(out)
+    assert data["items"] == 2 and [p["id"] for p in data["per_item"]] == ["q0", "q2"]
+    assert any("left out" in note for note in data["notes"])
+
+
+def test_the_dry_run_prices_the_bench_and_sends_nothing(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gold, judges = setup(tmp_path, llm_server, pairs(4, lambda i: True), [always_a] * 3, pricing=PRICES)
+    code, out, _ = run(capsys, gold, "--judges", judges, "--dry-run", "--format", "json")
+    assert code == 0 and llm_server.requests == []
+    data = json.loads(out)
+    assert data["dry_run"] is True and data["items"] == 4 and data["swap"] is True
+    # 4 items in 2 orders: 3 calls each if round 1 settles it, 6 if not, plus one extra round-1 debate each
+    assert data["calls"] == {"low": 4 * 2 * 3, "high": 4 * 2 * 6 + 4 * 3}
+    assert 0 < data["typical_usd"]["low"] < data["typical_usd"]["high"] < data["worst_usd"]
+    code, text, _ = run(capsys, gold, "--judges", judges, "--dry-run")
+    assert code == 0 and "typical cost: $" in text and "worst case $" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["no-such-suite"], "no suite named 'no-such-suite'"),
+        (["{gold}", "--strategies", "single,debait"], "unknown strategy 'debait'"),
+        (["{scored}", "--swap"], "--swap judges a pair in both orders"),
+        (["{bad}"], "bad.jsonl:2"),
+        (["{gold}", "--format", "yaml"], "--format must be one of text, json"),
+        (["{gold}", "--limit", "0"], "--limit must be at least 1"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_nothing_sent(
+    args: list[str],
+    message: str,
+    tmp_path: Path,
+    llm_server: FakeLLMServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    gold, judges = setup(tmp_path, llm_server, pairs(2, lambda i: True), [always_a] * 3)
+    scored = write_jsonl(tmp_path / "scored.jsonl", [{"id": 1, "task": "t", "artifact": "x = 1", "gold": "pass"}])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(pairs(1, lambda i: True)[0]) + '\n{"id": "q9", "question": "?", "label": "A>B"}\n')
+    paths = {"gold": gold, "scored": str(scored), "bad": str(bad)}
+    code, out, err = run(capsys, *(a.format(**paths) for a in args), "--judges", judges)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err
+    assert llm_server.requests == []
