@@ -21,7 +21,7 @@ from moot.engine.budget import CLARIFY_OVERHEAD_TOKENS, TYPICAL_REPLY_TOKENS, Bu
 from moot.engine.events import Event, EventSink, ignore
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
-from moot.engine.spend import spend_from_calls
+from moot.engine.spend import SpendAccount
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
@@ -85,6 +85,15 @@ class Engine:
             deadline = own if deadline is None else min(deadline, own)
         self.deadline = deadline  # time.monotonic() by which the whole debate must end
         self.calls_made = 0  # real (not replayed) calls in this run
+        self._account: SpendAccount | None = None
+
+    @property
+    def account(self) -> SpendAccount:
+        """The debate's calls as they count for spend: read from the store once (a resumed debate's
+        earlier calls), then kept up to date as calls complete."""
+        if self._account is None:
+            self._account = SpendAccount(self.store.calls(self.debate_id))
+        return self._account
 
     # budget: what rounds may still start
 
@@ -121,11 +130,11 @@ class Engine:
 
     def spend(self, *, wall_seconds: float, final_name: str = "synthesis") -> Spend:
         """What this debate has spent, calls made before a resume included."""
-        return spend_from_calls(self.store.calls(self.debate_id), wall_seconds=wall_seconds, final_name=final_name)
+        return self.account.spend(wall_seconds=wall_seconds, final_name=final_name)
 
     def spent(self) -> float:
         """Dollars this debate has paid so far (including calls made before a resume)."""
-        return round(sum(c.cost_usd or 0.0 for c in self.store.calls(self.debate_id)), 8)
+        return self.account.spent()
 
     def round_gate(
         self,
@@ -208,7 +217,10 @@ class Engine:
             await asyncio.sleep(wait)
 
     def replayable(self, key: str, prompt: Prompt) -> CallRecord | None:
-        """The stored call a resumed debate may reuse for `key`: completed, and asked the same question."""
+        """The stored call a resumed debate may reuse for `key`: completed, and asked the same question.
+        The store is asked only for a key the account knows completed (never, in a fresh debate)."""
+        if not self.account.completed(key):
+            return None
         done = self.store.find_call(self.debate_id, key)
         return done if done is not None and _same_question(done, prompt) else None
 
@@ -279,31 +291,32 @@ class Engine:
         started_at: str,
     ) -> None:
         self.calls_made += 1
-        self.store.record_call(
-            CallRecord(
-                debate_id=self.debate_id,
-                call_key=key,
-                round=round_no,
-                seat=seat.id,
-                kind=kind,
-                model=seat.label,
-                prompt_json=prompt.model_dump_json(exclude={"json_schema"}),
-                status=o.status,
-                reply=o.text if o.ok else None,
-                error=o.error or None,
-                answered_by=o.answered_by,
-                provider=judge.provider,
-                input_tokens=o.usage.input_tokens,
-                output_tokens=o.usage.output_tokens,
-                cached_tokens=o.usage.cached_tokens,
-                reasoning_tokens=o.usage.reasoning_tokens,
-                latency_s=o.latency_s,
-                cost_usd=o.cost_usd,
-                retries=o.retries,
-                started_at=started_at,
-                finished_at=now_iso(),
-            )
+        account = self.account  # seeded before this call is in the store, so that it is counted once
+        record = CallRecord(
+            debate_id=self.debate_id,
+            call_key=key,
+            round=round_no,
+            seat=seat.id,
+            kind=kind,
+            model=seat.label,
+            prompt_json=prompt.model_dump_json(exclude={"json_schema"}),
+            status=o.status,
+            reply=o.text if o.ok else None,
+            error=o.error or None,
+            answered_by=o.answered_by,
+            provider=judge.provider,
+            input_tokens=o.usage.input_tokens,
+            output_tokens=o.usage.output_tokens,
+            cached_tokens=o.usage.cached_tokens,
+            reasoning_tokens=o.usage.reasoning_tokens,
+            latency_s=o.latency_s,
+            cost_usd=o.cost_usd,
+            retries=o.retries,
+            started_at=started_at,
+            finished_at=now_iso(),
         )
+        self.store.record_call(record)
+        account.add(record)
 
 
 def _same_question(r: CallRecord, prompt: Prompt) -> bool:

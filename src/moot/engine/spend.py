@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from moot.schemas.spend import Spend, SpendLine
 from moot.store.db import CallRecord
@@ -18,9 +19,7 @@ def _add(line: SpendLine, c: CallRecord) -> None:
     line.cost_usd = round(line.cost_usd + (c.cost_usd or 0.0), 8)
 
 
-def spend_from_calls(
-    calls: Sequence[CallRecord], *, wall_seconds: float = 0.0, final_name: str = "synthesis"
-) -> Spend:
+def spend_from_calls(calls: Sequence[CallRecord], *, wall_seconds: float = 0.0, final_name: str = "synthesis") -> Spend:
     """`final_name` labels round 0, the step after the last round (each protocol names its own)."""
     spend = Spend(wall_seconds=round(wall_seconds, 4))
     for c in calls:
@@ -50,3 +49,37 @@ def _natural(name: str) -> tuple[str, int, str]:
     if tail.isdigit():
         return (head, int(tail), "")
     return ("~" + name, 0, name)
+
+
+class SpendAccount:
+    """A debate's calls as they count for spend, kept as they complete: what `Store.calls` would return,
+    without reading every call back (prompts included) from the store at each round gate and at the end.
+
+    Seeded once from the store, so that a resumed debate counts what it paid before. The same rule as
+    `Store.calls`: every completed attempt counts, and a failed one only while it is the latest of its
+    key (a failure asked again cost nothing, and one call is not counted twice). Records are kept
+    without their prompt and reply, which spend does not need.
+    """
+
+    def __init__(self, stored: Sequence[CallRecord] = ()) -> None:
+        self._calls: list[CallRecord] = []
+        self._completed: set[str] = set()
+        for c in stored:
+            self.add(c)
+
+    def add(self, call: CallRecord) -> None:
+        """Count an attempt just recorded in the store (its key's latest)."""
+        self._calls = [c for c in self._calls if c.status == "ok" or c.call_key != call.call_key]
+        self._calls.append(replace(call, prompt_json="", reply=None, error=None))
+        if call.status == "ok":
+            self._completed.add(call.call_key)
+
+    def completed(self, call_key: str) -> bool:
+        """Whether the store holds a completed attempt at this key (one a resumed debate may replay)."""
+        return call_key in self._completed
+
+    def spend(self, *, wall_seconds: float, final_name: str = "synthesis") -> Spend:
+        return spend_from_calls(self._calls, wall_seconds=wall_seconds, final_name=final_name)
+
+    def spent(self) -> float:
+        return round(sum(c.cost_usd or 0.0 for c in self._calls), 8)
