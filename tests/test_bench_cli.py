@@ -5,6 +5,11 @@ Judges of known behaviour come from tests/bench_judges.py."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +210,43 @@ def test_bad_input_is_one_line_exit_2_and_nothing_sent(
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and message in err
     assert llm_server.requests == []
+
+
+def test_sigterm_stops_the_bench_with_130_and_the_same_command_continues_it(
+    tmp_path: Path, llm_server: FakeLLMServer, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    n = 12
+    gold, judges = setup(tmp_path, llm_server, pairs(n, lambda i: True), [always_a] * 3)
+    slow = llm_server.responder
+    assert slow is not None
+
+    def delayed(model: str, body: dict[str, Any]) -> Any:
+        reply = slow(model, body)
+        reply.delay = 0.3 if model == "judge-c" else 0.0
+        return reply
+
+    llm_server.responder = delayed
+    args = [gold, "--judges", judges, "--format", "json", "--concurrency", "4"]
+    env = {**os.environ, "MOOT_HOME": str(isolated_home)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moot", "bench", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    results = lambda: list(isolated_home.glob("bench/runs/*/items.results.jsonl"))  # noqa: E731
+    while not (results() and len(results()[0].read_text().splitlines()) >= 6) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert out == "" and "run the same moot bench command again" in err
+
+    llm_server.responder = slow
+    code, again, _ = run(capsys, *args)
+    assert code == 0 and json.loads(again)["items"] == n
+    # a call completed before the signal (18 at least) is not paid again: only the debates in flight are asked again
+    assert len(llm_server.requests) <= n * 2 * 3 + 4 * 3
