@@ -7,10 +7,14 @@ unpriced), never a made-up number.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
+from typing import TYPE_CHECKING
 
 from moot.judges.providers import PROVIDERS
 from moot.schemas.messages import Usage
+
+if TYPE_CHECKING:
+    from genai_prices.types import ModelInfo, Provider
 
 FREE_PROVIDERS = frozenset({"scripted", "function", "cli"})
 
@@ -56,26 +60,35 @@ class Pricing:
 
 
 def _table_cost(price_provider: str | None, model: str, usage: Usage) -> float | None:
-    try:
-        calc = _calc_price()
-        from genai_prices import Usage as PriceUsage
+    entry = _table_entry(price_provider, model)
+    if entry is None:
+        return None
+    from genai_prices import Usage as PriceUsage
 
-        result = calc(
-            PriceUsage(
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                cache_read_tokens=min(usage.cached_tokens, usage.input_tokens) or None,
-            ),
-            model,
-            provider_id=price_provider,
-        )
-    except Exception:  # the table does not know this model (LookupError and friends)
+    provider, info = entry
+    price_usage = PriceUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=min(usage.cached_tokens, usage.input_tokens) or None,
+    )
+    try:
+        # what `genai_prices.calc_price` does once it has found the model: the price in force now
+        result = info.calc_price(price_usage, provider)
+    except Exception:  # usage the model's prices cannot price
         return None
     return round(float(result.total_price), 8)
 
 
-@lru_cache(maxsize=1)
-def _calc_price():  # type: ignore[no-untyped-def]
-    from genai_prices import calc_price
+@cache
+def _table_entry(price_provider: str | None, model: str) -> tuple[Provider, ModelInfo] | None:
+    """The table's provider and model for a model name, looked up once per process, misses included.
 
-    return calc_price
+    `calc_price` searches the whole table on every call, and a miss (a judge on the user's own
+    endpoint, whose models the table does not know) is never remembered by the table itself.
+    """
+    from genai_prices.data_snapshot import get_snapshot
+
+    try:
+        return get_snapshot().find_provider_model(model, None, price_provider, None)
+    except Exception:  # the table does not know this model (LookupError and friends)
+        return None
