@@ -62,7 +62,7 @@ def threshold_note(threshold: float, from_file: bool) -> str:
         return f"Pairwise debates used the judges file's consensus threshold ({threshold:g})."
     return (
         f"Pairwise debates need unanimity (consensus threshold {threshold:g}): with two options and three judges, "
-        "seed 002's 2/3 threshold is always met in round 1, so the debate would always equal the vote."
+        "decide's default 2/3 threshold is always met in round 1, so the debate would always equal the vote."
     )
 
 
