@@ -78,6 +78,15 @@ class BenchPlan:
             rows += [self._row(item, f"{item.id}{SAMPLE}{n}", round1=True) for n in range(1, samples + 1)]
         return rows
 
+    def samples_written(self) -> int:
+        """How many extra samples per item the items file already asks for (an earlier run found its k):
+        the next run keeps them, so its debates and samples run together and no item is dropped from it."""
+        if "vote@equal" not in self.strategies or not self.items_path.is_file():
+            return 0
+        ids = [str(json.loads(line).get("id", "")) for line in self.items_path.read_text(encoding="utf-8").splitlines()]
+        counts = [i.rpartition(SAMPLE)[2] for i in ids if SAMPLE in i]
+        return max((int(n) for n in counts if n.isdigit()), default=0)
+
     def write(self, samples: int = 0) -> Path:
         """The items file, (re)written with `samples` extra debates per item."""
         text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in self.rows(samples))

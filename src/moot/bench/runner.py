@@ -63,7 +63,7 @@ async def prepare_bench(
     rather than a failure of every item. Returns the plan and the judges file the batch runs with."""
     panel = bench_panel(judges, suite.kind)
     plan = plan_bench(suite, panel, tuple(strategies), swap)
-    plan.write()
+    plan.write(plan.samples_written())
     judges_path = panel.write(plan.folder)
     first = load_items(plan.items_path, plan.protocol)[0]
     prepared, _ = await spec_for(plan.protocol).prepare(**first.arguments, judges=judges_path, planning=True)
@@ -104,15 +104,16 @@ async def run_bench(
         max_cost=max_cost,
         store=store,
     )
+    written = plan.samples_written()
     summary = await batch(progress=_step(progress, "debates"))
     runs, left_out = collect(plan, Path(summary.results), store)
     k = extra = 0
     if "vote@equal" in plan.strategies and runs:
         k, extra = samples_needed(runs)
-        if extra:
+        if extra > written:
             plan.write(extra)
             summary = await batch(progress=_step(progress, "samples"))
-            runs, left_out = collect(plan, Path(summary.results), store, extra)
+        runs, left_out = collect(plan, Path(summary.results), store, extra)
     result = bench_result(runs, _setting(plan, k, left_out, summary)) if runs else None
     return BenchRun(plan, summary, result, tuple(left_out))
 
