@@ -195,26 +195,36 @@ class Engine:
     ) -> tuple[Completion | JudgeError, int]:
         """Call one judge, retrying transient failures: the completion (or the last error), and the retries."""
         retries = 0
+        tokens = self._rate_tokens(judge.provider, prompt)
         while True:
             timeout = self._timeout(seat)
             try:
-                async with self.limits.slot(judge.provider):
+                async with self.limits.slot(judge.provider, tokens):
                     async with asyncio.timeout(timeout):
                         return await judge.complete(prompt, timeout=timeout), retries
             except TimeoutError:
                 error: JudgeError = JudgeTimeout(f"no reply within {timeout:g}s")
             except JudgeError as e:
                 error = e
+            retry_after = error.retry_after if isinstance(error, TransientJudgeError) else None
+            if retry_after is not None:  # the vendor's wait holds back every call to it, not this one only
+                self.limits.pause(judge.provider, retry_after)
             retryable = isinstance(error, TransientJudgeError) or (
                 isinstance(error, JudgeTimeout) and self.policy.retry_timeouts
             )
             if not retryable or retries >= self.policy.max_retries:
                 return error, retries
-            retry_after = error.retry_after if isinstance(error, TransientJudgeError) else None
             wait = self.policy.delay(retries, retry_after)
             retries += 1
             self.emit(Event("retry", round_no, seat.id, {"error": str(error), "wait": round(wait, 3)}))
             await asyncio.sleep(wait)
+
+    def _rate_tokens(self, provider: str, prompt: Prompt) -> int:
+        """A call's tokens as a tokens-per-minute limit counts them before it is sent: the prompt estimated
+        as the budget does, plus its output bound (else a typical reply). Estimated only under such a limit."""
+        if self.limits.limit_for(provider).tpm is None:
+            return 0
+        return tokens_of(prompt.as_text()) + (prompt.max_tokens or TYPICAL_REPLY_TOKENS)
 
     def replayable(self, key: str, prompt: Prompt) -> CallRecord | None:
         """The stored call a resumed debate may reuse for `key`: completed, and asked the same question.

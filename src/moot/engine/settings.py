@@ -3,7 +3,7 @@
 Each block is validated here, so that a typo or a bad value is a one-line usage error before any call:
 
     retry:   {max_retries: 3, base_delay: 0.5, max_delay: 30, retry_timeouts: false}
-    limits:  {default: {concurrency: 4}, anthropic: {concurrency: 2, rpm: 50}}
+    limits:  {default: {concurrency: 4}, anthropic: {concurrency: 2, rpm: 50, tpm: 30000}}
     pricing: {my-local-model: {input_per_mtok: 0, output_per_mtok: 0}}
     budget:  {max_cost_usd: 0.50, wall_seconds: 900}
 """
@@ -36,11 +36,20 @@ def retry_policy(block: dict[str, Any], where: str = "retry") -> RetryPolicy | N
 
 
 def limits(block: dict[str, Any], where: str = "limits") -> Limits | None:
+    """The limiter for a `limits:` block: one per process for each distinct block, so that every debate
+    started from the same judges file (a batch's) shares its providers' limits."""
     if not block:
         return None
-    per = {k: _make(ProviderLimit, v, f"{where}.{k}") for k, v in block.items() if k != "default"}
+    per = {str(k): _make(ProviderLimit, v, f"{where}.{k}") for k, v in block.items() if k != "default"}
     default = _make(ProviderLimit, block["default"], f"{where}.default") if "default" in block else None
-    return Limits(default=default, per_provider=per)
+    key = (default, tuple(sorted(per.items())))
+    shared = _SHARED_LIMITS.get(key)
+    if shared is None:
+        shared = _SHARED_LIMITS[key] = Limits(default=default, per_provider=per)
+    return shared
+
+
+_SHARED_LIMITS: dict[tuple[ProviderLimit | None, tuple[tuple[str, ProviderLimit], ...]], Limits] = {}
 
 
 def pricing(block: dict[str, Any], where: str = "pricing") -> Pricing | None:

@@ -9,7 +9,7 @@ The SDK's own retries are switched off (`max_retries=0`): the engine retries eve
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from moot.errors import MissingExtra
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS, adapter_args
@@ -31,16 +31,15 @@ def _sdk() -> Any:
 
 
 class AnthropicJudge(VendorJudge):
-    _client: AsyncAnthropic | None
-
     def __init__(self, *, provider: str = "anthropic", **settings: Any) -> None:
         super().__init__(provider=provider, **settings)
 
+    def make_client(self) -> AsyncAnthropic:
+        sdk = _sdk()
+        return cast("AsyncAnthropic", self.stainless_client(sdk, sdk.AsyncAnthropic))
+
     def client(self) -> AsyncAnthropic:
-        if self._client is None:
-            sdk = _sdk()
-            self._client = self.stainless_client(sdk, sdk.AsyncAnthropic)
-        return self._client
+        return cast("AsyncAnthropic", self.shared_client())
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The messages-API arguments for a prompt (pure, so that tests can read what would be sent)."""

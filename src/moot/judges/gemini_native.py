@@ -17,6 +17,8 @@ from moot.judges.wire_errors import status_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
 
+API_VERSION = "v1beta"
+
 
 def _sdk() -> tuple[Any, Any, Any]:
     try:
@@ -41,16 +43,20 @@ class GeminiJudge(VendorJudge):
     def __init__(self, *, provider: str = "gemini", **settings: Any) -> None:
         super().__init__(provider=provider, **settings)
 
+    def make_client(self) -> Any:
+        genai, types, _ = _sdk()
+        options = types.HttpOptions(
+            base_url=self.base_url,
+            api_version=API_VERSION,
+            retry_options=types.HttpRetryOptions(attempts=1),  # the engine retries, once, by one policy
+        )
+        return genai.Client(api_key=self._api_key or "not-needed", http_options=options)
+
+    def client_options(self) -> tuple[str, ...]:
+        return (API_VERSION,)
+
     def client(self) -> Any:
-        if self._client is None:
-            genai, types, _ = _sdk()
-            options = types.HttpOptions(
-                base_url=self.base_url,
-                api_version="v1beta",
-                retry_options=types.HttpRetryOptions(attempts=1),  # the engine retries, once, by one policy
-            )
-            self._client = genai.Client(api_key=self._api_key or "not-needed", http_options=options)
-        return self._client
+        return self.shared_client()
 
     def request(self, prompt: Prompt, timeout: float) -> dict[str, Any]:
         """The generateContent arguments for a prompt (pure, so that tests can read what would be sent)."""

@@ -8,7 +8,7 @@ nine-judge panel would otherwise pay nine times before its first round.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from moot.errors import JudgeError, MissingExtra
 from moot.judges.providers import api_key_for, resolve
@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
 
 class OpenAICompatJudge(VendorJudge):
-    _client: AsyncOpenAI | None
-
     def __init__(
         self,
         *,
@@ -36,14 +34,15 @@ class OpenAICompatJudge(VendorJudge):
         self.json_schema_support = json_schema_support
         self.max_tokens_param = max_tokens_param
 
+    def make_client(self) -> AsyncOpenAI:
+        try:
+            import openai
+        except ImportError:
+            raise MissingExtra("openai", "openai") from None
+        return cast("AsyncOpenAI", self.stainless_client(openai, openai.AsyncOpenAI))
+
     def client(self) -> AsyncOpenAI:
-        if self._client is None:
-            try:
-                import openai
-            except ImportError:
-                raise MissingExtra("openai", "openai") from None
-            self._client = self.stainless_client(openai, openai.AsyncOpenAI)
-        return self._client
+        return cast("AsyncOpenAI", self.shared_client())
 
     async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
         client = self.client()

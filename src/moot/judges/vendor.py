@@ -1,15 +1,17 @@
-"""What every vendor-SDK judge shares: its settings, a key that is never shown, and one lazily built
-client that is made before the debate starts and closed once."""
+"""What every vendor-SDK judge shares: its settings, a key that is never shown, and its SDK client, shared
+with every other judge of the process that reaches the same endpoint (`moot.judges.clients`)."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any, Self
 
+from moot.judges.clients import Lease, endpoint, lease, release
 from moot.schemas.messages import Completion, Usage
 
 
 class VendorJudge:
-    """Base of the OpenAI-compatible, Anthropic and Gemini judges (each builds its own SDK client)."""
+    """Base of the OpenAI-compatible, Anthropic and Gemini judges (each makes its own kind of SDK client)."""
 
     def __init__(
         self,
@@ -27,18 +29,33 @@ class VendorJudge:
         self._api_key = api_key
         self.temperature = temperature
         self.max_tokens = max_tokens
-        self._client: Any = None
+        self._lease: Lease | None = None
 
     def __repr__(self) -> str:  # never show the key
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
 
-    def client(self) -> Any:
+    def make_client(self) -> Any:
+        """A new SDK client for this judge's endpoint (called once per endpoint, then shared)."""
         raise NotImplementedError
 
+    def client_options(self) -> tuple[Hashable, ...]:
+        """Whatever besides the address and key makes this judge's client differ from another's."""
+        return (type(self).__name__,)
+
+    def shared_client(self) -> Any:
+        """The SDK client of this judge's endpoint, shared with every judge that reaches it in this event loop."""
+        if self._lease is None:
+            key = endpoint(type(self).__name__, self.base_url, self._api_key, *self.client_options())
+            self._lease = lease(key, self.make_client, self._close)
+        return self._lease.client
+
     def ready(self) -> Self:
-        """Makes the SDK client now, before the debate's event loop runs: making one loads CA certificates
-        (tens of milliseconds of blocking work) that would otherwise stall every other judge's call."""
-        self.client()
+        """Loads the CA bundle now, before the debate's event loop runs: that is tens of milliseconds of
+        blocking work that would otherwise stall every other judge's call. The client itself is made, or
+        shared, at the first call, in the event loop whose connections it will hold."""
+        from moot.judges.tls import tls_context
+
+        tls_context()
         return self
 
     def stainless_client(self, sdk: Any, client_class: Any) -> Any:
@@ -59,9 +76,10 @@ class VendorJudge:
         return Completion(text=text, usage=usage, model=answered_by or self.model, provider=self.provider)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._close(self._client)
-            self._client = None
+        """Done with the client: it closes when no other judge uses it any more."""
+        if self._lease is not None:
+            held, self._lease = self._lease, None
+            await release(held)
 
     async def _close(self, client: Any) -> None:
         await client.close()
