@@ -1,8 +1,8 @@
 """Content stored once. A long string inside a JSON column (a debate's artifact in its request, the system
 prompt that every call of a debate sends) is kept in `blobs` and the row holds a reference to it.
 
-The unit kept once is a chunk cut where the content says so (after a line whose crc32 matches a mask), not
-the whole string: the same artifact sits alone in the request and inside a longer system prompt in every
+The unit kept once is a chunk cut where the content says so (after a line its crc32 picks), not the whole
+string: the same artifact sits alone in the request and inside a longer system prompt in every
 call, and content-defined cuts give it the same chunks whatever text surrounds it. A string of several
 chunks is referenced through a manifest (the list of its chunk keys), so a call row holds one key per long
 string however long it is.

@@ -138,14 +138,6 @@ class Store:
             self._db.execute("COMMIT")
             self._blobs.settle(committed=True)
 
-    def pack(self, db: sqlite3.Connection, text: str) -> str:
-        """`text` as a row should hold it (long strings stored once); inside `transaction()`."""
-        return self._blobs.pack(db, text)
-
-    def unpack(self, db: sqlite3.Connection, stored: str) -> str:
-        """What a row was given, packed or not; under the store's lock (inside `transaction()`)."""
-        return self._blobs.unpack(db, stored)
-
     # debates
 
     def create_debate(self, debate_id: str, protocol: str, request: dict[str, Any], title: str = "") -> None:
@@ -154,7 +146,7 @@ class Store:
             db.execute(
                 "INSERT INTO debates (id, protocol, title, status, request_json, created_at, updated_at)"
                 " VALUES (?, ?, ?, 'running', ?, ?, ?)",
-                (debate_id, protocol, title, self.pack(db, _dumps(request)), ts, ts),
+                (debate_id, protocol, title, self._blobs.pack(db, _dumps(request)), ts, ts),
             )
 
     def set_status(
@@ -171,7 +163,7 @@ class Store:
         with self.transaction() as db:
             db.execute(
                 "UPDATE debates SET request_json = ?, updated_at = ? WHERE id = ?",
-                (self.pack(db, _dumps(request)), now_iso(), debate_id),
+                (self._blobs.pack(db, _dumps(request)), now_iso(), debate_id),
             )
 
     def _row(self, r: sqlite3.Row) -> DebateRow:
@@ -228,7 +220,7 @@ class Store:
         marks = ", ".join("?" for _ in fields)
         with self.transaction() as db:
             values = {f: getattr(call, f) for f in fields}
-            values["prompt_json"] = self.pack(db, call.prompt_json)
+            values["prompt_json"] = self._blobs.pack(db, call.prompt_json)
             db.execute(
                 f"INSERT INTO calls ({cols}, attempt) SELECT {marks}, COALESCE(MAX(attempt), 0) + 1"  # noqa: S608 - fixed column names
                 " FROM calls WHERE debate_id = ? AND call_key = ?",
