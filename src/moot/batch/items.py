@@ -63,7 +63,7 @@ def load_items(path: str | Path, protocol: str) -> list[BatchItem]:
     if not source.is_file():
         raise UsageError(f"no such items file: {source}")
     try:
-        text = source.read_text(encoding="utf-8")
+        text = source.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of line 1
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"cannot read items file {source}: {e}") from None
     allowed = item_fields(protocol)

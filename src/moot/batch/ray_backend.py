@@ -24,7 +24,7 @@ from typing import Any
 
 from moot.batch.debates import Ended, Outcome, Ready, Shared, Started, Work, close_judges, mark_running, prepare
 from moot.batch.ray_worker import Unit, UnitResult, run_units
-from moot.errors import MissingExtra
+from moot.errors import MissingExtra, UsageError
 from moot.runs import storable
 from moot.store import batches
 from moot.store.transfer import export_debate, import_debate
@@ -60,14 +60,22 @@ class RayBackend:
         ray = await asyncio.to_thread(_ray)
         ours = not ray.is_initialized()
         if ours:
-            await asyncio.to_thread(
-                ray.init, address=self.address, include_dashboard=False, logging_level="WARNING", log_to_driver=False
-            )
+            await self._connect(ray)
         try:
             await self._drive(ray, works, shared, started, ended)
         finally:
             if ours:
                 ray.shutdown()
+
+    async def _connect(self, ray: Any) -> None:
+        """Join the cluster at `address` (or RAY_ADDRESS), else start a local Ray for this batch."""
+        try:
+            await asyncio.to_thread(
+                ray.init, address=self.address, include_dashboard=False, logging_level="WARNING", log_to_driver=False
+            )
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            where = self.address or os.environ.get("RAY_ADDRESS") or "a local Ray"
+            raise UsageError(f"cannot start or reach Ray ({where}): {' '.join(str(e).split())[:200]}") from None
 
     async def _drive(self, ray: Any, works: Sequence[Work], shared: Shared, started: Started, ended: Ended) -> None:
         task = ray.remote(run_units).options(runtime_env={"env_vars": worker_env()}, max_retries=0)

@@ -118,7 +118,10 @@ def _run_until_signal(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        try:
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        except NotImplementedError:  # Windows: Ctrl-C only
+            return await start()
         try:
             return await start()
         finally:
