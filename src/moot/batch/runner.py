@@ -126,6 +126,7 @@ class _Run:
         self.items_path = items_path
         self.progress = progress
         self.ended: dict[str, Ended] = {}
+        self.tally: dict[str, int] = {}  # items ended, by status
         self.running = 0
         self.spend = SpendTotals()
         self.t0 = time.monotonic()
@@ -193,7 +194,7 @@ class _Run:
         lines = list(kept.values())
         lines += [result_line(done[i][0].given_id, done[i][1], "done", stored.get(i), None) for i in missing]
         for line in lines:
-            self.ended[str(line["id"])] = Ended("done", verdict_word(line.get("result")))
+            self._count(str(line["id"]), Ended("done", verdict_word(line.get("result"))))
         self.results.start(lines)
 
     def _spent_before(self) -> CostCap | None:
@@ -219,9 +220,13 @@ class _Run:
             error=outcome.error,
         )
         self.results.write(result_line(item.given_id, outcome.debate_id, outcome.status, outcome.result, outcome.error))
-        self.ended[item.id] = Ended(outcome.status, verdict_word(outcome.result), outcome.error)
+        self._count(item.id, Ended(outcome.status, verdict_word(outcome.result), outcome.error))
         self._store_summary("running")
         self._notify()
+
+    def _count(self, item_id: str, ended: Ended) -> None:
+        self.ended[item_id] = ended
+        self.tally[ended.status] = self.tally.get(ended.status, 0) + 1
 
     def _event(self, event: Event) -> None:
         if event.kind != "call_done" or event.data.get("replayed"):
@@ -239,13 +244,10 @@ class _Run:
     def _notify(self) -> None:
         if self.progress is None:
             return
-        done = sum(1 for e in self.ended.values() if e.status == "done")
-        s = self.spend
+        done, failed, s = self.tally.get("done", 0), self.tally.get("failed", 0), self.spend
         elapsed = time.monotonic() - self.t0
         self.progress(
-            BatchProgress(
-                len(self.setup.items), done, len(self.ended) - done, self.running, s.calls, s.tokens, s.cost, elapsed
-            )
+            BatchProgress(len(self.setup.items), done, failed, self.running, s.calls, s.tokens, s.cost, elapsed)
         )
 
     # the end
