@@ -44,6 +44,16 @@ class Lease:
     def owner(self) -> asyncio.AbstractEventLoop | None:
         return self.loop() if self.loop is not None else None
 
+    def stale(self) -> bool:
+        """Whether this shared client belongs to another event loop than the running one (a judge used
+        again under a new `asyncio.run`): its connections cannot serve this loop."""
+        if self.key is None:
+            return False
+        try:
+            return self.owner() is not asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+
 
 _POOL: dict[tuple[Hashable, ...], list[Lease]] = {}  # (event loop, endpoint) -> its clients
 
@@ -84,6 +94,20 @@ async def release(held: Lease) -> None:
         if not clients:
             _POOL.pop(held.key, None)
     await _close(held)
+
+
+def abandon(held: Lease) -> None:
+    """Let go of a stale lease without closing its client here (only its own event loop could): the
+    client is dropped from the pool when no judge uses it any more."""
+    held.users -= 1
+    if held.users > 0 or held.key is None:
+        return
+    held.closed = True
+    clients = _POOL.get(held.key, [])
+    if held in clients:
+        clients.remove(held)
+    if not clients:
+        _POOL.pop(held.key, None)
 
 
 async def close_shared_clients() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, Self
 
-from moot.judges.clients import Lease, endpoint, lease, release
+from moot.judges.clients import Lease, abandon, endpoint, lease, release
 from moot.schemas.messages import Completion, Usage
 
 
@@ -44,6 +44,9 @@ class VendorJudge:
 
     def shared_client(self) -> Any:
         """The SDK client of this judge's endpoint, shared with every judge that reaches it in this event loop."""
+        if self._lease is not None and self._lease.stale():  # used again under another event loop
+            abandon(self._lease)
+            self._lease = None
         if self._lease is None:
             key = endpoint(type(self).__name__, self.base_url, self._api_key, *self.client_options())
             self._lease = lease(key, self.make_client, self._close)
