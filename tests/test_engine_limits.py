@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 import time
+from typing import Any
 
 import pytest
 
 from moot.engine import Engine, RetryPolicy
 from moot.engine.budget import Budget
-from moot.engine.limits import Limits, ProviderLimit
+from moot.engine.limits import Limits, ProviderLimit, _Pace, _send_time
 from moot.engine.settings import limits as limits_from
 from moot.errors import UsageError
 from moot.judges.base import Judge, Seat
@@ -136,3 +138,122 @@ def test_wall_clock_budget_stops_the_next_round_and_bounds_calls(llm_server: Fak
     assert ok is False and time.monotonic() - t0 < 0.8  # the call was cut at the deadline
     reason = engine.round_gate(2, [(seat(1, judge), PROMPT, "r2/judge-1")])
     assert reason is not None and "wall-clock budget" in reason
+
+
+# ---------------------------------------------------------------- at batch scale: one limiter, many debates
+
+
+def counting_server(server: FakeLLMServer, seconds: float) -> dict[str, int]:
+    """The server counts calls in flight at once; each takes `seconds`."""
+    lock = threading.Lock()
+    seen = {"now": 0, "most": 0}
+
+    def reply(model: str, body: dict[str, Any]) -> Reply:
+        with lock:
+            seen["now"] += 1
+            seen["most"] = max(seen["most"], seen["now"])
+        time.sleep(seconds)
+        with lock:
+            seen["now"] -= 1
+        return Reply(text="ok")
+
+    server.responder = reply
+    return seen
+
+
+def test_twenty_debates_sharing_one_limits_stay_within_its_concurrency(llm_server: FakeLLMServer) -> None:
+    seen = counting_server(llm_server, 0.03)
+    limits = Limits(per_provider={"openai": ProviderLimit(concurrency=2)})
+    store = Store(":memory:")
+
+    async def debates() -> list[list[bool]]:
+        engines = [Engine(store, f"debate-{n}", limits=limits) for n in range(20)]
+        return await asyncio.gather(*(one_round(e, judges_on(llm_server, ["a", "b", "c"])) for e in engines))
+
+    assert asyncio.run(debates()) == [[True] * 3] * 20
+    assert len(llm_server.requests) == 60 and seen["most"] == 2  # 60 calls at once asked for, 2 in flight
+
+
+def test_one_limits_serves_one_event_loop_after_another() -> None:
+    limits = Limits(per_provider={"p": ProviderLimit(concurrency=1)})
+
+    async def contended() -> None:
+        async def hold() -> None:
+            async with limits.slot("p"):
+                await asyncio.sleep(0.01)
+
+        await asyncio.gather(hold(), hold(), hold())
+
+    asyncio.run(contended())
+    asyncio.run(contended())  # a semaphore bound to the first loop would raise here
+
+
+def test_a_retry_after_holds_back_every_call_to_that_provider(llm_server: FakeLLMServer) -> None:
+    llm_server.script("limited", Reply(status=429, headers={"Retry-After": "0.6"}), "ok")
+    for m in ("m1", "m2", "m3"):
+        llm_server.script(m, "ok")
+    limits = Limits(per_provider={"openai": ProviderLimit(concurrency=8)})
+    policy = RetryPolicy(max_retries=1, base_delay=0.01)
+    store = Store(":memory:")
+
+    async def go() -> list[bool]:
+        first = Engine(store, "debate-1", limits=limits, policy=policy)
+        others = Engine(store, "debate-2", limits=limits, policy=policy)
+        [limited] = judges_on(llm_server, ["limited"])
+        hit = asyncio.create_task(first.call(seat(1, limited), PROMPT, key="r1/judge-1", round_no=1, kind="judge"))
+        await asyncio.sleep(0.2)  # the 429 has come back by now
+        rest = await one_round(others, judges_on(llm_server, ["m1", "m2", "m3"]))
+        outcome = await hit
+        await limited.aclose()
+        return [outcome.ok, *rest]
+
+    assert asyncio.run(go()) == [True] * 4
+    [refused, *later] = sorted(llm_server.requests, key=lambda r: r.at)
+    assert refused.model == "limited"
+    # the other debate's calls waited out the vendor's 0.6 s instead of being sent at 0.2 s
+    assert all(r.at - refused.at >= 0.59 for r in later), [(r.model, round(r.at - refused.at, 3)) for r in later]
+
+
+def test_tokens_per_minute_hold_a_call_until_the_bucket_has_room(llm_server: FakeLLMServer) -> None:
+    llm_server.script("big", "ok")
+    llm_server.script("small", "ok")
+    limits = Limits(per_provider={"openai": ProviderLimit(concurrency=8, tpm=60_000)})  # 1,000 tokens a second
+    engine = Engine(Store(":memory:"), "d", limits=limits)
+    big = Prompt(system="s", messages=[Message(role="user", content="x" * 996)], max_tokens=59_000)  # ~59,250
+    small = Prompt(system="s", messages=[Message(role="user", content="y" * 996)], max_tokens=1_000)  # ~1,250
+
+    async def go() -> None:
+        [b, s] = judges_on(llm_server, ["big", "small"])
+        assert (await engine.call(seat(1, b), big, key="k1", round_no=1, kind="judge")).ok
+        assert (await engine.call(seat(2, s), small, key="k2", round_no=1, kind="judge")).ok
+        await b.aclose()
+        await s.aclose()
+
+    asyncio.run(go())
+    first, second = sorted(llm_server.requests, key=lambda r: r.at)
+    # 59,250 + 1,250 tokens is 500 more than a minute's 60,000: the second call waited half a second for them
+    assert 0.45 <= second.at - first.at < 1.0, second.at - first.at
+
+
+def test_the_buckets_at_their_boundaries() -> None:
+    limit = ProviderLimit(concurrency=8, tpm=6000)  # 100 tokens a second, 6,000 deep
+    pace = _Pace()
+    assert [_send_time(limit, pace, 2000, 0.0) for _ in range(4)] == [0.0, 0.0, 0.0, 20.0]
+    assert _send_time(limit, pace, 99_999, 0.0) == 80.0  # a call over a minute's worth waits for a full bucket
+    both = ProviderLimit(concurrency=8, rpm=60, burst=1, tpm=6000)  # one a second, and 100 tokens a second
+    pace = _Pace()
+    assert [_send_time(both, pace, 10, 0.0) for _ in range(3)] == [0.0, 1.0, 2.0]  # requests bind
+    pace = _Pace()
+    assert [_send_time(both, pace, 3000, 0.0) for _ in range(3)] == [0.0, 1.0, 30.0]  # then tokens
+    pace = _Pace(paused_until=5.0)
+    assert _send_time(limit, pace, 10, 1.0) == 5.0  # a Retry-After comes first
+
+
+def test_a_judges_file_limits_block_is_one_limiter_per_process() -> None:
+    block = {"default": {"concurrency": 3}, "anthropic": {"concurrency": 2, "rpm": 50, "tpm": 30_000}}
+    first, again = limits_from(block), limits_from(dict(block))
+    assert first is not None and first is again  # every debate of a batch started from this file shares it
+    assert first.limit_for("anthropic") == ProviderLimit(concurrency=2, rpm=50, tpm=30_000)
+    assert limits_from({"default": {"concurrency": 4}}) is not first
+    with pytest.raises(UsageError, match=r"limits.openai: tpm must be a positive number of tokens per minute"):
+        limits_from({"openai": {"tpm": 0}})
