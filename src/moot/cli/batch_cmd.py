@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import signal
-import sys
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from functools import partial
+from typing import Annotated
 
 import typer
 
+from moot.cli.batch_progress import ProgressBar, bar_wanted, run_with_bar
 from moot.cli.output import check_format, emit
 from moot.errors import Interrupted
-
-if TYPE_CHECKING:
-    from moot.batch import BatchProgress
-
-T = TypeVar("T")
 
 
 class BatchInterrupted(Interrupted):
@@ -87,75 +80,20 @@ def batch(
     from moot.reports.serialize import to_json
 
     check_format(fmt, ("text", "json"))
-    bar = _ProgressBar() if progress or (progress is None and fmt == "text") else None
-    try:
-        summary = _run_until_signal(
-            lambda: run_batch(
-                items,
-                protocol,
-                judges=judges,
-                concurrency=concurrency,
-                out=out,
-                max_cost=max_cost,
-                backend=backend,
-                ray_address=ray_address,
-                progress=bar,
-            )
-        )
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        raise BatchInterrupted(batch_id_for(protocol, items)) from None
-    finally:
-        if bar is not None:
-            bar.stop()
+    summary = run_with_bar(
+        lambda bar: run_batch(
+            items,
+            protocol,
+            judges=judges,
+            concurrency=concurrency,
+            out=out,
+            max_cost=max_cost,
+            backend=backend,
+            ray_address=ray_address,
+            progress=None if bar is None else partial(bar, "batch"),
+        ),
+        bar=ProgressBar("batch") if bar_wanted(progress, fmt) else None,
+        interrupted=lambda: BatchInterrupted(batch_id_for(protocol, items)),
+    )
     emit(to_json(summary.to_dict()) if fmt == "json" else summary_text(summary))
     return 1 if summary.failed else 0
-
-
-def _run_until_signal(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run `start()`; SIGTERM cancels it as Ctrl-C does, so a batch stopped either way is resumable."""
-
-    async def main() -> T:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None
-        try:
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)
-        except NotImplementedError:  # Windows: Ctrl-C only
-            return await start()
-        try:
-            return await start()
-        finally:
-            loop.remove_signal_handler(signal.SIGTERM)
-
-    return asyncio.run(main())
-
-
-class _ProgressBar:
-    """A rich progress bar on stderr: items ended of all, failures, debates running, spend, ETA."""
-
-    def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self.progress = Progress(
-            TextColumn("batch"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[failed]} failed · {task.fields[running]} running · {task.fields[spend]}"),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=Console(file=sys.stderr),
-        )
-        self.task: Any = None
-
-    def __call__(self, p: BatchProgress) -> None:
-        fields: dict[str, Any] = {"failed": p.failed, "running": p.running, "spend": f"{p.calls} calls · ${p.cost:.4f}"}
-        if self.task is None:  # items done by an earlier run count from the start, not as speed
-            self.progress.start()
-            self.task = self.progress.add_task("batch", total=p.total, completed=p.done + p.failed, **fields)
-            return
-        self.progress.update(self.task, completed=p.done + p.failed, **fields)
-
-    def stop(self) -> None:
-        if self.task is not None:
-            self.progress.stop()

@@ -4,22 +4,18 @@ this panel, as one resumable batch (run the same command again to continue it)."
 from __future__ import annotations
 
 import asyncio
-import signal
 import sys
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from moot.cli.batch_progress import ProgressBar, bar_wanted, run_with_bar
 from moot.cli.output import check_format, emit, text_for
 from moot.errors import Interrupted
 
 if TYPE_CHECKING:
-    from moot.batch import BatchProgress
     from moot.bench.runner import BenchRun
-
-T = TypeVar("T")
 DEFAULT_STRATEGIES = "single,vote,vote@equal,debate"
 
 
@@ -73,14 +69,11 @@ def bench(
     loaded = load_suite(suite, data=Path(data) if data else None, limit=limit, seed=seed)
     if dry_run:
         return _dry_run(loaded, judges, chosen, swap, fmt)
-    bar = _ProgressBar() if progress or (progress is None and fmt == "text") else None
-    try:
-        run = _run_until_signal(lambda: _run(loaded, judges, chosen, swap, concurrency, max_cost, bar))
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        raise BenchInterrupted() from None
-    finally:
-        if bar is not None:
-            bar.stop()
+    run = run_with_bar(
+        lambda bar: _run(loaded, judges, chosen, swap, concurrency, max_cost, bar),
+        bar=ProgressBar("bench {task.description}") if bar_wanted(progress, fmt) else None,
+        interrupted=BenchInterrupted,
+    )
     return _report(run, fmt, html)
 
 
@@ -91,7 +84,7 @@ async def _run(
     swap: bool | None,
     concurrency: int,
     max_cost: float | None,
-    bar: Any,
+    bar: ProgressBar | None,
 ) -> BenchRun:
     from moot.bench.runner import run_bench
 
@@ -133,52 +126,3 @@ def _report(run: BenchRun, fmt: str, html: str | None) -> int:
 
 def _items(n: int) -> str:
     return f"{n} item" if n == 1 else f"{n} items"
-
-
-def _run_until_signal(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run `start()`; SIGTERM cancels it as Ctrl-C does, so a bench stopped either way continues."""
-
-    async def main() -> T:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
-        try:
-            return await start()
-        finally:
-            loop.remove_signal_handler(signal.SIGTERM)
-
-    return asyncio.run(main())
-
-
-class _ProgressBar:
-    """A rich progress bar on stderr per step (the debates, then vote@equal's samples): items ended of
-    all, failures, debates running, spend, ETA."""
-
-    def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self.progress = Progress(
-            TextColumn("bench {task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[failed]} failed · {task.fields[running]} running · {task.fields[spend]}"),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=Console(file=sys.stderr),
-        )
-        self.tasks: dict[str, Any] = {}
-
-    def __call__(self, step: str, p: BatchProgress) -> None:
-        fields: dict[str, Any] = {"failed": p.failed, "running": p.running, "spend": f"{p.calls} calls · ${p.cost:.4f}"}
-        if step not in self.tasks:  # debates done by an earlier run count from the start, not as speed
-            if not self.tasks:
-                self.progress.start()
-            self.tasks[step] = self.progress.add_task(step, total=p.total, completed=p.done + p.failed, **fields)
-            return
-        self.progress.update(self.tasks[step], completed=p.done + p.failed, **fields)
-
-    def stop(self) -> None:
-        if self.tasks:
-            self.progress.stop()
