@@ -10,7 +10,7 @@ it is missing (the batch was killed between the store and the file), and appends
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,21 +26,27 @@ def result_line(
     return line
 
 
-def read_done_lines(path: Path, done: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-    """The existing file's well-formed lines of the done items (`done`: item id -> its debate id), the
-    first one of each, in the file's order."""
-    kept: dict[str, dict[str, Any]] = {}
+def read_lines(path: Path) -> Iterator[dict[str, Any]]:
+    """The file's lines that are JSON objects, in order (none when there is no file yet); a line torn by a
+    kill is skipped."""
     if not path.is_file():
-        return kept
+        return
     for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             data = json.loads(raw)
         except ValueError:
-            continue  # a line torn by a kill
-        if not isinstance(data, dict) or data.get("status") != "done":
             continue
+        if isinstance(data, dict):
+            yield data
+
+
+def read_done_lines(path: Path, done: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """The existing file's well-formed lines of the done items (`done`: item id -> its debate id), the
+    first one of each, in the file's order."""
+    kept: dict[str, dict[str, Any]] = {}
+    for data in read_lines(path):
         key = str(data.get("id"))
-        if done.get(key) == data.get("debate_id") and key not in kept:
+        if data.get("status") == "done" and done.get(key) == data.get("debate_id") and key not in kept:
             kept[key] = data
     return kept
 

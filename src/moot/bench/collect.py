@@ -3,12 +3,12 @@ its swapped order, its extra samples) and each debate's calls from the store."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from moot.batch.results import read_lines
 from moot.bench.answers import CallCost, Debated, ItemRuns
 from moot.bench.plan import SAMPLE, SWAPPED, BenchPlan
 from moot.store.db import Store
@@ -16,17 +16,7 @@ from moot.store.db import Store
 
 def read_results(path: Path) -> dict[str, dict[str, Any]]:
     """Each item's line (the last one, should an id appear twice); a torn line is skipped."""
-    lines: dict[str, dict[str, Any]] = {}
-    if not path.is_file():
-        return lines
-    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(data, dict) and "id" in data:
-            lines[str(data["id"])] = data
-    return lines
+    return {str(data["id"]): data for data in read_lines(path) if "id" in data}
 
 
 def debated(line: Mapping[str, Any] | None, store: Store) -> Debated | None:
