@@ -4,8 +4,9 @@ becomes a one-line `UsageError`, before any judge is built or called."""
 from __future__ import annotations
 
 import glob
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import ValidationError
@@ -16,6 +17,7 @@ from moot.schemas.evaluate import Artifact
 
 MAX_ARTIFACT_BYTES = 2_000_000
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".specs"}
+T = TypeVar("T")
 
 
 def _read_text(path: Path) -> str:
@@ -125,3 +127,30 @@ def validation_message(e: ValidationError, where: str) -> str:
     if err["type"] == "extra_forbidden":
         msg = "unknown key"
     return f"{where}: {loc + ': ' if loc else ''}{msg}"
+
+
+def numbered_items(
+    lines: Iterable[str],
+    parse: Callable[[str, int], T],
+    *,
+    id_of: Callable[[T], str | int],
+    where: Callable[[int], str],
+    empty: str,
+) -> list[T]:
+    """The items of a JSONL file (batch items, bench gold items), each non-blank line read by
+    `parse(line, n)`, n counting from 1. An id used twice is bad input naming both lines (`where(n)` names
+    line n as its file's messages do); so is a file of no items (`empty` says so)."""
+    items: list[T] = []
+    first_line: dict[str, int] = {}
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        item = parse(line, n)
+        given = id_of(item)
+        if str(given) in first_line:
+            raise UsageError(f"{where(n)}: id {given!r} is already used on line {first_line[str(given)]}")
+        first_line[str(given)] = n
+        items.append(item)
+    if not items:
+        raise UsageError(empty)
+    return items

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from moot.errors import UsageError
+from moot.inputs import numbered_items
 
 PROTOCOLS = ("evaluate", "decide", "challenge")
 # the API's own arguments a batch sets itself, or sets for the whole batch (`--max-cost`, the store)
@@ -68,19 +69,13 @@ def load_items(path: str | Path, protocol: str) -> list[BatchItem]:
         raise UsageError(f"cannot read items file {source}: {e}") from None
     allowed = item_fields(protocol)
     base = source.resolve().parent
-    items: list[BatchItem] = []
-    seen: dict[str, int] = {}
-    for n, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        item = _item(_object(raw, source, n), protocol, allowed, base, f"{source} line {n}", n)
-        if item.id in seen:
-            raise UsageError(f"{source} line {n}: id {item.given_id!r} is already used on line {seen[item.id]}")
-        seen[item.id] = n
-        items.append(item)
-    if not items:
-        raise UsageError(f"items file {source} holds no items (one JSON object per line)")
-    return items
+    return numbered_items(
+        text.splitlines(),
+        lambda raw, n: _item(_object(raw, source, n), protocol, allowed, base, f"{source} line {n}", n),
+        id_of=lambda item: item.given_id,
+        where=lambda n: f"{source} line {n}",
+        empty=f"items file {source} holds no items (one JSON object per line)",
+    )
 
 
 def _object(raw: str, source: Path, n: int) -> dict[str, Any]:

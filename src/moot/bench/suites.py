@@ -20,7 +20,7 @@ from moot.bench.humaneval import humaneval_items
 from moot.bench.judgebench import ABOUT as JUDGEBENCH_ABOUT
 from moot.bench.judgebench import judgebench_items
 from moot.errors import UsageError
-from moot.inputs import validation_message
+from moot.inputs import numbered_items, validation_message
 from moot.schemas.bench import GoldItem, PairwiseItem, ScoredItem, SuiteKind
 
 BUILTIN = ("judgebench", "humaneval-bugs")
@@ -83,20 +83,22 @@ def read_gold_file(path: Path) -> tuple[SuiteKind, list[GoldItem]]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"cannot read {path}: {e}") from e
-    items: list[GoldItem] = []
-    first_line: dict[str, int] = {}
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    first: dict[str, GoldItem] = {}
+
+    def parse(line: str, n: int) -> GoldItem:
         item = parse_item(line, f"{path}:{n}")
-        if items and type(item) is not type(items[0]):
-            raise UsageError(f"{path}:{n}: a {_kind(item)} item in a file of {_kind(items[0])} items")
-        if item.id in first_line:
-            raise UsageError(f"{path}:{n}: id {item.id!r} is already used on line {first_line[item.id]}")
-        first_line[item.id] = n
-        items.append(item)
-    if not items:
-        raise UsageError(f"{path}: no items (one JSON object a line)")
+        shape = first.setdefault("item", item)
+        if type(item) is not type(shape):
+            raise UsageError(f"{path}:{n}: a {_kind(item)} item in a file of {_kind(shape)} items")
+        return item
+
+    items = numbered_items(
+        lines,
+        parse,
+        id_of=lambda item: item.id,
+        where=lambda n: f"{path}:{n}",
+        empty=f"{path}: no items (one JSON object a line)",
+    )
     return _kind(items[0]), items
 
 
