@@ -8,6 +8,7 @@ round exactly once. The consensus report goes beside them as `{base}.consensus.m
 from __future__ import annotations
 
 import re
+from dataclasses import KW_ONLY, dataclass
 from datetime import date
 from pathlib import Path
 
@@ -54,27 +55,18 @@ def _scores_table(position: ScoredPosition, weights: dict[str, float], previous:
     return "\n".join(rows)
 
 
+@dataclass(eq=False)  # a subscriber is itself, not its settings
 class JudgeReports:
     """Writes each judge's file as its rounds complete: a subscriber to the runner's events."""
 
-    def __init__(
-        self,
-        directory: Path,
-        base: str,
-        store: Store,
-        debate_id: str,
-        *,
-        weights: dict[str, float],
-        artifacts: list[Artifact],
-        task: str,
-    ) -> None:
-        self.directory = directory
-        self.base = base
-        self.store = store
-        self.debate_id = debate_id
-        self.weights = weights
-        self.artifacts = artifacts
-        self.task = task
+    directory: Path
+    base: str
+    store: Store
+    debate_id: str
+    _: KW_ONLY
+    weights: dict[str, float]
+    artifacts: list[Artifact]
+    task: str
 
     def __call__(self, event: Event) -> None:
         record = event.data.get("record") if event.kind == "record" else None
