@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from moot.cli.demo_export import DEMO_CRITERIA, DEMO_DIR, DEMO_TASK
-from moot.cli.live import PROGRESS_HELP, announce, progress_sink, showing
+from moot.cli.live import announce, progress_sink, showing
+from moot.cli.options import DataFormatOption, ProgressOption
 from moot.cli.output import check_format, emit, render_result
 from moot.cli.running import run_cli
 from moot.errors import UsageError
@@ -25,12 +26,12 @@ def demo(
         ),
     ] = False,
     reports_dir: Annotated[str, typer.Option(help="Where the per-judge reports are written.")] = ".specs/reports",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    fmt: DataFormatOption = "text",
     export: Annotated[
         str | None,
         typer.Option("--export", metavar="DIR", help="Write the scripted panel and artifact into DIR; run nothing."),
     ] = None,
-    progress: Annotated[bool | None, typer.Option("--progress/--quiet", " /--no-progress", help=PROGRESS_HELP)] = None,
+    progress: ProgressOption = None,
 ) -> None:
     """Watch a whole debate: three judges, three rounds, a critical finding, a majority and a minority."""
     from moot import api

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from moot.api.doctor import Row, doctor_report
+from moot.cli.options import DataFormatOption
 from moot.cli.output import check_format, emit, render_result
 
 
@@ -46,7 +47,7 @@ def doctor(
         str | None,
         typer.Option(help="Judges file to check (default: MOOT_JUDGES, the nearest moot.yaml, else the built-ins)."),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    fmt: DataFormatOption = "text",
     ping: Annotated[
         bool, typer.Option("--ping", help="Also send each API judge a tiny prompt; report whether it answers, latency.")
     ] = False,

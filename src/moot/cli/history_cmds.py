@@ -7,14 +7,15 @@ from typing import Annotated, Any
 
 import typer
 
-from moot.cli.live import PROGRESS_HELP, progress_sink, showing
+from moot.cli.live import progress_sink, showing
+from moot.cli.options import DataFormatOption, ProgressOption
 from moot.cli.output import check_format, emit, render_result
 from moot.errors import Interrupted
 
 
 def show(
     debate_id: Annotated[str, typer.Argument(help="Debate id, or batch id (or a unique prefix of either).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    fmt: DataFormatOption = "text",
     calls: Annotated[
         bool, typer.Option("--calls", help="List every call: judge, round, status, tokens, cost.")
     ] = False,
@@ -89,7 +90,7 @@ def _status_text(data: dict[str, Any]) -> str:
 
 def list_debates(
     limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    fmt: DataFormatOption = "text",
 ) -> None:
     """List recent debates, then recent batches (`moot batch`)."""
     from moot.api.history import batches_view, list_view
@@ -119,11 +120,11 @@ def resume(
     judges: Annotated[
         str | None, typer.Option(help="The judges file again (needed if it held literal api_key values).")
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")] = "text",
+    fmt: DataFormatOption = "text",
     max_cost: Annotated[
         float | None, typer.Option("--max-cost", help="A new USD cap for the whole debate (default: the one it had).")
     ] = None,
-    progress: Annotated[bool | None, typer.Option("--progress/--quiet", " /--no-progress", help=PROGRESS_HELP)] = None,
+    progress: ProgressOption = None,
 ) -> None:
     """Continue a debate that was interrupted or failed (an outage): completed calls are replayed from the store,
     failed ones are asked again."""

@@ -11,6 +11,8 @@ import typer
 from moot.cli.live import PROGRESS_HELP
 
 FormatOption = Annotated[str, typer.Option("--format", "-f", help="text, json, yaml or github (Markdown).")]
+# the commands that print data rather than a verdict (doctor, demo, show, list, resume)
+DataFormatOption = Annotated[str, typer.Option("--format", "-f", help="text, json or yaml.")]
 ProgressOption = Annotated[bool | None, typer.Option("--progress/--quiet", " /--no-progress", help=PROGRESS_HELP)]
 HtmlOption = Annotated[str | None, typer.Option("--html", help="Also write the HTML report to this file.")]
 DryRunOption = Annotated[
