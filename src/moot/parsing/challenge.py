@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar, get_args
 
 from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping, preview, reply_parser
 from moot.schemas.challenge import (
@@ -25,33 +25,26 @@ from moot.schemas.challenge import (
     Verdict,
 )
 
-_CONFIDENCE: dict[str, Confidence] = {"HIGH": "HIGH", "MEDIUM": "MEDIUM", "MED": "MEDIUM", "LOW": "LOW"}
-_VERDICTS: dict[str, Verdict] = {
-    "agree": "agree",
-    "agreed": "agree",
-    "partial": "partial",
-    "partially agree": "partial",
-    "partial agree": "partial",
-    "disagree": "disagree",
-    "disagreed": "disagree",
-}
-_STRENGTHS: dict[str, Strength] = {"minor": "minor", "weak": "minor", "strong": "strong", "major": "strong"}
-_DECISIONS: dict[str, Decision] = {
-    "ACCEPT": "ACCEPT",
-    "ACCEPTED": "ACCEPT",
-    "PARTIAL": "PARTIAL",
-    "PARTIALLY ACCEPT": "PARTIAL",
-    "REJECT": "REJECT",
-    "REJECTED": "REJECT",
-}
-_REBUTTALS: dict[str, RebuttalResponse] = {
-    "ACCEPT": "ACCEPT",
-    "ACCEPTED": "ACCEPT",
-    "MAINTAIN": "MAINTAIN",
-    "MAINTAINED": "MAINTAIN",
-    "ESCALATE": "ESCALATE",
-    "ESCALATED": "ESCALATE",
-}
+T = TypeVar("T", bound=str)
+
+
+def _words(literal: Any, aliases: dict[str, T]) -> dict[str, T]:
+    """A reply word -> the schema's word: each of the `Literal`'s own words, and the other words judges write
+    for them."""
+    return {**{word: word for word in get_args(literal)}, **aliases}
+
+
+_CONFIDENCE: dict[str, Confidence] = _words(Confidence, {"MED": "MEDIUM"})
+_VERDICTS: dict[str, Verdict] = _words(
+    Verdict, {"agreed": "agree", "partially agree": "partial", "partial agree": "partial", "disagreed": "disagree"}
+)
+_STRENGTHS: dict[str, Strength] = _words(Strength, {"weak": "minor", "major": "strong"})
+_DECISIONS: dict[str, Decision] = _words(
+    Decision, {"ACCEPTED": "ACCEPT", "PARTIALLY ACCEPT": "PARTIAL", "REJECTED": "REJECT"}
+)
+_REBUTTALS: dict[str, RebuttalResponse] = _words(
+    RebuttalResponse, {"ACCEPTED": "ACCEPT", "MAINTAINED": "MAINTAIN", "ESCALATED": "ESCALATE"}
+)
 _OBJECTION_ID = re.compile(r"^\s*\[?(O\d+)\]?\b", re.IGNORECASE)
 
 
