@@ -162,11 +162,16 @@ async def close_judges(prepared: Prepared) -> None:
             await judge.aclose()
 
 
+def mark_item(
+    store: Store, batch_id: str, item: BatchItem, status: str, *, debate_id: str | None = None, error: str | None = None
+) -> None:
+    """Where an item stands, in its row of the store: keyed by its id, with its line in the items file."""
+    batches.set_item(store, batch_id, item.id, line=item.line, status=status, debate_id=debate_id, error=error)
+
+
 def mark_running(work: Work, shared: Shared) -> None:
     """The item's row names its debate before the debate starts."""
-    batches.set_item(
-        shared.store, shared.batch_id, work.item.id, line=work.item.line, status="running", debate_id=work.debate_id
-    )
+    mark_item(shared.store, shared.batch_id, work.item, "running", debate_id=work.debate_id)
 
 
 async def execute(ready: Ready, shared: Shared) -> Outcome:

@@ -20,7 +20,7 @@ from typing import Any
 from moot.api.history import verdict_word
 from moot.batch.backends import Backend, backend_for
 from moot.batch.cap import CostCap
-from moot.batch.debates import Outcome, Work
+from moot.batch.debates import Outcome, Work, mark_item
 from moot.batch.items import BatchItem, load_items
 from moot.batch.results import ResultsFile, read_done_lines, result_line
 from moot.batch.setup import BatchSetup, check_options, shared_for
@@ -176,12 +176,12 @@ class _Run:
         """The item's work, or the id of its finished debate when it is done (`debate`: the status of the
         debate its row names, if that debate is in the store)."""
         if row is None:
-            batches.set_item(self.store, self.batch_id, item.id, line=item.line, status="pending")
+            mark_item(self.store, self.batch_id, item, "pending")
             return Work(item, str(uuid.uuid4()), resume=False)
         debate_id = row.debate_id or str(uuid.uuid4())
         if debate == "finished":
             if row.status != "done":  # killed between the debate's end and its row's
-                batches.set_item(self.store, self.batch_id, item.id, line=item.line, status="done")
+                mark_item(self.store, self.batch_id, item, "done")
             return debate_id
         return Work(item, debate_id, resume=debate is not None)
 
@@ -210,15 +210,7 @@ class _Run:
     def _ended(self, outcome: Outcome) -> None:
         item = outcome.item
         self.running -= 1
-        batches.set_item(
-            self.store,
-            self.batch_id,
-            item.id,
-            line=item.line,
-            status=outcome.status,
-            debate_id=outcome.debate_id,
-            error=outcome.error,
-        )
+        mark_item(self.store, self.batch_id, item, outcome.status, debate_id=outcome.debate_id, error=outcome.error)
         self.results.write(result_line(item.given_id, outcome.debate_id, outcome.status, outcome.result, outcome.error))
         self._count(item.id, Ended(outcome.status, verdict_word(outcome.result), outcome.error))
         self._store_summary("running")
