@@ -52,8 +52,8 @@ def stored_spend(engine: Engine, wall: float, final_name: str = "synthesis") -> 
 
 
 def test_a_debates_spend_is_what_its_stored_calls_say(
-    llm_server: FakeLLMServer, judges_file, artifact: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    llm_server: FakeLLMServer, judges_file: Any, artifact: Path, tmp_path: Path
+) -> None:
     llm_server.script("judge-a", round1(4.0, 4), round2(4.0), round3(4.0))
     llm_server.script("judge-b", round1(2.0, 2), round2(3.0), round3(4.0))
     llm_server.script("judge-c", "not yaml at all", round1(3.0, 3), round2(4.0), round3(4.0))  # one clarification
@@ -200,8 +200,8 @@ def test_close_shared_clients_ends_a_batch_and_a_new_event_loop_gets_new_clients
 
 
 def test_debates_through_the_api_share_clients_and_close_them(
-    llm_server: FakeLLMServer, judges_file, artifact: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+    llm_server: FakeLLMServer, judges_file: Any, artifact: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     llm_server.responder = lambda model, body: Reply(text=round1(4.0, 4), delay=0.05)
     made: list[Any] = []
     real = OpenAICompatJudge.make_client
@@ -301,3 +301,32 @@ def test_garbage_replies_load_alike_in_c_and_in_python() -> None:
         text = garbage_reply(rng, targets[n % len(targets)])
         for block in (text, text.strip(), text[text.find("\n") + 1 :]):
             assert _outcome(_compose_and_construct, block) == _outcome(_python_composed, block), block[:300]
+
+
+def test_an_openai_compatible_judge_sends_what_chat_completions_create_sends(llm_server: FakeLLMServer) -> None:
+    llm_server.responder = lambda model, body: Reply(text="same")
+    schema = {"type": "object", "properties": {"score": {"type": "number"}}}
+    prompts = [
+        PROMPT,
+        PROMPT.followed_by("earlier reply", "fix it").model_copy(update={"max_tokens": 300, "json_schema": schema}),
+    ]
+
+    async def both(judge: OpenAICompatJudge) -> None:
+        for prompt in prompts:
+            mine = await judge.complete(prompt, timeout=5)
+            theirs = await judge.client().chat.completions.create(**judge.request(prompt), timeout=5)
+            assert mine.text == theirs.choices[0].message.content == "same"
+        await judge.aclose()
+
+    plain = judge_on(llm_server, "m", temperature=0.3)
+    [vendor] = build_judges(JudgeSpec(model="gpt-5", provider="openai", api_base=llm_server.base_url, api_key="k"))
+    assert isinstance(vendor, OpenAICompatJudge) and vendor.json_schema_support
+    for judge in (plain, vendor):
+        asyncio.run(both(judge))
+    sent = llm_server.requests
+    assert len(sent) == 8 and sent[0].body["temperature"] == 0.3 and "response_format" in sent[6].body
+    for mine, theirs in zip(sent[::2], sent[1::2], strict=True):
+        assert (mine.path, mine.body) == (theirs.path, theirs.body)
+        assert {k: v for k, v in mine.headers.items() if k not in ("content-length",)} == {
+            k: v for k, v in theirs.headers.items() if k not in ("content-length",)
+        }

@@ -44,25 +44,35 @@ class OpenAICompatJudge(VendorJudge):
     def client(self) -> AsyncOpenAI:
         return cast("AsyncOpenAI", self.shared_client())
 
-    async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
-        client = self.client()
-        import openai
-
-        messages: list[Any] = [{"role": "system", "content": prompt.system}]
+    def request(self, prompt: Prompt) -> dict[str, Any]:
+        """The chat-completions body for a prompt (pure, so that tests can read what would be sent)."""
+        messages: list[dict[str, str]] = [{"role": "system", "content": prompt.system}]
         messages += [{"role": m.role, "content": m.content} for m in prompt.messages]
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": timeout}
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
+            body["temperature"] = self.temperature
         max_tokens = self.max_tokens or prompt.max_tokens
         if max_tokens:
-            kwargs[self.max_tokens_param] = max_tokens
+            body[self.max_tokens_param] = max_tokens
         if prompt.json_schema and self.json_schema_support:
-            kwargs["response_format"] = {
+            body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "reply", "schema": prompt.json_schema},
             }
+        return body
+
+    async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
+        client = self.client()
+        import openai
+        from openai.types.chat import ChatCompletion
+
         try:
-            response = await client.chat.completions.create(**kwargs)
+            # What `chat.completions.create` sends (same body, headers and response type), posted through
+            # the client directly: `create` first walks the body against its TypedDict parameter types,
+            # about 0.7 ms of CPU a call that changes nothing in a body of plain strings and numbers.
+            response = await client.post(
+                "/chat/completions", body=self.request(prompt), cast_to=ChatCompletion, options={"timeout": timeout}
+            )
         except openai.OpenAIError as e:
             raise map_stainless_error(openai, e, timeout) from None
         if not response.choices:
