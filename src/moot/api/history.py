@@ -24,7 +24,7 @@ def calls_view(store: Store, row: DebateRow) -> dict[str, Any]:
     outage stays readable; `attempt` numbers them per call key."""
     return {
         "debate_id": row.id,
-        "calls": [{k: v for k, v in c.__dict__.items() if k != "prompt_json"} for c in store.attempts(row.id)],
+        "calls": [{k: v for k, v in c.__dict__.items() if k != "prompt_json"} for c in store.attempts(row.id, prompts=False)],
     }
 
 
@@ -38,7 +38,7 @@ def debate_view(store: Store, row: DebateRow) -> dict[str, Any]:
         "status": row.status,
         "error": row.error,
         "rounds": {f"round_{k}": v for k, v in store.rounds(row.id).items()},
-        "calls_completed": sum(1 for c in store.calls(row.id) if c.status == "ok"),
+        "calls_completed": sum(1 for c in store.calls(row.id, prompts=False) if c.status == "ok"),
     }
 
 

@@ -49,7 +49,7 @@ def load_record(store: Store, debate_id: str) -> DebateRecord:
         request=row.request,
         result=row.result,
         error=row.error,
-        calls=store.calls(row.id),
+        calls=store.calls(row.id, prompts=False),
         rounds=store.rounds(row.id),
     )
 
