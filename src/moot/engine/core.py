@@ -208,7 +208,7 @@ class Engine:
                 error = e
             retry_after = error.retry_after if isinstance(error, TransientJudgeError) else None
             if retry_after is not None:  # the vendor's wait holds back every call to it, not this one only
-                self.limits.pause(judge.provider, retry_after)
+                self.limits.pause(judge.provider, min(retry_after, self.policy.max_delay))
             retryable = isinstance(error, TransientJudgeError) or (
                 isinstance(error, JudgeTimeout) and self.policy.retry_timeouts
             )
