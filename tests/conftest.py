@@ -76,9 +76,7 @@ def judges_file(tmp_path: Path, llm_server: FakeLLMServer):  # type: ignore[no-u
 def artifact(tmp_path: Path) -> Path:
     path = tmp_path / "src" / "api" / "users.ts"
     path.parent.mkdir(parents=True)
-    path.write_text(
-        "export function createUser(name: string) { return { id: 1, name }; }\n", encoding="utf-8"
-    )
+    path.write_text("export function createUser(name: string) { return { id: 1, name }; }\n", encoding="utf-8")
     return path
 
 

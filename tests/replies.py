@@ -31,9 +31,7 @@ def round1(
         "dimension_scores": dims(dimension if dimension is not None else round(overall)),
         "position_statement": f"## My Assessment\nScore {overall}.",
         "key_claims": [{"claim": "it works", "evidence": "line 1", "confidence": "HIGH"}],
-        "critical_findings": [
-            {"finding": c, "severity": "CRITICAL", "evidence": "line 1"} for c in critical or []
-        ],
+        "critical_findings": [{"finding": c, "severity": "CRITICAL", "evidence": "line 1"} for c in critical or []],
         "verification": [{"question": f"q{i}", "answer": "ok"} for i in range(5)],
     }
     text = yaml.safe_dump(data, sort_keys=False)
@@ -67,9 +65,7 @@ def round2(
     return json.dumps(data) if as_json else yaml.safe_dump(data, sort_keys=False)
 
 
-def round3(
-    final: float, dimension: dict[str, float] | None = None, *, responses: dict[str, str] | None = None
-) -> str:
+def round3(final: float, dimension: dict[str, float] | None = None, *, responses: dict[str, str] | None = None) -> str:
     data: dict[str, Any] = {
         "judge_id": "x",
         "round": 3,
@@ -78,9 +74,7 @@ def round3(
         "final_position": f"## Final Assessment\nFinal {final}.",
         "key_points_maintained": [{"point": "p", "reason": "r", "evidence": "e"}],
         "concessions_made": [],
-        "unresolved_disagreements": [
-            {"issue": "severity", "my_final_view": str(final), "opposing_view": "other"}
-        ],
+        "unresolved_disagreements": [{"issue": "severity", "my_final_view": str(final), "opposing_view": "other"}],
     }
     if dimension:
         data["dimension_scores"] = dimension

@@ -23,7 +23,11 @@ def test_evaluate_sync_with_function_judges(artifact: Path, tmp_path: Path) -> N
         return round1(4.5, 5) if prompt.meta["round"] == 1 else round2(4.5)
 
     def strict(prompt: Prompt) -> str:
-        return round1(3.0, 3) if prompt.meta["round"] == 1 else round2(4.2, {k: 4 for k in ["correctness", "design", "security", "performance", "docs"]})
+        return (
+            round1(3.0, 3)
+            if prompt.meta["round"] == 1
+            else round2(4.2, {k: 4 for k in ["correctness", "design", "security", "performance", "docs"]})
+        )
 
     result = moot.evaluate_sync(
         str(artifact),

@@ -17,9 +17,7 @@ def good(llm_server: FakeLLMServer, judges_file, artifact: Path) -> dict[str, st
     return {"solution": str(artifact), "judges": str(judges_file())}
 
 
-def check_bad(
-    capsys: pytest.CaptureFixture[str], server: FakeLLMServer, argv: list[str], expected: str
-) -> None:
+def check_bad(capsys: pytest.CaptureFixture[str], server: FakeLLMServer, argv: list[str], expected: str) -> None:
     code = main(argv)
     captured = capsys.readouterr()
     assert code == 2, captured
@@ -168,9 +166,7 @@ def test_max_rounds_zero(capsys, llm_server, good) -> None:  # type: ignore[no-u
 
 
 def test_unknown_option(capsys, llm_server, good) -> None:  # type: ignore[no-untyped-def]
-    check_bad(
-        capsys, llm_server, ["evaluate", "--solution", good["solution"], "--bogus"], "No such option: --bogus"
-    )
+    check_bad(capsys, llm_server, ["evaluate", "--solution", good["solution"], "--bogus"], "No such option: --bogus")
 
 
 def test_bad_format_and_mode(capsys, llm_server, good) -> None:  # type: ignore[no-untyped-def]

@@ -20,13 +20,9 @@ from moot.schemas.evaluate import CriticalFinding, ScoredPosition
 CRIT = parse_criteria_string("correctness:30,design:25,security:20,performance:15,docs:10")
 
 
-def pos(
-    judge: str, overall: float, dim: float | dict[str, float] = 4, accepts: bool | None = None
-) -> ScoredPosition:
+def pos(judge: str, overall: float, dim: float | dict[str, float] = 4, accepts: bool | None = None) -> ScoredPosition:
     d = dim if isinstance(dim, dict) else {c.key: dim for c in CRIT}
-    return ScoredPosition(
-        judge=judge, round=1, overall_score=overall, dimension_scores=d, accepts_consensus=accepts
-    )
+    return ScoredPosition(judge=judge, round=1, overall_score=overall, dimension_scores=d, accepts_consensus=accepts)
 
 
 def test_overall_range_exactly_at_limit_is_consensus_despite_float_noise() -> None:
@@ -70,9 +66,7 @@ def test_unresolved_critical_finding_blocks_consensus_unless_disabled() -> None:
     off = ConsensusSettings(critical_finding_agreement=False)
     assert check_consensus([pos("a", 4), pos("b", 4)], CRIT, off, states).reached  # type: ignore[arg-type]
     for resolved in ("agreed", "withdrawn", "rejected"):
-        assert check_consensus(
-            [pos("a", 4), pos("b", 4)], CRIT, ConsensusSettings(), {"C1": resolved}
-        ).reached  # type: ignore[dict-item]
+        assert check_consensus([pos("a", 4), pos("b", 4)], CRIT, ConsensusSettings(), {"C1": resolved}).reached  # type: ignore[dict-item]
 
 
 def test_explicit_acceptance_rule_of_seed_003() -> None:

@@ -62,9 +62,7 @@ def test_estimate_rejects_an_unknown_protocol() -> None:
         moot.estimate_sync("vote", "x")
 
 
-def test_decide_estimate_matches_the_cli_and_the_mcp_tool(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_decide_estimate_matches_the_cli_and_the_mcp_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from .scripted_panels import decide_panel
     from .test_decide_support import OPTIONS, QUESTION
 

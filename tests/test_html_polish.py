@@ -34,8 +34,12 @@ HOSTILE = (
 )
 
 
-def record(protocol: str, result: dict[str, Any] | None, *, request: dict[str, Any] | None = None, **kw: Any) -> DebateRecord:
-    return DebateRecord("d1", protocol, "", "finished", "2026-11-22T00:00:00", request or {}, result, None, kw.pop("calls", []), **kw)
+def record(
+    protocol: str, result: dict[str, Any] | None, *, request: dict[str, Any] | None = None, **kw: Any
+) -> DebateRecord:
+    return DebateRecord(
+        "d1", protocol, "", "finished", "2026-11-22T00:00:00", request or {}, result, None, kw.pop("calls", []), **kw
+    )
 
 
 def stored_html(debate_id: str) -> str:
@@ -182,7 +186,10 @@ def test_position_history_says_changed_when_the_result_says_changed(
     result = json.loads(capsys.readouterr().out)
     history = {v["version"]: v for v in result["position_history"]}
     assert history[3]["changed"] is True and history[3]["changed_because"] == []  # reworded, every objection rejected
-    rows = {row[0]: row[-1] for row in section(build_view(load_record(Store.open_default(), result["debate_id"])), "Position history")}
+    rows = {
+        row[0]: row[-1]
+        for row in section(build_view(load_record(Store.open_default(), result["debate_id"])), "Position history")
+    }
     assert rows["v1"] == "opening"
     assert rows["v2"] == "unchanged"
     assert rows["v3"].startswith("changed")

@@ -178,7 +178,14 @@ def test_challenge_report_shows_the_outcome_position_history_and_assumptions(
     assert result["debate_id"] in html
     assert 'class="word">TRADEOFF<' in html and "Shard orders by customer id, revisit at 10x load" in html
     assert len(re.findall(r'<polyline class="series"', html)) == 2  # one line per challenger
-    for heading in ("Position history", "Core disagreement", "Assumptions exposed", "Objections", "Cost per judge", "Challengers"):
+    for heading in (
+        "Position history",
+        "Core disagreement",
+        "Assumptions exposed",
+        "Objections",
+        "Cost per judge",
+        "Challengers",
+    ):
         assert f"<h2>{heading}</h2>" in html
     assert "the largest customer keeps growing" in html
     assert "<script" not in html.lower() and "&lt;script&gt;" in html
@@ -186,8 +193,19 @@ def test_challenge_report_shows_the_outcome_position_history_and_assumptions(
 
 def call(seat: str, round_no: int, cost: float | None, status: str = "ok") -> CallRecord:
     return CallRecord(
-        "d1", f"{seat}-{round_no}", round_no, seat, "judge", "m", "{}", status, reply="ok",
-        input_tokens=100, output_tokens=50, latency_s=1.0, cost_usd=cost,
+        "d1",
+        f"{seat}-{round_no}",
+        round_no,
+        seat,
+        "judge",
+        "m",
+        "{}",
+        status,
+        reply="ok",
+        input_tokens=100,
+        output_tokens=50,
+        latency_s=1.0,
+        cost_usd=cost,
     )
 
 

@@ -15,9 +15,7 @@ CRIT = parse_criteria_string("correctness:30,design:25,security:20,performance:1
 
 
 def test_round1_fenced_with_prose_around() -> None:
-    p = parse_scored_reply(
-        round1(3.7, prose="Here is my evaluation:"), judge="judge-1", round_no=1, criteria=CRIT
-    )
+    p = parse_scored_reply(round1(3.7, prose="Here is my evaluation:"), judge="judge-1", round_no=1, criteria=CRIT)
     assert p.overall_score == 3.7 and p.dimension_scores["security"] == 4 and len(p.verification) == 5
 
 
@@ -58,9 +56,7 @@ def test_round2_new_score_json_and_carry_over() -> None:
     p = parse_scored_reply(
         round2(3.6, {"security": 4}, as_json=True), judge="judge-1", round_no=2, criteria=CRIT, previous=prev
     )
-    assert (
-        p.overall_score == 3.6 and p.dimension_scores["security"] == 4 and p.dimension_scores["design"] == 3
-    )
+    assert p.overall_score == 3.6 and p.dimension_scores["security"] == 4 and p.dimension_scores["design"] == 3
     assert sorted(p.carried_over) == ["correctness", "design", "docs", "performance"]
 
 
@@ -112,9 +108,7 @@ def test_open_critical_findings_must_be_answered() -> None:
     prev = parse_scored_reply(round1(3.0, 3), judge="judge-2", round_no=1, criteria=CRIT)
     c1 = CriticalFinding(id="C1", finding="x", raised_by="judge-1", round=1)
     with pytest.raises(ReplyError, match="missing C1"):
-        parse_scored_reply(
-            round2(3.0), judge="judge-2", round_no=2, criteria=CRIT, previous=prev, must_answer=[c1]
-        )
+        parse_scored_reply(round2(3.0), judge="judge-2", round_no=2, criteria=CRIT, previous=prev, must_answer=[c1])
     with pytest.raises(ReplyError, match="only the judge who raised C1"):
         parse_scored_reply(
             round2(3.0, responses={"C1": "withdraw"}),

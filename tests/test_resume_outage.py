@@ -232,6 +232,7 @@ def test_shipped_migrations_are_never_edited() -> None:
     shipped = ["98b0722748a4aa61", "db5941b12f7da56f"]
     assert [hashlib.sha256(m.encode()).hexdigest()[:16] for m in MIGRATIONS][: len(shipped)] == shipped
 
+
 def test_a_store_from_before_attempts_is_migrated_and_replays_only_completed_calls(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as db:

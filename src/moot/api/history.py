@@ -24,7 +24,9 @@ def calls_view(store: Store, row: DebateRow) -> dict[str, Any]:
     outage stays readable; `attempt` numbers them per call key."""
     return {
         "debate_id": row.id,
-        "calls": [{k: v for k, v in c.__dict__.items() if k != "prompt_json"} for c in store.attempts(row.id, prompts=False)],
+        "calls": [
+            {k: v for k, v in c.__dict__.items() if k != "prompt_json"} for c in store.attempts(row.id, prompts=False)
+        ],
     }
 
 

@@ -19,6 +19,7 @@ from moot.errors import DebateAborted, Interrupted, MootError, UsageError
 
 __all__ = ["COMMANDS", "DESCRIPTION", "main", "run", "top_help", "version_line"]
 
+
 def _quick(args: list[str]) -> bool:
     """Answer `moot`, `moot --help` and `moot --version` without typer; False for anything else."""
     if args in ([], ["--help"]):

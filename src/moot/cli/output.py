@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 FORMATS = ("text", "json", "yaml")
 
+
 def check_format(fmt: str, allowed: tuple[str, ...] = FORMATS) -> str:
     if fmt not in allowed:
         raise UsageError(f"--format must be one of {', '.join(allowed)} (got {fmt!r})")

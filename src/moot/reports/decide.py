@@ -141,7 +141,6 @@ def _cost_lines(result: DecisionResult) -> list[str]:
     ]
 
 
-
 class DecisionFiles:
     """Writes a debate's files under `{feature_dir}/sadd/`: each judge's round as its record arrives (a
     subscriber to the runner's events), and the decision record once the result is known."""
