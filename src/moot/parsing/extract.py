@@ -139,16 +139,17 @@ class _ShallowReplyLoader(_EventSource, _MergeBudget, Resolver):
     says cannot nest deeply enough to overflow a C stack. The nesting limit is then checked on the nodes,
     so that a reply nested past it fails as it does when composed in Python."""
 
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, *, may_nest_too_deep: bool = True) -> None:
         _EventSource.__init__(self, stream)
         _MergeBudget.__init__(self)
         Resolver.__init__(self)
+        self.may_nest_too_deep = may_nest_too_deep
 
     def get_single_data(self) -> Any:
         node = self.get_single_node()
         if node is None:
             return None
-        if _nested_too_deep(node):
+        if self.may_nest_too_deep and _nested_too_deep(node):
             raise ReplyError(_TOO_DEEP)
         return self.construct_document(node)
 
@@ -305,7 +306,7 @@ def _compose_and_construct(block: str) -> Any:
     openers = _openers(block) if _C_COMPOSER else _C_COMPOSE_MAX + 1
     if openers <= _C_COMPOSE_MAX:
         try:
-            return _loaded(_ShallowReplyLoader(block))
+            return _loaded(_ShallowReplyLoader(block, may_nest_too_deep=openers > _MAX_DEPTH))
         except yaml.YAMLError:
             if openers <= _MAX_DEPTH:  # it cannot nest past the limit: the error is the same either way
                 raise
