@@ -225,3 +225,20 @@ def test_the_local_backend_never_imports_ray(llm_server: FakeLLMServer, tmp_path
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert run.stderr.strip().splitlines()[-1] == "0 False", run.stderr
     assert json.loads(run.stdout)["done"] == 1
+
+
+def test_a_missing_api_key_is_bad_input_before_any_call(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without this check every item would fail on its first call and the batch would exit 1."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    judges = tmp_path / "vendor-judges.yaml"
+    judges.write_text(
+        "proponent: {model: gpt-4o}\nchallengers: [{model: gpt-4o-mini}, {model: gpt-4.1}]\n", encoding="utf-8"
+    )
+    items = write_items(tmp_path / "items.jsonl", [item("challenge", n) for n in range(3)])
+    code, out, err = batch(capsys, str(items), "--protocol", "challenge", "--judges", str(judges))
+    assert code == 2 and out == ""
+    assert "OPENAI_API_KEY" in err and len(err.splitlines()) == 1, err
+    assert llm_server.requests == []
+    assert not (tmp_path / "items.results.jsonl").exists()

@@ -23,7 +23,7 @@ from moot.batch.cap import CostCap
 from moot.batch.debates import Outcome, Work, mark_item
 from moot.batch.items import BatchItem, load_items
 from moot.batch.results import ResultsFile, read_done_lines, result_line
-from moot.batch.setup import BatchSetup, check_options, shared_for
+from moot.batch.setup import BatchSetup, check_keys, check_options, shared_for
 from moot.batch.summary import BatchSummary, Ended, summarize
 from moot.engine.events import Event
 from moot.store import batches
@@ -91,6 +91,7 @@ async def run_batch(
     check_options(concurrency, max_cost, backend)
     engine = backend_for(backend, concurrency, ray_address)  # a missing `ray` is bad input too
     run = _Run.plan(items, protocol, judges, out, max_cost, store, progress)
+    await check_keys(run.setup)
     return await run.go(engine)
 
 

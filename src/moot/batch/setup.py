@@ -97,3 +97,24 @@ def shared_for(
         cap=cap,
         on_event=on_event,
     )
+
+
+async def check_keys(setup: BatchSetup) -> None:
+    """Every panel the batch will run has its API keys: a missing one is bad input before any call, not
+    a failure of every item. One item per distinct panel is prepared as a dry run would prepare it."""
+    from moot.batch.debates import close_judges
+    from moot.judges.factory import require_credentials, seat_judges
+
+    firsts: dict[str, BatchItem] = {}
+    for item in setup.items:
+        key = item.judges if isinstance(item.judges, str) else repr(item.judges)
+        firsts.setdefault(key, item)
+    spec = spec_for(setup.protocol)
+    for item in firsts.values():
+        judges = item.judges if isinstance(item.judges, list) else setup.panels.get(str(item.judges), setup.panel)
+        prepared, _ = await spec.prepare(**item.arguments, judges=judges, planning=True)
+        try:
+            require_credentials(seat_judges(prepared.seats))
+        finally:
+            await close_judges(prepared)
+
