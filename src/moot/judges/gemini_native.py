@@ -108,7 +108,8 @@ class GeminiJudge(VendorJudge):
             )
         return self.completion(text, usage, response.model_version)
 
-    async def _close(self, client: Any) -> None:
+    @staticmethod
+    async def close_client(client: Any) -> None:
         await client.aio.aclose()
 
 

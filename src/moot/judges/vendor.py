@@ -39,8 +39,8 @@ class VendorJudge:
         raise NotImplementedError
 
     def client_options(self) -> tuple[Hashable, ...]:
-        """Whatever besides the address and key makes this judge's client differ from another's."""
-        return (type(self).__name__,)
+        """Whatever besides its kind, address and key makes this judge's client differ from another's."""
+        return ()
 
     def shared_client(self) -> Any:
         """The SDK client of this judge's endpoint, shared with every judge that reaches it in this event loop."""
@@ -49,7 +49,7 @@ class VendorJudge:
             self._lease = None
         if self._lease is None:
             key = endpoint(type(self).__name__, self.base_url, self._api_key, *self.client_options())
-            self._lease = lease(key, self.make_client, self._close)
+            self._lease = lease(key, self.make_client, self.close_client)
         return self._lease.client
 
     def ready(self) -> Self:
@@ -84,5 +84,7 @@ class VendorJudge:
             held, self._lease = self._lease, None
             await release(held)
 
-    async def _close(self, client: Any) -> None:
+    @staticmethod
+    async def close_client(client: Any) -> None:
+        """Close a client of this kind (a static method: the pool keeps it, not the judge that made the client)."""
         await client.close()
