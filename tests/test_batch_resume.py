@@ -62,15 +62,16 @@ def _item_of(body: dict[str, object]) -> int:
 def test_kill_9_mid_batch_then_again_repays_no_completed_call(
     llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # two judges answer at once, the third takes half a second: a running debate has calls completed and one not
-    serve(llm_server, delays={"ev-neutral": 0.02, "ev-for": 0.05, "ev-against": 0.5})
+    # two judges answer at once, the third takes 1.5 s: a running debate has calls completed and one not (long
+    # enough that a loaded machine does not complete the third call between the check and the kill)
+    serve(llm_server, delays={"ev-neutral": 0.02, "ev-for": 0.05, "ev-against": 1.5})
     judges = judges_for("evaluate", tmp_path, llm_server)
     items = write_items(tmp_path / "items.jsonl", [item("evaluate", n, other=n % 4 == 0) for n in range(N)])
     results = tmp_path / "items.results.jsonl"
     db = isolated_home / "moot.db"
     partial = (
         "SELECT d.id FROM debates AS d JOIN calls AS c ON c.debate_id = d.id"
-        " WHERE d.status = 'running' AND c.status = 'ok'"
+        " WHERE d.status = 'running' AND c.status = 'ok' GROUP BY d.id HAVING COUNT(*) < 3"
     )
 
     proc = _start(items, judges, isolated_home)
