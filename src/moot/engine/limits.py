@@ -130,4 +130,3 @@ class Limits:
         async with self._semaphore(provider, limit):
             await self._paced(provider, limit, tokens)
             yield
-
