@@ -25,6 +25,7 @@ import json
 import multiprocessing
 import os
 import queue
+import random
 import resource
 import sys
 import tempfile
@@ -76,9 +77,17 @@ def _serve(port_q: Any, latency: float) -> None:
 
 
 def _artifact_text(n: int, kb: int | None) -> str:
+    """The demo file, or (with `kb`) that many KB of lines unique to debate `n`: a repeated file would let
+    the store's chunks be shared within and across debates, and flatter its bytes per debate."""
     base = DEMO.read_text(encoding="utf-8")
     if kb:
-        base = (base * (kb * 1024 // len(base) + 1))[: kb * 1024]
+        rng = random.Random(n)
+        lines: list[str] = []
+        size = 0
+        while size < kb * 1024:
+            lines.append(f'export const k{len(lines)} = "{rng.getrandbits(256):064x}";\n')
+            size += len(lines[-1])
+        base = "".join(lines)[: kb * 1024]
     return f"// item {n}\n{base}"
 
 
