@@ -11,6 +11,9 @@ Workers need moot importable (the driver passes its PYTHONPATH) and their own ve
 requests carry none, and the driver's environment is not sent (only MOOT_HOME, MOOT_JUDGES and
 PYTHONPATH); a judges file's literal `api_key` does travel with the file. Rate limits (`limits:`) apply
 per task. Ray is imported only here.
+
+A cluster named by host and port is knocked on (one TCP connection) before `ray.init`: Ray itself retries an
+unreachable address for minutes and then signals its own process, which would end the batch as interrupted.
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
+import socket
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from moot.batch.debates import Ended, Outcome, Ready, Shared, Started, Work, close_judges, mark_running, prepare
 from moot.batch.ray_worker import Unit, UnitResult, run_units
@@ -31,6 +37,7 @@ from moot.store.transfer import export_debate, import_debate
 
 CHUNK_MOST = 8  # debates per task: enough to hide a task's start-up, few enough to spread over a cluster
 WORKER_ENV = ("MOOT_HOME", "MOOT_JUDGES")
+REACH_TIMEOUT = 3.0  # seconds to open a TCP connection to the cluster's address before giving up
 
 
 def chunk_size(concurrency: int) -> int:
@@ -55,6 +62,8 @@ class RayBackend:
         self.size = chunk_size(concurrency)
         self.tasks = max(1, concurrency // self.size)
         self.address = address
+        if not _ray_running():  # a Ray the caller started is used as it is, whatever the address says
+            check_reachable(address or os.environ.get("RAY_ADDRESS") or "")
 
     async def run(self, works: Sequence[Work], shared: Shared, started: Started, ended: Ended) -> None:
         ray = await asyncio.to_thread(_ray)
@@ -128,6 +137,40 @@ class RayBackend:
             work = by_id[r.item_id]
             in_store = r.export is not None or work.resume
             ended(Outcome(work.item, r.debate_id if in_store else None, r.status, r.result, r.error))
+
+
+def host_port(address: str) -> tuple[str, int] | None:
+    """The host and port of `HOST:PORT` or `ray://HOST:PORT`; None for what Ray resolves itself (`auto`,
+    `local`, empty, other schemes) or cannot be a socket address (no port, a port out of range)."""
+    rest = address.strip()
+    if rest.startswith("ray://"):
+        rest = rest.removeprefix("ray://")
+    elif "://" in rest:
+        return None
+    try:
+        parts = urlsplit(f"//{rest}")
+        port = parts.port
+    except ValueError:
+        return None
+    return (parts.hostname, port) if parts.hostname and port is not None else None
+
+
+def check_reachable(address: str, timeout: float = REACH_TIMEOUT) -> None:
+    """Bad input, before anything is sent or stored, when the cluster at `address` takes no connection."""
+    target = host_port(address)
+    if target is None:
+        return
+    try:
+        with socket.create_connection(target, timeout=timeout):
+            pass
+    except OSError as e:
+        reason = f"no answer within {timeout:g} s" if isinstance(e, TimeoutError) else e.strerror or str(e)
+        raise UsageError(f"cannot reach the Ray cluster at {address}: {reason}") from None
+
+
+def _ray_running() -> bool:
+    ray = sys.modules.get("ray")  # not imported: not running, and no need to import it to know
+    return ray is not None and bool(ray.is_initialized())
 
 
 def _unit(ready: Ready, shared: Shared) -> Unit:

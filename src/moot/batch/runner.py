@@ -89,7 +89,8 @@ async def run_batch(
     and the cancellation propagates; calling `run_batch` again with the same items file continues it.
     """
     check_options(concurrency, max_cost, backend)
-    engine = backend_for(backend, concurrency, ray_address)  # a missing `ray` is bad input too
+    # a missing `ray`, or a Ray cluster that takes no connection, is bad input too (tried off the loop)
+    engine = await asyncio.to_thread(backend_for, backend, concurrency, ray_address)
     run = _Run.plan(items, protocol, judges, out, max_cost, store, progress)
     await check_keys(run.setup)
     return await run.go(engine)
