@@ -118,19 +118,25 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(tmp_path: Pa
     assert not after[0].is_error and after[0].structured_content == {"debates": []}
 
 
-def test_doctor_lists_the_judges_of_a_file(tmp_path: Path) -> None:
-    rows: list[Any] = []
+def test_doctor_lists_the_judges_of_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    panel = str(converging_panel(tmp_path))
+    got: list[Any] = []
 
     async def body(client: Client) -> None:
-        r = await client.call_tool("doctor", {"judges": str(converging_panel(tmp_path))})
-        rows.extend(r.structured_content["judges"])  # type: ignore[index]
+        r = await client.call_tool("doctor", {"judges": panel})
+        got.extend([r.structured_content, json.loads(r.content[0].text)])  # type: ignore[union-attr]
 
     in_process(body)
-    assert [(r["judge"], r["usable"], r["kind"]) for r in rows] == [
+    structured, text = got
+    assert [(r["judge"], r["usable"], r["kind"]) for r in structured["judges"]] == [
         ("alpha", True, "scripted"),
         ("beta", True, "scripted"),
         ("gamma", True, "scripted"),
     ]
+    assert structured["judges_file"]["path"] == panel
+    assert main(["doctor", "--judges", panel, "--format", "json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert structured == text == cli  # the CLI's JSON: same keys, same values
 
 
 def server_env(home: Path) -> dict[str, str]:

@@ -281,13 +281,17 @@ async def list_debates(
 
 
 async def doctor(
-    judges: Annotated[str | None, Field(description="Judges file to check (default: the default lineups).")] = None,
+    judges: Annotated[
+        str | None,
+        Field(description="Judges file to check (default: MOOT_JUDGES, the nearest moot.yaml, else the built-ins)."),
+    ] = None,
 ) -> CallToolResult:
-    """Every configured judge: its vendor, whether its credential is present (never its value), usable or not."""
-    from moot.api.doctor import doctor_rows
+    """Every configured judge: its vendor, whether its credential is present (never its value), usable or not;
+    and which judges file is in effect, and why."""
+    from moot.api.doctor import doctor_report
 
     try:
-        return json_result({"judges": await doctor_rows(judges)})
+        return json_result(await doctor_report(judges))
     except MootError as e:
         raise _tool_error(e) from None
 
