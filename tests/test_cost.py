@@ -181,6 +181,30 @@ def test_spend_is_recorded_per_judge_and_round_with_cached_share(
     assert sp["unpriced_models"] == []
 
 
+@pytest.mark.parametrize(
+    ("priced", "total"),
+    [(["judge-a"], "$0.0100 + unknown"), ([], "unknown")],
+    ids=["partly priced", "nothing priced"],
+)
+def test_text_says_an_unknown_price_is_unknown_as_html_does(
+    priced: list[str], total: str, llm_server: FakeLLMServer, judges_file, artifact: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    for m in MODELS:
+        llm_server.script(m, Reply(text=round1(4.0, 4), input_tokens=1000, output_tokens=1000))
+    prices = {m: PRICES[m] for m in priced}
+    code = main(["evaluate", *args(artifact, judges_file(pricing=prices)), "--no-reports", "--quiet"])
+    text = capsys.readouterr().out
+    assert code == 0 and "+?" not in text
+    (row,) = [line for line in text.splitlines() if line.startswith("| **Total** |")]
+    assert row.endswith(f"| {total} |")
+    assert "no price known for " in text
+    debate_id = text.split("Debate ", 1)[1].split(":", 1)[0]
+    assert main(["show", debate_id]) == 0
+    assert f"| {total} |" in capsys.readouterr().out
+    assert main(["report", debate_id, "--html", "-"]) == 0
+    assert total in capsys.readouterr().out  # the HTML report's words for it
+
+
 def test_pricing_table_local_free_and_unknown_unpriced() -> None:
     p = Pricing()
     usage = Usage(input_tokens=1_000_000, output_tokens=1_000_000)

@@ -14,8 +14,16 @@ from moot.schemas.spend import Spend, SpendLine
 COLUMNS = ["Spend", "Calls", "Input tokens", "Cached", "Output tokens", "Seconds", "Cost"]
 
 
+def dollars(cost: float, unknown: bool = False) -> str:
+    """A cost as text and HTML both show it: a price that is unknown is said so ("unknown", or "$x +
+    unknown" beside what the priced calls cost), never summed as if those calls were free."""
+    if unknown:
+        return f"${cost:.4f} + unknown" if cost else "unknown"
+    return f"${cost:.4f}"
+
+
 def usd(line: SpendLine, unpriced: bool = False) -> str:
-    return f"${line.cost_usd:.4f}" + ("+?" if unpriced else "")
+    return dollars(line.cost_usd, unpriced)
 
 
 def _row(name: str, line: SpendLine, unpriced: bool = False) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from moot.reports.cost_table import dollars
 from moot.reports.html_common import Section, Table, as_dict, num
 from moot.store.db import CallRecord
 
@@ -18,10 +19,7 @@ COLUMNS = ["Calls", "Input tokens", "Output tokens", "Cost", "Seconds"]
 
 
 def usd(cost: Any, unknown: bool) -> str:
-    dollars = float(cost or 0)
-    if unknown:
-        return f"${dollars:.4f} + unknown" if dollars else "unknown"
-    return f"${dollars:.4f}"
+    return dollars(float(cost or 0), unknown)
 
 
 def _round_key(c: CallRecord) -> str:
