@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -10,14 +11,18 @@ from pathlib import Path
 
 import pytest
 
+import moot
 from moot.cli.app import main
+from moot.protocols.challenge import PositionChallenge
 from moot.reports.html import load_record, render_html
 from moot.reports.html_chart import build_chart
 from moot.reports.html_common import DebateRecord
 from moot.reports.html_views import build_view
 from moot.store import Store
 from moot.store.db import CallRecord
+from moot.testing import FakeLLMServer, Reply
 
+from .challenge_helpers import assumptions, confront, opening, rebuttal, verdict, write_judges
 from .scripted_panels import (
     INJECTED,
     challenge_args,
@@ -253,3 +258,54 @@ def test_a_debate_that_wrote_no_result_shows_what_its_calls_spent() -> None:
     assert per_judge is not None and per_round is not None
     assert [row[:2] for row in per_judge.rows] == [["judge-9", "3"], ["judge-10", "1"]]
     assert [row[0] for row in per_round.rows] == ["round 1", "round 2", "synthesis"]
+
+
+def test_a_challenge_stopped_in_its_final_step_names_that_step_as_the_protocol_does(
+    llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """No result was written, so the report tallies the calls itself; the assumption statements (round 0)
+    are "final" there, as in a finished challenge's spend, not the evaluate moderator's "synthesis"."""
+    llm_server.script(
+        "prop", opening(), confront({"O1": "REJECT"}, "Shard orders by customer id"), assumptions("a", "b", ["c"])
+    )
+    llm_server.script("ch-a", verdict("agree", "minor"))
+    llm_server.script(
+        "ch-b",
+        verdict("disagree", "strong", ["one whale saturates its shard"]),
+        rebuttal("MAINTAIN"),
+        Reply(text=assumptions("d", "e", ["f"]), delay=60),  # still out when the debate is stopped
+    )
+    api = [{"model": m, "api_base": llm_server.base_url} for m in ("prop", "ch-a", "ch-b")]
+    judges = write_judges(tmp_path / "j.yaml", api[0], api[1:])
+    store = Store.open_default()
+
+    async def stop_in_the_final_step() -> None:
+        debate = asyncio.create_task(moot.challenge("Shard orders?", judges=judges, max_rounds=1, store=store))
+        for _ in range(600):
+            (row,) = store.list_debates() or [None]
+            if row is not None and any(c.round == 0 and c.status == "ok" for c in store.calls(row.id)):
+                break
+            await asyncio.sleep(0.05)
+        debate.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await debate
+
+    asyncio.run(stop_in_the_final_step())
+    (row,) = store.list_debates()
+    record = load_record(store, row.id)
+    assert record.result is None and record.protocol == "challenge"
+    per_round = {s.title: s for s in build_view(record).cost}["Cost per round"].table
+    assert per_round is not None and [r[0] for r in per_round.rows] == ["round 1", "final"]
+    assert [r[1] for r in per_round.rows] == ["5", "1"]  # opening, 2 challenges, confrontation, rebuttal; prop's
+    assert PositionChallenge.final_name == "final"  # what a finished challenge's spend calls it
+
+
+def test_a_finished_challenge_says_its_final_steps_unknown_price() -> None:
+    """The result's spend names round 0 "final"; an unpriced call there makes that row "unknown", not $0."""
+    calls = [call("proponent", 1, 0.01), call("proponent", 0, None)]
+    line = {"calls": 1, "cost_usd": 0.0}
+    spend = {"calls": 2, "cost_usd": 0.01, "unpriced_models": ["m"], "per_judge": {"proponent": {"calls": 2}}}
+    spend["per_round"] = {"round_1": {"calls": 1, "cost_usd": 0.01}, "final": line}
+    record = DebateRecord("d1", "challenge", "", "finished", "2026-11-22T00:00:00", {}, {"spend": spend}, None, calls)
+    per_round = {s.title: s for s in build_view(record).cost}["Cost per round"].table
+    assert per_round is not None and {r[0]: r[4] for r in per_round.rows} == {"round 1": "$0.0100", "final": "unknown"}

@@ -31,7 +31,7 @@ from moot.engine.steps import Call, Outcome, Step
 from moot.judges.base import Seat
 from moot.protocols import challenge_phases as phases
 from moot.protocols.challenge_calls import ChallengeCalls, input_tokens
-from moot.protocols.challenge_result import FINAL, challenge_output
+from moot.protocols.challenge_result import challenge_output
 from moot.protocols.challenge_state import ChallengeState
 from moot.schemas.challenge import (
     AssumptionStatement,
@@ -43,7 +43,7 @@ from moot.schemas.challenge import (
     Opening,
     Rebuttal,
 )
-from moot.schemas.spend import Spend
+from moot.schemas.spend import FINAL_NAMES, Spend
 
 PROPONENT_PROMPT = "Defend a clear, well-reasoned position, and change it when an objection is right."
 CHALLENGER_PROMPT = "Challenge the position: find its weaknesses, hidden assumptions and risks others might miss."
@@ -53,7 +53,7 @@ class PositionChallenge:
     """One run (or resumed run, or dry run) of the position challenge."""
 
     name = "challenge"
-    final_name = FINAL  # the assumption statements
+    final_name = FINAL_NAMES[name]  # the assumption statements
 
     def __init__(self, request: ChallengeRequest, proponent: Seat, challengers: Sequence[Seat], debate_id: str) -> None:
         self.request = request

@@ -22,10 +22,6 @@ from moot.schemas.challenge import (
 )
 from moot.schemas.spend import Spend
 
-# The assumption statements are the debate's last step, round 0 in the store. It has one name wherever a
-# person reads it: "final" (its call keys, the dry run, progress, and the spend per round).
-FINAL = "final"
-
 
 def seat_kind(seat: Seat) -> str:
     spec = seat.spec

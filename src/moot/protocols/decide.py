@@ -43,14 +43,14 @@ from moot.schemas.decide import (
 )
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_schemas import decide_reply_schema
-from moot.schemas.spend import Spend
+from moot.schemas.spend import FINAL_NAMES, Spend
 
 
 class Decision:
     """One run (or resumed run) of the option-choice debate."""
 
     name = "decide"
-    final_name = "final"  # never used: a decision has no step after its rounds
+    final_name = FINAL_NAMES[name]  # never used: a decision has no step after its rounds
 
     def __init__(self, request: DecisionRequest, seats: Sequence[Seat], debate_id: str) -> None:
         self.request = request

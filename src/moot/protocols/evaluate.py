@@ -28,7 +28,7 @@ from moot.protocols.evaluate_state import DebateState
 from moot.schemas.evaluate import EvaluationRequest, EvaluationResult, JudgeRoundRecord, RoundSummary, ScoredPosition
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_schemas import evaluate_reply_schema
-from moot.schemas.spend import Spend
+from moot.schemas.spend import FINAL_NAMES, Spend
 
 STANCE_PROMPTS = {
     "neutral": "Evaluate objectively, weighing all factors equally",
@@ -47,7 +47,7 @@ class Evaluation:
     """One run (or resumed run) of the scored evaluation."""
 
     name = "evaluate"
-    final_name = "synthesis"  # the moderator's
+    final_name = FINAL_NAMES[name]  # the moderator's synthesis
 
     def __init__(
         self, request: EvaluationRequest, seats: Sequence[Seat], debate_id: str, *, moderator: Seat | None = None

@@ -2,8 +2,9 @@
 
 The numbers come from the result's `spend`; a debate that never wrote one (it failed, or is still
 running) is tallied here from its call records, since what it spent is exactly what its user wants to
-know then. A call whose price is unknown makes its line's cost "unknown" (or "$x + unknown"), never a
-sum that would claim the call was free.
+know then, its round 0 named as its protocol names it (`moot.schemas.spend.FINAL_NAMES`). A call whose
+price is unknown makes its line's cost "unknown" (or "$x + unknown"), never a sum that would claim the
+call was free.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from moot.reports.cost_table import dollars
 from moot.reports.html_common import Section, Table, as_dict, num
+from moot.schemas.spend import final_name
 from moot.store.db import CallRecord
 
 COLUMNS = ["Calls", "Input tokens", "Output tokens", "Cost", "Seconds"]
@@ -22,8 +24,8 @@ def usd(cost: Any, unknown: bool) -> str:
     return dollars(float(cost or 0), unknown)
 
 
-def _round_key(c: CallRecord) -> str:
-    return f"round_{c.round}" if c.round else "synthesis"
+def _round_key(c: CallRecord, final: str) -> str:
+    return f"round_{c.round}" if c.round else final
 
 
 def _unpriced(c: CallRecord) -> bool:
@@ -54,14 +56,15 @@ def _grouped(calls: Sequence[CallRecord], key: Callable[[CallRecord], str]) -> d
     return {name: _line(group) for name, group in sorted(groups.items(), key=lambda kv: _natural(kv[0]))}
 
 
-def spend_of_calls(calls: Sequence[CallRecord]) -> dict[str, Any]:
-    """The shape of a result's `spend`, from the calls alone (no wall time: only the run knew it)."""
+def spend_of_calls(calls: Sequence[CallRecord], final: str) -> dict[str, Any]:
+    """The shape of a result's `spend`, from the calls alone (no wall time: only the run knew it); `final`
+    names round 0."""
     unpriced = dict.fromkeys(c.answered_by or c.model for c in calls if _unpriced(c))
     return {
         **_line(calls),
         "unpriced_models": list(unpriced),
         "per_judge": _grouped(calls, lambda c: c.seat),
-        "per_round": _grouped(calls, _round_key),
+        "per_round": _grouped(calls, lambda c: _round_key(c, final)),
     }
 
 
@@ -92,11 +95,12 @@ def _total(spend: Mapping[str, Any]) -> str:
     )
 
 
-def cost_sections(result: Mapping[str, Any], calls: Sequence[CallRecord]) -> list[Section]:
+def cost_sections(result: Mapping[str, Any], calls: Sequence[CallRecord], protocol: str) -> list[Section]:
     """Cost per judge and per round: from the result's `spend`, else from the call records."""
+    final = final_name(protocol)
     spend = as_dict(result.get("spend"))
     if not spend.get("per_judge") and calls:
-        spend = spend_of_calls(calls)
+        spend = spend_of_calls(calls, final)
     if not spend:
         return []
     unpriced = [c for c in calls if _unpriced(c)]
@@ -105,6 +109,6 @@ def cost_sections(result: Mapping[str, Any], calls: Sequence[CallRecord]) -> lis
         table = _spend_table(as_dict(spend["per_judge"]), "Judge", {c.seat for c in unpriced})
         out.append(Section("Cost per judge", table=table))
     if spend.get("per_round"):
-        table = _spend_table(as_dict(spend["per_round"]), "Round", {_round_key(c) for c in unpriced})
+        table = _spend_table(as_dict(spend["per_round"]), "Round", {_round_key(c, final) for c in unpriced})
         out.append(Section("Cost per round", table=table))
     return out

@@ -44,6 +44,6 @@ def make_view(
         chart_title=chart_title,
         chart_caption=chart_caption,
         sections=sections,
-        cost=cost_sections(record.result or {}, record.calls),
+        cost=cost_sections(record.result or {}, record.calls, record.protocol),
         transcripts=transcripts(record.calls),
     )
