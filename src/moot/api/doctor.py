@@ -87,12 +87,6 @@ async def _row(role: str, spec: Any, ping: bool = False) -> Row:
     return row
 
 
-async def doctor_rows(judges_file: str | None, ping: bool = False) -> list[Row]:
-    """One row per judge, every check run concurrently (for async callers such as the MCP server)."""
-    rows: list[Row] = (await doctor_report(judges_file, ping))["judges"]
-    return rows
-
-
 async def doctor_report(judges_file: str | None, ping: bool = False) -> dict[str, Any]:
     """The rows, and which judges file is in effect and why (`--judges`, MOOT_JUDGES, a moot.yaml)."""
     from moot.project import judges_source

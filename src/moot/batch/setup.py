@@ -117,4 +117,3 @@ async def check_keys(setup: BatchSetup) -> None:
             require_credentials(seat_judges(prepared.seats))
         finally:
             await close_judges(prepared)
-
