@@ -21,7 +21,8 @@ from moot.judges import clients
 from moot.judges.base import Judge, Seat
 from moot.judges.factory import build_judges
 from moot.judges.openai_compat import OpenAICompatJudge
-from moot.parsing.extract import ReplyError, _compose_and_construct, _loaded, _ReplyLoader
+from moot.parsing.extract import ReplyError
+from moot.parsing.yaml_safe import _ReplyLoader, compose_and_construct, loaded
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Message, Prompt, Usage
 from moot.store.db import Store
@@ -261,7 +262,7 @@ def _graph(value: Any) -> tuple[Any, list[Any]]:
 
 
 def _python_composed(block: str) -> Any:
-    return _loaded(_ReplyLoader(block))
+    return loaded(_ReplyLoader(block))
 
 
 def _nested(depth: int, leaf: str = "x") -> str:
@@ -291,7 +292,7 @@ CRAFTED = [
 
 @pytest.mark.parametrize("block", CRAFTED)
 def test_crafted_replies_load_alike_in_c_and_in_python(block: str) -> None:
-    assert _outcome(_compose_and_construct, block) == _outcome(_python_composed, block)
+    assert _outcome(compose_and_construct, block) == _outcome(_python_composed, block)
 
 
 def test_garbage_replies_load_alike_in_c_and_in_python() -> None:
@@ -300,7 +301,7 @@ def test_garbage_replies_load_alike_in_c_and_in_python() -> None:
     for n in range(1000):
         text = garbage_reply(rng, targets[n % len(targets)])
         for block in (text, text.strip(), text[text.find("\n") + 1 :]):
-            assert _outcome(_compose_and_construct, block) == _outcome(_python_composed, block), block[:300]
+            assert _outcome(compose_and_construct, block) == _outcome(_python_composed, block), block[:300]
 
 
 def test_an_openai_compatible_judge_sends_what_chat_completions_create_sends(llm_server: FakeLLMServer) -> None:

@@ -17,27 +17,17 @@ from typing import Any, ParamSpec, TypeVar
 
 import yaml
 from pydantic import ValidationError
-from yaml.composer import Composer
-from yaml.constructor import SafeConstructor
-from yaml.nodes import MappingNode, Node, SequenceNode
-from yaml.resolver import Resolver
 
-try:
-    from yaml._yaml import CParser as _EventSource
-
-    _C_COMPOSER = True
-except ImportError:  # a PyYAML built without libyaml
-    _C_COMPOSER = False
-    from yaml.parser import Parser
-    from yaml.reader import Reader
-    from yaml.scanner import Scanner
-
-    class _EventSource(Reader, Scanner, Parser):  # type: ignore[no-redef]
-        def __init__(self, stream: str) -> None:
-            Reader.__init__(self, stream)
-            Scanner.__init__(self)
-            Parser.__init__(self)
-
+from moot.parsing.yaml_safe import (
+    MAX_DEPTH,
+    MAX_NODES,
+    TOO_DEEP,
+    TOO_LARGE,
+    compose_and_construct,
+)
+from moot.parsing.yaml_safe import (
+    ReplyError as ReplyError,  # raised by every parser: its home for importers
+)
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -46,134 +36,12 @@ T = TypeVar("T")
 _FENCE_OPEN = re.compile(r"(`{3,}+|~{3,}+)[ \t]*+([A-Za-z0-9_+-]*+)[^\n]{0,200}+\n")
 _MAX_FENCES = 32  # models fence one or two blocks; a reply of thousands must not cost a YAML parse each
 _MAX_REPLY = 2_000_000
-_MAX_DEPTH = 32  # judges' templates nest four or five levels
-_MAX_NODES = 10_000  # counted with repetition: YAML aliases share one object under many parents
 _MAX_INT_BITS = 4096  # beyond this, str() of an int raises (Python's 4,300-digit limit) and float() overflows
-_TOO_LARGE = "it is too large once its YAML aliases and merge keys are expanded"
-_TOO_DEEP = f"it is nested more than {_MAX_DEPTH} levels deep"
 _TOO_BIG_NUMBER = "it holds a number too large to read"
 # what bad data can raise from code that reads it (a NameError or an AssertionError is a bug instead)
 _DATA_ERRORS = (ValueError, TypeError, LookupError, AttributeError, ArithmeticError)
 _PREVIEW = reprlib.Repr()
 _PREVIEW.maxstring = _PREVIEW.maxother = 60
-
-
-class ReplyError(ValueError):
-    """A reply that cannot be used. The message is phrased for the judge, to ask for a corrected reply."""
-
-
-class _MergeBudget(SafeConstructor):
-    """PyYAML's safe constructors, with the copies merge keys make counted against a budget: merge keys
-    are the one place aliases copy data (`<<: [*a, *a, ...]`)."""
-
-    def __init__(self) -> None:
-        SafeConstructor.__init__(self)
-        self.merged = 0
-        self.flattening: set[int] = set()
-        self.flattened: set[int] = set()
-
-    def flatten_mapping(self, node: MappingNode) -> None:
-        if id(node) in self.flattened:
-            return  # merged again: its entries are already its own, only their count is new
-        if id(node) in self.flattening:
-            raise ReplyError("a YAML merge key (<<) in it merges a mapping into itself")
-        self.flattening.add(id(node))
-        for key, value in node.value:
-            if key.tag != "tag:yaml.org,2002:merge":
-                continue
-            for source in value.value if isinstance(value, SequenceNode) else [value]:
-                if isinstance(source, MappingNode):
-                    self.flatten_mapping(source)
-                    self.merged += len(source.value)
-                    if self.merged > _MAX_NODES:
-                        raise ReplyError(_TOO_LARGE)
-        super().flatten_mapping(node)
-        self.flattened.add(id(node))
-
-
-class _ReplyLoader(Composer, _EventSource, _MergeBudget, Resolver):
-    """libyaml's parser with PyYAML's safe constructors, as `CSafeLoader`, but composed in Python.
-
-    libyaml's own composer recurses in C with no limit: 100,000 nested `[` (a 100 kB reply) overflow the
-    C stack and kill the process. Composed in Python, nesting stops at the limit instead.
-    """
-
-    def __init__(self, stream: str) -> None:
-        _EventSource.__init__(self, stream)
-        Composer.__init__(self)
-        _MergeBudget.__init__(self)
-        Resolver.__init__(self)
-        self.depth = 0
-
-    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
-        """Stop at the nesting limit, not at Python's recursion limit a thousand frames further down."""
-        self.depth += 1
-        try:
-            if self.depth > _MAX_DEPTH + 1:  # + the scalar at the bottom
-                raise ReplyError(_TOO_DEEP)
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
-
-
-# Every level of YAML nesting is opened by one of these characters (a mapping's `:` or `?`, a sequence's
-# `-`, a flow collection's bracket), so their count bounds how deep a text can nest.
-_OPENERS = "[{-?:"
-# libyaml composes 300 levels on a 128 kB thread stack (the smallest threads get, on musl) and fails at
-# 1,000: a text that cannot nest deeper than this is composed in C.
-_C_COMPOSE_MAX = 128
-
-
-def _openers(block: str) -> int:
-    """How many characters of `block` may open a level of nesting (counted up to past `_C_COMPOSE_MAX`)."""
-    total = 0
-    for c in _OPENERS:
-        total += block.count(c)
-        if total > _C_COMPOSE_MAX:
-            break
-    return total
-
-
-class _ShallowReplyLoader(_EventSource, _MergeBudget, Resolver):
-    """`_ReplyLoader` composed by libyaml, as `CSafeLoader` is (a third faster), for text that `_shallow`
-    says cannot nest deeply enough to overflow a C stack. The nesting limit is then checked on the nodes,
-    so that a reply nested past it fails as it does when composed in Python."""
-
-    def __init__(self, stream: str, *, may_nest_too_deep: bool = True) -> None:
-        _EventSource.__init__(self, stream)
-        _MergeBudget.__init__(self)
-        Resolver.__init__(self)
-        self.may_nest_too_deep = may_nest_too_deep
-
-    def get_single_data(self) -> Any:
-        node = self.get_single_node()
-        if node is None:
-            return None
-        if self.may_nest_too_deep and _nested_too_deep(node):
-            raise ReplyError(_TOO_DEEP)
-        return self.construct_document(node)
-
-
-def _nested_too_deep(root: Node) -> bool:
-    """Whether composing `root` in Python would have passed the nesting limit: nodes are visited in document
-    order, each descended into at its first place only (later ones are aliases), as the composer meets them."""
-    seen: set[int] = set()
-    stack: list[tuple[Node, int]] = [(root, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > _MAX_DEPTH + 1:
-            return True
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, SequenceNode):
-            children = list(node.value)
-        elif isinstance(node, MappingNode):
-            children = [part for pair in node.value for part in pair]
-        else:
-            continue
-        stack.extend((child, depth + 1) for child in reversed(children))
-    return False
 
 
 def reply_parser(parse: Callable[P, T]) -> Callable[P, T]:
@@ -200,7 +68,7 @@ def reply_parser(parse: Callable[P, T]) -> Callable[P, T]:
 def _describe(error: Exception) -> str:
     """One line for the judge: what was wrong, without a traceback or the reply quoted back at length."""
     if isinstance(error, RecursionError):
-        return f"the reply could not be read: {_TOO_DEEP}"
+        return f"the reply could not be read: {TOO_DEEP}"
     if isinstance(error, ValidationError) and error.errors():
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
@@ -280,11 +148,11 @@ def _load(block: str) -> Any:
                 raise
             except ValueError:
                 pass
-        return _compose_and_construct(block)
+        return compose_and_construct(block)
     except ReplyError:
         raise
     except RecursionError:
-        raise ReplyError(_TOO_DEEP) from None
+        raise ReplyError(TOO_DEEP) from None
     except yaml.YAMLError:
         return None
     except UnicodeError:
@@ -296,30 +164,6 @@ def _load(block: str) -> Any:
         raise ReplyError(f"a value in it could not be read as its YAML type ({_clip(str(e), 60)})") from None
 
 
-def _compose_and_construct(block: str) -> Any:
-    """`block` loaded by `_ShallowReplyLoader` when it cannot nest deeply, else by `_ReplyLoader`.
-
-    Composed in Python, a reply fails at its first node past the nesting limit, before any later syntax
-    error; composed in C, the whole text is read first. So a text that could nest past the limit and
-    does not load in C is loaded again in Python, to fail the same way.
-    """
-    openers = _openers(block) if _C_COMPOSER else _C_COMPOSE_MAX + 1
-    if openers <= _C_COMPOSE_MAX:
-        try:
-            return _loaded(_ShallowReplyLoader(block, may_nest_too_deep=openers > _MAX_DEPTH))
-        except yaml.YAMLError:
-            if openers <= _MAX_DEPTH:  # it cannot nest past the limit: the error is the same either way
-                raise
-    return _loaded(_ReplyLoader(block))
-
-
-def _loaded(loader: _ReplyLoader | _ShallowReplyLoader) -> Any:
-    try:
-        return loader.get_single_data()
-    finally:
-        loader.dispose()
-
-
 def _check_size(data: Any) -> None:
     """Bound what later walks over `data` (as_text, str of keys) may cost.
 
@@ -328,8 +172,8 @@ def _check_size(data: Any) -> None:
     a walk would meet them, each shared object measured once.
     """
     nodes, chars, _ = _measure(data, 0, {})
-    if nodes > _MAX_NODES or chars > _MAX_REPLY:
-        raise ReplyError(_TOO_LARGE)
+    if nodes > MAX_NODES or chars > _MAX_REPLY:
+        raise ReplyError(TOO_LARGE)
 
 
 def _measure(value: Any, depth: int, seen: dict[int, tuple[int, int, int]]) -> tuple[int, int, int]:
@@ -340,19 +184,19 @@ def _measure(value: Any, depth: int, seen: dict[int, tuple[int, int, int]]) -> t
         raise ReplyError(_TOO_BIG_NUMBER)
     if not isinstance(value, dict | list | tuple | set | frozenset):
         return 1, 0, 0
-    if depth >= _MAX_DEPTH:
-        raise ReplyError(_TOO_DEEP)
+    if depth >= MAX_DEPTH:
+        raise ReplyError(TOO_DEEP)
     known = seen.get(id(value))
     if known is None:
         nodes, chars, height = 1, 0, 0
         for item in [*value, *value.values()] if isinstance(value, dict) else value:
             n, c, h = _measure(item, depth + 1, seen)
             nodes, chars, height = nodes + n, chars + c, max(height, h + 1)
-            if nodes > _MAX_NODES:
-                raise ReplyError(_TOO_LARGE)
+            if nodes > MAX_NODES:
+                raise ReplyError(TOO_LARGE)
         known = seen[id(value)] = (nodes, chars, height)
-    if depth + known[2] > _MAX_DEPTH:
-        raise ReplyError(_TOO_DEEP)
+    if depth + known[2] > MAX_DEPTH:
+        raise ReplyError(TOO_DEEP)
     return known
 
 
