@@ -125,3 +125,35 @@ def test_a_second_run_reads_the_cache_and_runs_nothing(
     monkeypatch.setattr(humaneval, "passes", refuse)
     assert load_suite("humaneval-bugs", limit=3, seed=11).items == suite.items
     assert set(load_suite("humaneval-bugs", limit=2, seed=11).items) < set(suite.items)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("a < b", "a <= b"),
+        ("a <= b", "a < b"),
+        ("a > b", "a >= b"),
+        ("a >= b", "a > b"),
+        ("a == b", "a != b"),
+        ("a != b", "a == b"),
+        ("a in b", "a not in b"),
+        ("a not  in b", "a in b"),
+        ("a is b", "a is not b"),
+        ("a is not b", "a is b"),
+        ("a + b", "a - b"),
+        ("a-b", "a+b"),
+        ("a / b", "a // b"),
+        ("a // b", "a / b"),
+        ("a % b", "a // b"),
+        ("a * b", "a / b"),
+    ],
+)
+def test_each_operator_is_swapped_for_its_likely_slip_in_the_authors_spacing(before: str, after: str) -> None:
+    swaps = [m for m in mutants(f"def f(a, b):\n    return {before}\n") if m.kind in ("comparison", "arithmetic")]
+    assert [m.source.splitlines()[1] for m in swaps] == [f"    return {after}"]
+
+
+def test_an_operator_named_in_a_comment_between_the_operands_is_left_alone() -> None:
+    source = "def f(a, b):\n    return (a  # a+b, not a-b\n            + b)\n"
+    (swap,) = [m for m in mutants(source) if m.kind == "arithmetic"]
+    assert changed_lines(source, swap.source) == ["-            + b)", "+            - b)"]

@@ -14,26 +14,24 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
-_COMPARE: dict[type[ast.cmpop], tuple[str, str]] = {
-    ast.Lt: ("<", "<="),
-    ast.LtE: ("<=", "<"),
-    ast.Gt: (">", ">="),
-    ast.GtE: (">=", ">"),
-    ast.Eq: ("==", "!="),
-    ast.NotEq: ("!=", "=="),
-    ast.In: ("in", "not in"),
-    ast.NotIn: ("not in", "in"),
-    ast.Is: ("is", "is not"),
-    ast.IsNot: ("is not", "is"),
-}
-_ARITH: dict[type[ast.operator], tuple[str, str]] = {
-    ast.Add: ("+", "-"),
-    ast.Sub: ("-", "+"),
-    ast.Div: ("/", "//"),
-    ast.FloorDiv: ("//", "/"),
-    ast.Mod: ("%", "//"),
-    ast.Mult: ("*", "/"),
+_Op = TypeVar("_Op", ast.cmpop, ast.operator)
+
+
+def _both_ways(*pairs: tuple[type[_Op], type[_Op]]) -> dict[type[_Op], type[_Op]]:
+    """Each operator of a pair swapped for the other: a slip is as likely one way as the other."""
+    return {old: new for a, b in pairs for old, new in ((a, b), (b, a))}
+
+
+# Each operator a mutant may replace, and what it puts in its place.
+_COMPARE: dict[type[ast.cmpop], type[ast.cmpop]] = _both_ways(
+    (ast.Lt, ast.LtE), (ast.Gt, ast.GtE), (ast.Eq, ast.NotEq), (ast.In, ast.NotIn), (ast.Is, ast.IsNot)
+)
+_ARITH: dict[type[ast.operator], type[ast.operator]] = {
+    **_both_ways((ast.Add, ast.Sub), (ast.Div, ast.FloorDiv)),
+    ast.Mod: ast.FloorDiv,
+    ast.Mult: ast.Div,
 }
 _UNWRAP_FUNCS = frozenset({"sorted", "set", "abs", "reversed", "round", "int"})
 _UNWRAP_METHODS = frozenset({"lower", "upper", "strip", "swapcase", "capitalize"})
@@ -99,16 +97,16 @@ def mutants(source: str, *, first_line: int = 1) -> list[Mutant]:
 def _edits(src: _Source, node: ast.AST, parent: ast.AST | None, field: str) -> Iterator[tuple[str, ast.expr, str]]:
     """The edits one node allows: each as the expression meant, and its text written from the source's."""
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-        old, new = _COMPARE[type(node.ops[0])]
-        flipped = ast.Compare(node.left, [_COMPARE_OP[new]()], node.comparators)
-        yield "comparison", flipped, src.with_gaps(node, [node.left, *node.comparators], _word(old, new))
+        new_cmp = _COMPARE[type(node.ops[0])]()
+        flipped = ast.Compare(node.left, [new_cmp], node.comparators)
+        yield "comparison", flipped, src.with_gaps(node, [node.left, *node.comparators], _swap(node.ops[0], new_cmp))
     if isinstance(node, ast.BoolOp):
         old, new, bool_op = ("and", "or", ast.Or()) if isinstance(node.op, ast.And) else ("or", "and", ast.And())
         yield "and/or", ast.BoolOp(bool_op, node.values), src.with_gaps(node, node.values, _word(old, new))
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
-        old, new = _ARITH[type(node.op)]
-        swapped = ast.BinOp(node.left, _ARITH_OP[new](), node.right)
-        yield "arithmetic", swapped, src.with_gaps(node, [node.left, node.right], lambda g: g.replace(old, new, 1))
+        new_op = _ARITH[type(node.op)]()
+        swapped = ast.BinOp(node.left, new_op, node.right)
+        yield "arithmetic", swapped, src.with_gaps(node, [node.left, node.right], _swap(node.op, new_op))
     if isinstance(node, ast.Constant) and type(node.value) is int:
         for v in (node.value + 1, node.value - 1):
             if v or not _summand(parent):
@@ -128,8 +126,15 @@ def _edits(src: _Source, node: ast.AST, parent: ast.AST | None, field: str) -> I
         yield "dropped call", inner, src.of(inner)
 
 
-_COMPARE_OP: dict[str, type[ast.cmpop]] = {text: op for op, (text, _) in _COMPARE.items()}
-_ARITH_OP: dict[str, type[ast.operator]] = {text: op for op, (text, _) in _ARITH.items()}
+def _swap(old: ast.cmpop | ast.operator, new: ast.cmpop | ast.operator) -> Callable[[str], str]:
+    """Replace the operator `old` by `new` in the gap between two operands."""
+    return _word(_symbol(old), _symbol(new))
+
+
+def _symbol(op: ast.cmpop | ast.operator) -> str:
+    """How Python writes an operator ('not in', '//'): the middle of `a <op> b`, as `ast.unparse` writes it."""
+    a, b = ast.Name("a"), ast.Name("b")
+    return ast.unparse(ast.Compare(a, [op], [b]) if isinstance(op, ast.cmpop) else ast.BinOp(a, op, b))[2:-2]
 
 
 def _word(old: str, new: str) -> Callable[[str], str]:
