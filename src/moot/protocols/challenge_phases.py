@@ -104,16 +104,7 @@ def _collect_challenges(
             continue
         c = answered[seat.id] = answer.value
         record.replies.append(
-            ChallengerReply(
-                seat=seat.id,
-                round=1,
-                kind="challenge",
-                status="ok",
-                verdict=c.verdict,
-                objection_strength=c.objection_strength,
-                objections=c.objections,
-                reasoning=c.reasoning,
-            )
+            ChallengerReply(seat=seat.id, round=1, kind="challenge", status="ok", **c.model_dump())  # the same names
         )
     return record, answered, failures
 
@@ -247,8 +238,7 @@ def _collect_rebuttals(
                 kind="rebuttal",
                 status="ok",
                 verdict=r.response,
-                objections=r.objections,
-                reasoning=r.reasoning,
+                **r.model_dump(exclude={"response"}),
             )
         )
     return out

@@ -188,11 +188,9 @@ class Evaluation:
         st.answered_by[seat.id] = answer.answered_by or st.answered_by.get(seat.id, "")
         st.register_findings(position)
         return JudgeRoundRecord(
-            judge=seat.id,
             number=seat.number,
             model=seat.label,
             stance=seat.stance,
-            round=position.round,
             position=position,
             previous=previous,
             text=answer.text,

@@ -29,14 +29,7 @@ def moderator_call(moderator: Seat, base: EvaluationResult, state: DebateState) 
     prompt_text = render(
         "evaluate/moderator.j2",
         judge_count=len(state.active),
-        artifact=base.artifact_evaluated,
-        rounds_completed=base.rounds_completed,
-        verdict=base.summary.final_verdict,
-        score=base.summary.consensus_score,
-        method=base.summary.consensus_method,
-        verdict_type=base.verdict_type,
-        majority_judges=base.majority_judges,
-        minority_judges=base.minority_judges,
+        result=base,  # the facts the engine computed, read by the template under the result's own names
         progression={k: v.model_dump() for k, v in base.round_progression.items()},
         reports=[
             {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from moot.schemas.config import ConsensusSettings, JudgeSpec, VerdictThresholds
 from moot.schemas.criteria import Criterion
@@ -208,13 +208,22 @@ class EvaluationRequest(BaseModel):
 
 
 class JudgeRoundRecord(BaseModel):
-    """One judge's round as the per-judge report files need it (emitted by the runner as it happens)."""
+    """One judge's round as the per-judge report files need it (emitted by the runner as it happens).
+    The seat id and the round are the position's own, so the two can never disagree."""
 
-    judge: str
     number: int
     model: str
     stance: str
-    round: int
     position: ScoredPosition
     previous: ScoredPosition | None = None
     text: str = ""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def judge(self) -> str:
+        return self.position.judge
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def round(self) -> int:
+        return self.position.round
