@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
 import math
 import re
 from typing import Any
 
+import yaml
 from pydantic import BaseModel, ConfigDict
 
 
@@ -26,35 +29,16 @@ def criterion_key(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.strip().lower()).strip("_")
 
 
-BUILTIN_RUBRICS: dict[str, list[tuple[str, float, str]]] = {
-    "plan": [
-        ("problem_understanding", 20, "Is the problem understood and stated correctly?"),
-        ("architecture_quality", 25, "Is the architecture sound, simple and fit for the problem?"),
-        ("risk_mitigation", 20, "Are the risks named and mitigated?"),
-        ("implementation_clarity", 20, "Could an engineer implement this without guessing?"),
-        ("feasibility", 15, "Can it be built with the time and people at hand?"),
-    ],
-    "code": [
-        ("correctness", 30, "Does it work? Handles edge cases?"),
-        ("design_quality", 25, "Clean architecture? Maintainable?"),
-        ("efficiency", 20, "Performance considerations?"),
-        ("code_quality", 15, "Readable? Well-documented?"),
-        ("testing", 10, "Test coverage? Test quality?"),
-    ],
-    "design": [
-        ("completeness", 30, "All requirements addressed?"),
-        ("feasibility", 25, "Can it actually be built?"),
-        ("scalability", 20, "Handles growth?"),
-        ("simplicity", 15, "Appropriately simple?"),
-        ("documentation", 10, "Clear and comprehensive?"),
-    ],
-    "documentation": [
-        ("accuracy", 35, "Technically correct?"),
-        ("completeness", 30, "Covers all necessary topics?"),
-        ("clarity", 20, "Easy to understand?"),
-        ("usability", 15, "Helpful examples? Good structure?"),
-    ],
-}
+@functools.cache
+def _builtin_rubrics() -> dict[str, tuple[Criterion, ...]]:
+    """The rubrics moot ships (`--criteria code`), read from files beside this module in the form a user's own
+    rubric file takes, so that each doubles as an example of it."""
+    folder = importlib.resources.files("moot.schemas") / "rubrics"
+    return {
+        f.name.removesuffix(".yaml"): tuple(parse_rubric_data(yaml.safe_load(f.read_text(encoding="utf-8"))))
+        for f in folder.iterdir()
+        if f.name.endswith(".yaml")
+    }
 
 
 def normalise(raw: list[tuple[str, Any, str]]) -> list[Criterion]:
@@ -87,8 +71,8 @@ def normalise(raw: list[tuple[str, Any, str]]) -> list[Criterion]:
 def parse_criteria_string(text: str) -> list[Criterion]:
     """Parse seed 003's `correctness:30,design:25,...` form, or the name of a built-in rubric."""
     text = text.strip()
-    if text in BUILTIN_RUBRICS:
-        return normalise(list(BUILTIN_RUBRICS[text]))
+    if text in _builtin_rubrics():
+        return list(_builtin_rubrics()[text])
     raw: list[tuple[str, Any, str]] = []
     for part in text.split(","):
         if not part.strip():
