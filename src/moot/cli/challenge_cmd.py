@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from moot.cli.gate import render
 from moot.cli.options import HtmlOption, ProgressOption
-from moot.cli.output import FORMATS, check_format, dry_run_exit, emit
-from moot.cli.running import prepare_cli, run_prepared_cli
+from moot.cli.output import FORMATS, emit
+from moot.cli.running import run_command
+
+if TYPE_CHECKING:
+    from moot.schemas.challenge import ChallengeResult
+
+# `markdown` is the tradeoff document itself; a dry run prints its plan as text for both Markdown formats
+CHALLENGE_FORMATS = (*FORMATS, "markdown", "github")
 
 
 def challenge(
@@ -49,20 +56,18 @@ def challenge(
 ) -> int:
     """Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff
     document with the assumptions behind the disagreement."""
-    from moot.cli.gate import check_gate_options, finish, render
+    return run_command("challenge", locals(), lambda result: _show(result, fmt, output), formats=CHALLENGE_FORMATS)
+
+
+def _show(result: ChallengeResult, fmt: str, output: str | None) -> ChallengeResult:
+    """The outcome on stdout (`--format markdown`: the tradeoff document itself), and in `--output` too."""
     from moot.reports.challenge import challenge_markdown
     from moot.reports.files import atomic_write
 
-    check_format(fmt, (*FORMATS, "markdown", "github"))
-    require = check_gate_options(None, require, "challenge")
-    prepared, options, sink = prepare_cli("challenge", locals(), progress, fmt, planning=dry_run)
-    if dry_run:
-        return dry_run_exit(prepared, options, "text" if fmt in ("markdown", "github") else fmt)
-    result = run_prepared_cli(prepared, options, sink, max_cost)
     if output:
         atomic_write(Path(output), challenge_markdown(result))
     if fmt == "markdown":
         emit(challenge_markdown(result))
     else:
         emit(render("challenge", result, fmt))
-    return finish(result.model_dump(mode="json"), require=require, html=html)
+    return result

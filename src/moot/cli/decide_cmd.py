@@ -11,9 +11,10 @@ from typing import Annotated
 
 import typer
 
+from moot.cli.gate import render
 from moot.cli.options import DryRunOption, FormatOption, HtmlOption, MaxCostOption, ProgressOption
-from moot.cli.output import check_format, dry_run_exit, emit, render_result, text_for
-from moot.cli.running import prepare_cli, run_prepared_cli
+from moot.cli.output import emit, render_result, text_for
+from moot.cli.running import run_command
 from moot.errors import UsageError
 from moot.schemas.decide import DecisionResult
 
@@ -85,14 +86,13 @@ def decide(
     max_cost: MaxCostOption = None,
 ) -> int:
     """Decide between options by an adversarial debate of Risk, Value and Effort judges."""
-    from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
+    return run_command("decide", locals(), lambda result: _show(result, fmt, no_input))
 
-    check_format(fmt, GATE_FORMATS)
-    require = check_gate_options(None, require, "decide")
-    prepared, options, sink = prepare_cli("decide", locals(), progress, fmt, planning=dry_run)
-    if dry_run:
-        return dry_run_exit(prepared, options, fmt)
-    result = run_prepared_cli(prepared, options, sink, max_cost)
+
+def _show(result: DecisionResult, fmt: str, no_input: bool) -> DecisionResult:
+    """The decision on stdout; a contested one, with a person at the terminal, asks for their choice (the
+    question on stderr where stdout carries data) and returns the result with that choice recorded, so that
+    the gate and the HTML report see it."""
     ask = not result.consensus and not no_input and fmt != "json" and _at_terminal()
     if not ask and fmt == "text":
         from moot.reports.decide_text import decision_report
@@ -109,5 +109,4 @@ def decide(
         sys.stderr.write(render_result("decide", result, "text", stream=sys.stderr))
         result = _ask_choice(result)
         emit(render("decide", result, fmt))
-    # after any choice, so that the report shows it
-    return finish(result.model_dump(mode="json"), require=require, html=html)
+    return result

@@ -6,10 +6,8 @@ from typing import Annotated
 
 import typer
 
-from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
 from moot.cli.options import DryRunOption, FormatOption, HtmlOption, MaxCostOption, ProgressOption
-from moot.cli.output import check_format, dry_run_exit, emit
-from moot.cli.running import prepare_cli, run_prepared_cli
+from moot.cli.running import run_command
 
 
 def evaluate(
@@ -39,11 +37,4 @@ def evaluate(
     max_cost: MaxCostOption = None,
 ) -> int:
     """Evaluate an artifact by a debate between judges with assigned stances."""
-    check_format(fmt, GATE_FORMATS)
-    require = check_gate_options(fail_under, require)
-    prepared, options, sink = prepare_cli("evaluate", locals(), progress, fmt, planning=dry_run)
-    if dry_run:
-        return dry_run_exit(prepared, options, fmt)
-    result = run_prepared_cli(prepared, options, sink, max_cost)
-    emit(render("evaluate", result, fmt))
-    return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=html)
+    return run_command("evaluate", locals())

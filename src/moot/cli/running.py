@@ -1,4 +1,5 @@
-"""Running a debate from a command: asyncio at the top, Ctrl-C turned into a resumable `Interrupted`."""
+"""Running a debate from a command: asyncio at the top, Ctrl-C turned into a resumable `Interrupted`, and
+the life of a protocol command (`evaluate`, `decide`, `challenge`) written once for the three."""
 
 from __future__ import annotations
 
@@ -6,11 +7,15 @@ import asyncio
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
 from moot.cli.live import progress_sink, showing
+from moot.cli.output import check_format, dry_run_exit, emit
 from moot.errors import Interrupted
 from moot.runs import RunOptions
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from moot.api.prepared import Prepared
     from moot.engine.events import EventSink
 
@@ -50,3 +55,29 @@ def run_prepared_cli(prepared: Prepared, options: RunOptions, sink: EventSink | 
     apply_max_cost(options, prepared.seats, max_cost)
     with showing(sink):
         return run_cli(lambda: run_prepared(prepared, options), options)
+
+
+def run_command(
+    protocol: str,
+    parameters: Mapping[str, Any],
+    show: Callable[[Any], BaseModel] | None = None,
+    *,
+    formats: tuple[str, ...] = GATE_FORMATS,
+) -> int:
+    """A protocol command from its parameters (its `locals()`) to its exit code. The format and the gate
+    options are checked before anything is prepared; a dry run prints its plan and exits 0; a run prints
+    its result with `show` (by default the protocol's rendering in `--format`), which returns the result
+    the gate reads (`decide` may have recorded the person's choice in it), then `--html` and the gate."""
+    fmt = check_format(parameters["fmt"], formats)
+    fail_under = parameters.get("fail_under")  # scored evaluations only
+    require = check_gate_options(fail_under, parameters["require"], protocol)
+    dry_run = parameters["dry_run"]
+    prepared, options, sink = prepare_cli(protocol, parameters, parameters["progress"], fmt, planning=dry_run)
+    if dry_run:
+        return dry_run_exit(prepared, options, fmt)
+    result = run_prepared_cli(prepared, options, sink, parameters["max_cost"])
+    if show is None:
+        emit(render(protocol, result, fmt))
+    else:
+        result = show(result)
+    return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=parameters["html"])
