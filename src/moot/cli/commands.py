@@ -1,5 +1,6 @@
-"""The table of `moot`'s sub-commands and their one-line helps, and `moot --help` laid out from it as
-click would lay it out: read by the fast path in `moot.cli.app` and by the typer group in `moot.cli.group`."""
+"""The table of `moot`'s sub-commands and their one-line helps, where each command's code is, and `moot --help`
+laid out from the table as click would lay it out: read by the fast path in `moot.cli.app` and by the typer
+group in `moot.cli.group`."""
 
 from __future__ import annotations
 
@@ -7,22 +8,34 @@ DESCRIPTION = (
     "LLM judges with assigned stances debate an artifact, a decision or a position, and end in a verdict you can trust."
 )
 
-# name -> ("module:function", the one-line help `moot --help` lists), in the order they are listed
-COMMANDS: dict[str, tuple[str, str]] = {
-    "evaluate": ("moot.cli.evaluate_cmd:evaluate", "Evaluate an artifact by a debate between judges with stances."),
-    "decide": ("moot.cli.decide_cmd:decide", "Pick between options: Risk, Value and Effort judges debate them."),
-    "challenge": ("moot.cli.challenge_cmd:challenge", "Defend a position against challengers attacking it at once."),
-    "batch": ("moot.cli.batch_cmd:batch", "Debate every item of a JSONL file; run it again to continue it."),
-    "bench": ("moot.cli.bench_cmd:bench", "Does a debate beat one judge or a vote? Measured on gold items."),
-    "demo": ("moot.cli.demo_cmd:demo", "Watch a whole debate of scripted judges (no API key needed)."),
-    "doctor": ("moot.cli.doctor_cmd:doctor", "Which judges are usable here, and why not (keys, SDKs, PATH)."),
-    "show": ("moot.cli.history_cmds:show", "Print a debate from the store again, finished or not."),
-    "list": ("moot.cli.history_cmds:list_debates", "List recent debates."),
-    "resume": ("moot.cli.history_cmds:resume", "Continue a debate that was interrupted or failed (an outage)."),
-    "report": ("moot.cli.report_cmd:report", "Write a debate's report as one self-contained HTML page."),
-    "mcp": ("moot.cli.mcp_cmd:mcp", "Serve moot's tools to coding agents (Model Context Protocol)."),
+# name -> the one-line help `moot --help` lists, in the order they are listed
+COMMANDS: dict[str, str] = {
+    "evaluate": "Evaluate an artifact by a debate between judges with stances.",
+    "decide": "Pick between options: Risk, Value and Effort judges debate them.",
+    "challenge": "Defend a position against challengers attacking it at once.",
+    "batch": "Debate every item of a JSONL file; run it again to continue it.",
+    "bench": "Does a debate beat one judge or a vote? Measured on gold items.",
+    "demo": "Watch a whole debate of scripted judges (no API key needed).",
+    "doctor": "Which judges are usable here, and why not (keys, SDKs, PATH).",
+    "show": "Print a debate from the store again, finished or not.",
+    "list": "List recent debates.",
+    "resume": "Continue a debate that was interrupted or failed (an outage).",
+    "report": "Write a debate's report as one self-contained HTML page.",
+    "mcp": "Serve moot's tools to coding agents (Model Context Protocol).",
+}
+# the commands that do not follow the rule of `command_target`: the three that read the store share a module
+_ELSEWHERE = {
+    "show": "moot.cli.history_cmds:show",
+    "list": "moot.cli.history_cmds:list_debates",
+    "resume": "moot.cli.history_cmds:resume",
 }
 OPTIONS = [("--version", "Print moot's version and exit."), ("--help", "Show this message and exit.")]
+
+
+def command_target(name: str) -> str:
+    """Where a command's typer function is, as `module:function`: `moot.cli.<name>_cmd:<name>`, so that
+    adding a command is its module and one line in `COMMANDS`."""
+    return _ELSEWHERE.get(name, f"moot.cli.{name}_cmd:{name}")
 
 
 def version_line() -> str:
@@ -55,6 +68,5 @@ def top_help() -> str:
 
     width = max(min(shutil.get_terminal_size().columns, 80) - 2, 50)
     about = textwrap.fill(DESCRIPTION, width, initial_indent="  ", subsequent_indent="  ", replace_whitespace=False)
-    commands = [(name, short) for name, (_, short) in COMMANDS.items()]
     lines = ["Usage: moot [OPTIONS] COMMAND [ARGS]...", "", about, "", "Options:", *_definitions(OPTIONS, width)]
-    return "\n".join([*lines, "", "Commands:", *_definitions(commands, width)]) + "\n"
+    return "\n".join([*lines, "", "Commands:", *_definitions(list(COMMANDS.items()), width)]) + "\n"

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from moot.cli.commands import COMMANDS, DESCRIPTION, version_line
+from moot.cli.commands import COMMANDS, DESCRIPTION, command_target, version_line
 
 # The group and each sub-command it loads are typer apps alike: plain help text, errors left to `moot.cli.app`.
 _PLAIN: dict[str, Any] = {"add_completion": False, "pretty_exceptions_enable": False, "rich_markup_mode": None}
@@ -18,10 +18,9 @@ _PLAIN: dict[str, Any] = {"add_completion": False, "pretty_exceptions_enable": F
 
 def load_command(name: str) -> Any:
     """The click command for one table entry, built from its typer function (imports its module)."""
-    target, short_help = COMMANDS[name]
-    module, _, function = target.partition(":")
+    module, _, function = command_target(name).partition(":")
     sub = typer.Typer(**_PLAIN)
-    sub.command(name, short_help=short_help)(getattr(importlib.import_module(module), function))
+    sub.command(name, short_help=COMMANDS[name])(getattr(importlib.import_module(module), function))
     return typer.main.get_command(sub)
 
 
@@ -60,7 +59,7 @@ class LazyGroup(TyperGroup):
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         with formatter.section("Commands"):
-            formatter.write_dl([(name, short_help) for name, (_, short_help) in COMMANDS.items()])
+            formatter.write_dl(list(COMMANDS.items()))
 
 
 def _version(value: bool) -> None:
