@@ -49,6 +49,9 @@ BarOption = Annotated[
     typer.Option("--progress/--no-progress", help="Progress bar on stderr (default: on, off with --format json)."),
 ]
 
+# the options that are `run_batch`'s own keywords, with its names and meaning: passed on as given
+RUN_BATCH_OPTIONS = ("judges", "concurrency", "out", "max_cost", "backend", "ray_address")
+
 
 def batch(
     items: ItemsArg,
@@ -80,18 +83,9 @@ def batch(
     from moot.reports.serialize import to_json
 
     check_format(fmt, ("text", "json"))
+    passed = {name: value for name, value in locals().items() if name in RUN_BATCH_OPTIONS}
     summary = run_with_bar(
-        lambda bar: run_batch(
-            items,
-            protocol,
-            judges=judges,
-            concurrency=concurrency,
-            out=out,
-            max_cost=max_cost,
-            backend=backend,
-            ray_address=ray_address,
-            progress=None if bar is None else partial(bar, "batch"),
-        ),
+        lambda bar: run_batch(items, protocol, **passed, progress=None if bar is None else partial(bar, "batch")),
         bar=ProgressBar("batch") if bar_wanted(progress, fmt) else None,
         interrupted=lambda: BatchInterrupted(batch_id_for(protocol, items)),
     )
