@@ -68,19 +68,32 @@ class TranscriptEntry:
 
 
 @dataclass
+class Figure:
+    """A chart with the heading above it and the caption under it (the caption is also its accessible label)."""
+
+    chart: Chart
+    title: str = "Scores per round"
+    caption: str = ""
+
+
+@dataclass
 class View:
-    title: str
-    protocol: str
-    debate_id: str
-    created_at: str
-    status: str
+    """One debate's page. The debate's id, protocol, time and status are read from its record, not copied."""
+
+    record: DebateRecord
     verdict: Verdict
-    chart: Chart | None = None
-    chart_title: str = "Scores per round"
-    chart_caption: str = ""
+    figure: Figure | None = None
     sections: list[Section] = field(default_factory=list)
     cost: list[Section] = field(default_factory=list)
     transcripts: dict[int, list[TranscriptEntry]] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        return self.record.title or f"{self.record.protocol} {self.record.debate_id}"
+
+    @property
+    def chart(self) -> Chart | None:
+        return self.figure.chart if self.figure else None
 
 
 # readers for untyped result dicts

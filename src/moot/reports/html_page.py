@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from moot.reports.html_chart import Chart
-from moot.reports.html_common import DebateRecord, Section, TranscriptEntry, Verdict, View
+from moot.reports.html_common import DebateRecord, Figure, Section, TranscriptEntry, Verdict, View
 from moot.reports.html_cost import cost_sections
 from moot.store.db import CallRecord
 
@@ -33,17 +33,12 @@ def make_view(
     """A debate's error replaces the summary: it says why the result is what it is."""
     if record.error:
         verdict.summary, verdict.markdown = record.error, False
+    figure = Figure(chart, chart_title, chart_caption) if chart is not None else None
     return View(
-        title=record.title or f"{record.protocol} {record.debate_id}",
-        protocol=record.protocol,
-        debate_id=record.debate_id,
-        created_at=record.created_at,
-        status=record.status,
-        verdict=verdict,
-        chart=chart,
-        chart_title=chart_title,
-        chart_caption=chart_caption,
-        sections=sections,
+        record,
+        verdict,
+        figure,
+        sections,
         cost=cost_sections(record.result or {}, record.calls, record.protocol),
         transcripts=transcripts(record.calls),
     )
