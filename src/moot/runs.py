@@ -11,10 +11,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from moot.engine import Engine, EventSink, RetryPolicy
-from moot.engine.budget import Budget, stored_settings
-from moot.engine.limits import Limits
-from moot.engine.pricing import Pricing
+from moot.engine import Engine
+from moot.engine.budget import stored_settings
+from moot.engine.core import EngineOptions
 from moot.errors import DebateAborted
 from moot.judges.base import Seat
 from moot.judges.factory import require_credentials, seat_judges
@@ -24,17 +23,12 @@ R = TypeVar("R", bound=BaseModel)
 
 
 @dataclass
-class RunOptions:
-    """How to run a debate, whatever its protocol: where state goes, who hears progress, call policy."""
+class RunOptions(EngineOptions):
+    """How to run a debate, whatever its protocol: where state goes, and the engine's own options (who
+    hears progress, call policy, limits, prices, budget)."""
 
     store: Store | None = None
-    on_event: EventSink | None = None
     debate_id: str | None = None
-    policy: RetryPolicy | None = None
-    limits: Limits | None = None
-    pricing: Pricing | None = None
-    deadline: float | None = None
-    budget: Budget | None = None  # --max-cost and the wall-clock budget
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -58,16 +52,7 @@ async def run_debate(
         store.create_debate(debate_id, protocol, stored, title=title)
     else:
         store.set_status(debate_id, "running")
-    engine = Engine(
-        store,
-        debate_id,
-        policy=options.policy,
-        limits=options.limits,
-        pricing=options.pricing,
-        on_event=options.on_event,
-        deadline=options.deadline,
-        budget=options.budget,
-    )
+    engine = Engine.from_options(store, debate_id, options)
     try:
         result = await body(engine)
     except DebateAborted as e:

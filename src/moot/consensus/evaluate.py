@@ -9,7 +9,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import Criterion
@@ -167,6 +167,14 @@ def verdict_for(score: float, thresholds: VerdictThresholds, *, critical_accepte
     return verdict
 
 
+class PanelSplit(TypedDict):
+    verdict_type: VerdictType
+    majority_score: float | None
+    minority_score: float | None
+    majority_judges: list[str]
+    minority_judges: list[str]
+
+
 @dataclass(frozen=True)
 class VerdictDecision:
     """The numbers of a verdict, from final scores alone."""
@@ -180,6 +188,17 @@ class VerdictDecision:
     minority: list[str] = field(default_factory=list)
     majority_score: float | None = None
     minority_score: float | None = None
+
+    @property
+    def split(self) -> PanelSplit:
+        """How the panel divided, under the names an evaluation result reports it by."""
+        return {
+            "verdict_type": self.verdict_type,
+            "majority_score": self.majority_score,
+            "minority_score": self.minority_score,
+            "majority_judges": list(self.majority),
+            "minority_judges": list(self.minority),
+        }
 
 
 def decide_verdict(

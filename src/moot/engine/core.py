@@ -15,7 +15,7 @@ import json
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from moot.engine.budget import CLARIFY_OVERHEAD_TOKENS, TYPICAL_REPLY_TOKENS, Budget, CallCost, over_budget, tokens_of
 from moot.engine.events import Event, EventSink, ignore
@@ -60,7 +60,24 @@ class CallOutcome:
     replayed: bool = False
 
 
+@dataclass
+class EngineOptions:
+    """How an engine makes its calls. A debate's `RunOptions` extends this, so that an option is declared
+    once and reaches the engine by its name (`Engine.from_options`)."""
+
+    on_event: EventSink | None = None
+    policy: RetryPolicy | None = None
+    limits: Limits | None = None
+    pricing: Pricing | None = None
+    deadline: float | None = None
+    budget: Budget | None = None  # --max-cost and the wall-clock budget
+
+
 class Engine:
+    @classmethod
+    def from_options(cls, store: Store, debate_id: str, options: EngineOptions) -> Engine:
+        return cls(store, debate_id, **{f.name: getattr(options, f.name) for f in fields(EngineOptions)})
+
     def __init__(
         self,
         store: Store,
