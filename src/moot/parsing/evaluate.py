@@ -172,57 +172,10 @@ def parse_scored_reply(
     accept, reject or (for its own) withdraw.
     """
     data = extract_mapping(text, required_any=(*_OVERALL_KEYS, *_DIMENSION_KEYS))
-    dims = _dimension_scores(data, criteria)
-    carried: list[str] = []
-    missing = [c.key for c in criteria if c.key not in dims]
-    if missing:
-        if previous is None:
-            raise ReplyError("dimension_scores is missing a score for: " + ", ".join(missing))
-        for key in missing:
-            dims[key] = previous.dimension_scores[key]
-        carried = missing
-
-    raw_overall = _first(data, _OVERALL_KEYS)
-    stated = raw_overall is not None
-    changed = as_bool(data.get("score_changed"))
-    if stated:
-        overall = as_score(raw_overall, "the overall score")
-    elif previous is not None and changed is False:
-        overall = previous.overall_score
-    else:
-        overall = weighted_overall(dims, criteria)
-
-    responses = _responses(data)
-    unanswered = [f.id for f in must_answer if f.id not in responses]
-    if unanswered:
-        raise ReplyError(
-            "critical_responses must answer every open CRITICAL finding (accept or reject; withdraw your "
-            "own): missing " + ", ".join(unanswered)
-        )
-    for f in must_answer:
-        if responses[f.id] == "withdraw" and f.raised_by != judge:
-            raise ReplyError(f"only the judge who raised {f.id} can withdraw it: accept or reject it")
-
-    claims = []
-    for item in as_list(data.get("key_claims")):
-        if isinstance(item, dict):
-            claims.append(
-                KeyClaim(
-                    claim=as_text(item.get("claim")),
-                    evidence=as_text(item.get("evidence")),
-                    confidence=as_text(item.get("confidence")).upper(),
-                )
-            )
-        elif item:
-            claims.append(KeyClaim(claim=as_text(item)))
-
-    verification = []
-    for item in as_list(data.get("verification") or data.get("verification_questions")):
-        if isinstance(item, dict):
-            q, a = as_text(item.get("question")), as_text(item.get("answer"))
-            verification.append(f"{q} -> {a}" if a else q)
-        elif item:
-            verification.append(as_text(item))
+    dims, carried = _all_dimensions(data, criteria, previous)
+    overall, stated, changed = _overall(data, dims, criteria, previous)
+    responses = _checked_responses(data, must_answer, judge)
+    claims, verification = _claims(data), _verification(data)
 
     return ScoredPosition(
         judge=judge,
@@ -245,3 +198,75 @@ def parse_scored_reply(
         ),
         verification=verification,
     )
+
+
+def _all_dimensions(
+    data: dict[str, Any], criteria: Sequence[Criterion], previous: ScoredPosition | None
+) -> tuple[dict[str, float], list[str]]:
+    """Every criterion's score, and which ones carried over unchanged from the judge's last round."""
+    dims = _dimension_scores(data, criteria)
+    missing = [c.key for c in criteria if c.key not in dims]
+    if not missing:
+        return dims, []
+    if previous is None:
+        raise ReplyError("dimension_scores is missing a score for: " + ", ".join(missing))
+    for key in missing:
+        dims[key] = previous.dimension_scores[key]
+    return dims, missing
+
+
+def _overall(
+    data: dict[str, Any], dims: dict[str, float], criteria: Sequence[Criterion], previous: ScoredPosition | None
+) -> tuple[float, bool, bool | None]:
+    """The stated overall score; else the last round's when the judge says it did not change; else the
+    weighted mean of the dimension scores. With whether it was stated, and the judge's `score_changed`."""
+    raw = _first(data, _OVERALL_KEYS)
+    changed = as_bool(data.get("score_changed"))
+    if raw is not None:
+        return as_score(raw, "the overall score"), True, changed
+    if previous is not None and changed is False:
+        return previous.overall_score, False, changed
+    return weighted_overall(dims, criteria), False, changed
+
+
+def _checked_responses(
+    data: dict[str, Any], must_answer: Sequence[CriticalFinding], judge: str
+) -> dict[str, CriticalResponse]:
+    responses = _responses(data)
+    unanswered = [f.id for f in must_answer if f.id not in responses]
+    if unanswered:
+        raise ReplyError(
+            "critical_responses must answer every open CRITICAL finding (accept or reject; withdraw your "
+            "own): missing " + ", ".join(unanswered)
+        )
+    for f in must_answer:
+        if responses[f.id] == "withdraw" and f.raised_by != judge:
+            raise ReplyError(f"only the judge who raised {f.id} can withdraw it: accept or reject it")
+    return responses
+
+
+def _claims(data: dict[str, Any]) -> list[KeyClaim]:
+    claims = []
+    for item in as_list(data.get("key_claims")):
+        if isinstance(item, dict):
+            claims.append(
+                KeyClaim(
+                    claim=as_text(item.get("claim")),
+                    evidence=as_text(item.get("evidence")),
+                    confidence=as_text(item.get("confidence")).upper(),
+                )
+            )
+        elif item:
+            claims.append(KeyClaim(claim=as_text(item)))
+    return claims
+
+
+def _verification(data: dict[str, Any]) -> list[str]:
+    out = []
+    for item in as_list(data.get("verification") or data.get("verification_questions")):
+        if isinstance(item, dict):
+            q, a = as_text(item.get("question")), as_text(item.get("answer"))
+            out.append(f"{q} -> {a}" if a else q)
+        elif item:
+            out.append(as_text(item))
+    return out
