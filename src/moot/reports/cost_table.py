@@ -44,6 +44,12 @@ def times(spend: Spend) -> str:
     return f"wall {spend.wall_seconds:.1f} s, call time (sum over calls) {spend.seconds:.1f} s"
 
 
+def cost_section(spend: Spend, breakdown: str) -> list[str]:
+    """The Markdown files' "## Cost" section: calls with the protocol's own breakdown, tokens, dollars, time."""
+    tokens = f"{spend.input_tokens} input / {spend.output_tokens} output tokens"
+    return ["## Cost", "", f"{spend.calls} calls ({breakdown}), {tokens}, ${spend.cost_usd:.4f}, {times(spend)}", ""]
+
+
 def spend_line(spend: Spend) -> str:
     """The whole spend in one line, for results that print no table."""
     return (

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from moot.reports.cost_table import times
+from moot.reports.cost_table import cost_section
 from moot.reports.decide_text import round_cells
 from moot.reports.files import atomic_write, fence
 from moot.schemas.decide import (
@@ -132,13 +132,7 @@ def _change_log_lines(result: DecisionResult) -> list[str]:
 
 def _cost_lines(result: DecisionResult) -> list[str]:
     sp = result.spend
-    return [
-        "## Cost",
-        "",
-        f"{sp.calls} calls ({sp.clarifications} clarifications, {sp.retries} transport retries), "
-        f"{sp.input_tokens} input / {sp.output_tokens} output tokens, ${sp.cost_usd:.4f}, {times(sp)}",
-        "",
-    ]
+    return cost_section(sp, f"{sp.clarifications} clarifications, {sp.retries} transport retries")
 
 
 class DecisionFiles:

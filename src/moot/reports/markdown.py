@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from moot.reports.cost_table import times
+from moot.reports.cost_table import cost_section
 from moot.reports.terminal import Table, table_lines
 from moot.schemas.evaluate import EvaluationResult
 
@@ -27,9 +27,23 @@ def score_table(result: EvaluationResult) -> list[str]:
 
 
 def consensus_report(result: EvaluationResult) -> str:
+    """Seed 003's consensus file: the verdict and scores, how the debate went, what the judges agree and
+    disagree on, the opinions, what to do and what needs a person, then the cost."""
+    lines = _head(result) + _progress(result) + _findings(result)
+    lines += ["## Majority Opinion", "", result.majority_opinion or "-", ""]
+    if result.minority_opinion:
+        lines += ["## Minority Opinion", "", result.minority_opinion, ""]
+    lines += _actions(result)
+    lines += ["## Final Recommendation", "", _final_recommendation(result), ""]
+    if result.notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    return "\n".join(lines + _cost(result))
+
+
+def _head(result: EvaluationResult) -> list[str]:
     s = result.summary
     title = "Consensus Evaluation Report" if result.consensus_reached else "Evaluation Report (no consensus)"
-    lines = [
+    return [
         f"# {title}",
         "",
         f"- Debate: {result.debate_id}",
@@ -45,9 +59,11 @@ def consensus_report(result: EvaluationResult) -> str:
         "",
         f"**{'Consensus ' if result.consensus_reached else ''}Overall Score**: {s.consensus_score:g}/5.0",
         "",
-        "## Debate Summary",
-        "",
     ]
+
+
+def _progress(result: EvaluationResult) -> list[str]:
+    lines = ["## Debate Summary", ""]
     for name, r in result.round_progression.items():
         status = "consensus" if r.consensus else "; ".join(r.reasons) or "no consensus"
         lines.append(
@@ -61,6 +77,11 @@ def consensus_report(result: EvaluationResult) -> str:
             + (f"{result.minority_score:g}" if result.minority_score is not None else "-"),
             "",
         ]
+    return lines
+
+
+def _findings(result: EvaluationResult) -> list[str]:
+    lines: list[str] = []
     if result.convergent_findings:
         lines += ["## Consensus Strengths and Weaknesses", ""]
         lines += [f"- [{f.priority}] {f.finding}" for f in result.convergent_findings] + [""]
@@ -70,9 +91,11 @@ def consensus_report(result: EvaluationResult) -> str:
             lines.append(f"- {d.finding}")
             lines += [f"  - {j}: {v}" for j, v in d.positions.items()]
         lines.append("")
-    lines += ["## Majority Opinion", "", result.majority_opinion or "-", ""]
-    if result.minority_opinion:
-        lines += ["## Minority Opinion", "", result.minority_opinion, ""]
+    return lines
+
+
+def _actions(result: EvaluationResult) -> list[str]:
+    lines: list[str] = []
     if result.recommendations:
         lines += ["## Recommendations", ""]
         lines += [
@@ -86,19 +109,13 @@ def consensus_report(result: EvaluationResult) -> str:
             f"- {a.issue}" + (f": {a.recommendation}" if a.recommendation else "") for a in result.user_attention_needed
         ]
         lines.append("")
-    lines += ["## Final Recommendation", "", _final_recommendation(result), ""]
-    if result.notes:
-        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    return lines
+
+
+def _cost(result: EvaluationResult) -> list[str]:
     sp = result.spend
-    lines += [
-        "## Cost",
-        "",
-        f"{sp.calls} calls ({sp.judge_calls} judge, {sp.clarifications} clarification, {sp.moderator_calls} moderator; "
-        f"{sp.retries} transport retries), {sp.input_tokens} input / {sp.output_tokens} output tokens, "
-        f"${sp.cost_usd:.4f}, {times(sp)}",
-        "",
-    ]
-    return "\n".join(lines)
+    calls = f"{sp.judge_calls} judge, {sp.clarifications} clarification, {sp.moderator_calls} moderator"
+    return cost_section(sp, f"{calls}; {sp.retries} transport retries")
 
 
 def _final_recommendation(result: EvaluationResult) -> str:
