@@ -1,0 +1,106 @@
+"""The Batches pages' data, read live from the batch tables: a batch's items by status (pending, running,
+done, failed, interrupted) are counted from `batch_items` at each request, so a page polling its progress
+sees every item the moment the batch writes its row, not when the batch's summary is next stored."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from moot.store.batches import ITEM_STATUSES, BatchRow, get_batch, list_batches
+from moot.view.envelope import sql_columns
+from moot.view.reader import ReadOnlyStore
+
+MOST_ITEMS = 2000  # items listed on a batch's page (the counts cover them all)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a batch stands now: what its page shows and its poll answers (`as_json`)."""
+
+    batch_id: str
+    protocol: str
+    status: str
+    total: int
+    counts: dict[str, int]
+    distribution: dict[str, int]
+    spend: float
+    updated_at: str
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Item:
+    item_id: str
+    line: int
+    status: str
+    debate_id: str
+    error: str
+    verdict: str
+
+
+@dataclass
+class BatchPage:
+    batch: BatchRow
+    progress: Progress
+    items: list[Item] = field(default_factory=list)
+    failures: list[Item] = field(default_factory=list)
+    more: int = 0  # items not listed
+
+
+def progress(store: ReadOnlyStore, batch: BatchRow) -> Progress:
+    counts = dict.fromkeys(ITEM_STATUSES, 0)
+    for r in store.execute(
+        "SELECT status, COUNT(*) AS n FROM batch_items WHERE batch_id = ? GROUP BY status", (batch.id,)
+    ):
+        counts[r["status"]] = int(r["n"])
+    verdict = sql_columns()["verdict"]
+    dist = store.execute(
+        f"SELECT {verdict} AS v, COUNT(*) AS n FROM batch_items AS bi JOIN debates AS d ON d.id = bi.debate_id"  # noqa: S608
+        " WHERE bi.batch_id = ? AND bi.status = 'done' GROUP BY v ORDER BY n DESC, v",
+        (batch.id,),
+    )
+    spend = store.execute(
+        "SELECT COALESCE(SUM(cost_usd), 0) FROM calls WHERE debate_id IN"
+        " (SELECT debate_id FROM batch_items WHERE batch_id = ?) AND status = 'ok'",
+        (batch.id,),
+    )[0][0]
+    return Progress(
+        batch_id=batch.id,
+        protocol=batch.protocol,
+        status=batch.status,
+        total=sum(counts.values()),
+        counts=counts,
+        distribution={str(r["v"] or "-"): int(r["n"]) for r in dist},
+        spend=round(float(spend), 6),
+        updated_at=batch.updated_at,
+    )
+
+
+def batch_page(store: ReadOnlyStore, batch_id: str) -> BatchPage | None:
+    batch = get_batch(store, batch_id)
+    if batch is None or batch.id != batch_id:  # exact ids only: a page's URL names one batch
+        return None
+    verdict = sql_columns()["verdict"]
+    rows = store.execute(
+        f"SELECT bi.item_id, bi.line, bi.status, bi.debate_id, bi.error, {verdict} AS v"  # noqa: S608
+        " FROM batch_items AS bi LEFT JOIN debates AS d ON d.id = bi.debate_id WHERE bi.batch_id = ?"
+        " ORDER BY bi.line LIMIT ?",
+        (batch.id, MOST_ITEMS + 1),
+    )
+    items = [Item(r["item_id"], r["line"], r["status"], r["debate_id"] or "", r["error"] or "", r["v"] or "") for r in rows]
+    failed = store.execute(
+        "SELECT item_id, line, status, debate_id, error FROM batch_items WHERE batch_id = ? AND status = 'failed'"
+        " ORDER BY line",
+        (batch.id,),
+    )
+    failures = [Item(r["item_id"], r["line"], r["status"], r["debate_id"] or "", r["error"] or "", "") for r in failed]
+    page = BatchPage(batch, progress(store, batch), items[:MOST_ITEMS], failures)
+    page.more = max(0, page.progress.total - MOST_ITEMS)
+    return page
+
+
+def all_progress(store: ReadOnlyStore, limit: int = 200) -> list[Progress]:
+    return [progress(store, b) for b in list_batches(store, limit)]
