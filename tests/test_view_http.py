@@ -43,7 +43,9 @@ def base(made: tuple[Path, Made]) -> Iterator[str]:
         yield url
 
 
-def get(url: str, path: str, headers: dict[str, str] | None = None, method: str = "GET") -> tuple[int, dict[str, str], str]:
+def get(
+    url: str, path: str, headers: dict[str, str] | None = None, method: str = "GET"
+) -> tuple[int, dict[str, str], str]:
     """One request, the path sent exactly as given (no client-side normalisation of `..` or `%2F`)."""
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
@@ -92,9 +94,7 @@ def test_every_page_answers_over_a_store_of_three_protocols_a_batch_and_a_bench(
     assert status == 302 and headers["location"] == "/debates"
 
 
-def test_a_debate_page_shows_what_the_report_shows_and_every_call_on_demand(
-    base: str, made: tuple[Path, Made]
-) -> None:
+def test_a_debate_page_shows_what_the_report_shows_and_every_call_on_demand(base: str, made: tuple[Path, Made]) -> None:
     debate_id = made[1].debates["decide"]
     page = ok(base, f"/debates/{debate_id}")
     for heading in ("Recommendations per round", "What the debate changed", "Full text of every reply", "Cost"):

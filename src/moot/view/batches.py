@@ -90,7 +90,9 @@ def batch_page(store: ReadOnlyStore, batch_id: str) -> BatchPage | None:
         " ORDER BY bi.line LIMIT ?",
         (batch.id, MOST_ITEMS + 1),
     )
-    items = [Item(r["item_id"], r["line"], r["status"], r["debate_id"] or "", r["error"] or "", r["v"] or "") for r in rows]
+    items = [
+        Item(r["item_id"], r["line"], r["status"], r["debate_id"] or "", r["error"] or "", r["v"] or "") for r in rows
+    ]
     failed = store.execute(
         "SELECT item_id, line, status, debate_id, error FROM batch_items WHERE batch_id = ? AND status = 'failed'"
         " ORDER BY line",
