@@ -17,8 +17,9 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from moot.view import benches, pages
-from moot.view.batches import all_progress, batch_page, progress
+from moot.view.batches import all_progress, batch_page
 from moot.view.debates import SORTS, Query, choices, list_debates
+from moot.view.index import DebateIndex, Snapshot
 from moot.view.reader import Reader, ReadOnlyStore
 from moot.view.render import render, static_file
 from moot.view.security import Guard
@@ -30,12 +31,16 @@ class Viewer:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.reader = Reader(home / "moot.db")
+        self.known = DebateIndex()
 
     def _store(self) -> ReadOnlyStore | None:
         return self.reader.store()
 
     def _batches(self) -> bool:
         return self.reader.has_table("batch_items")
+
+    def _snapshot(self, store: ReadOnlyStore) -> Snapshot:
+        return self.known.current(store, batches=True)
 
     def _page(self, template: str, request: Request, status: int = 200, **values: Any) -> HTMLResponse:
         return HTMLResponse(render(template, path=request.url.path, **values), status_code=status)
@@ -46,8 +51,9 @@ class Viewer:
     def debates(self, request: Request) -> Response:
         query = Query.from_params(request.query_params)
         store = self._store()
-        listing = list_debates(store, query, batches=self._batches()) if store else None
-        offered = choices(store, batches=self._batches()) if store else {}
+        batches = self._batches()
+        listing = list_debates(store, self.known, query, batches=batches) if store else None
+        offered = choices(store, self.known, batches=batches) if store else {}
         return self._page(
             "debates.html.j2", request, query=query, listing=listing, choices=offered, sorts=list(SORTS), store=store
         )
@@ -69,12 +75,14 @@ class Viewer:
 
     def batches(self, request: Request) -> Response:
         store = self._store()
-        rows = all_progress(store) if store and self._batches() else []
+        rows = all_progress(store, self._snapshot(store)) if store and self._batches() else []
         return self._page("batches.html.j2", request, rows=rows)
 
     def batch(self, request: Request) -> Response:
         store = self._store()
-        page = batch_page(store, request.path_params["id"]) if store and self._batches() else None
+        page = (
+            batch_page(store, request.path_params["id"], self._snapshot(store)) if store and self._batches() else None
+        )
         if page is None:
             raise HTTPException(404, "no such batch")
         return self._page("batch.html.j2", request, page=page)
@@ -82,10 +90,12 @@ class Viewer:
     def batch_progress(self, request: Request) -> Response:
         """Where a batch stands, as JSON: what a script (or a page without the live script) polls."""
         store = self._store()
-        page = batch_page(store, request.path_params["id"]) if store and self._batches() else None
-        if page is None or store is None:
+        page = (
+            batch_page(store, request.path_params["id"], self._snapshot(store)) if store and self._batches() else None
+        )
+        if page is None:
             raise HTTPException(404, "no such batch")
-        return JSONResponse(progress(store, page.batch).as_json())
+        return JSONResponse(page.progress.as_json())
 
     def benches(self, request: Request) -> Response:
         runs = [r for r in (benches.load_run(self.home, k) for k in benches.run_keys(self.home)) if r]

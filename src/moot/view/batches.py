@@ -4,11 +4,12 @@ sees every item the moment the batch writes its row, not when the batch's summar
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from moot.store.batches import ITEM_STATUSES, BatchRow, get_batch, list_batches
-from moot.view.envelope import sql_columns
+from moot.view.index import Snapshot
 from moot.view.reader import ReadOnlyStore
 
 MOST_ITEMS = 2000  # items listed on a batch's page (the counts cover them all)
@@ -50,18 +51,15 @@ class BatchPage:
     more: int = 0  # items not listed
 
 
-def progress(store: ReadOnlyStore, batch: BatchRow) -> Progress:
+def progress(store: ReadOnlyStore, batch: BatchRow, debates: Snapshot) -> Progress:
+    """Counts from the batch's rows as they are now; verdicts of its done items from the debates' index."""
     counts = dict.fromkeys(ITEM_STATUSES, 0)
-    for r in store.execute(
-        "SELECT status, COUNT(*) AS n FROM batch_items WHERE batch_id = ? GROUP BY status", (batch.id,)
-    ):
-        counts[r["status"]] = int(r["n"])
-    verdict = sql_columns()["verdict"]
-    dist = store.execute(
-        f"SELECT {verdict} AS v, COUNT(*) AS n FROM batch_items AS bi JOIN debates AS d ON d.id = bi.debate_id"  # noqa: S608
-        " WHERE bi.batch_id = ? AND bi.status = 'done' GROUP BY v ORDER BY n DESC, v",
-        (batch.id,),
-    )
+    verdicts: Counter[str] = Counter()
+    for r in store.execute("SELECT status, debate_id FROM batch_items WHERE batch_id = ?", (batch.id,)):
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+        if r["status"] == "done":
+            row = debates.by_id.get(r["debate_id"] or "")
+            verdicts[row.verdict if row is not None and row.verdict else "-"] += 1
     spend = store.execute(
         "SELECT COALESCE(SUM(cost_usd), 0) FROM calls WHERE debate_id IN"
         " (SELECT debate_id FROM batch_items WHERE batch_id = ?) AND status = 'ok'",
@@ -73,25 +71,23 @@ def progress(store: ReadOnlyStore, batch: BatchRow) -> Progress:
         status=batch.status,
         total=sum(counts.values()),
         counts=counts,
-        distribution={str(r["v"] or "-"): int(r["n"]) for r in dist},
+        distribution=dict(sorted(verdicts.items(), key=lambda kv: (-kv[1], kv[0]))),
         spend=round(float(spend), 6),
         updated_at=batch.updated_at,
     )
 
 
-def batch_page(store: ReadOnlyStore, batch_id: str) -> BatchPage | None:
+def batch_page(store: ReadOnlyStore, batch_id: str, debates: Snapshot) -> BatchPage | None:
     batch = get_batch(store, batch_id)
     if batch is None or batch.id != batch_id:  # exact ids only: a page's URL names one batch
         return None
-    verdict = sql_columns()["verdict"]
     rows = store.execute(
-        f"SELECT bi.item_id, bi.line, bi.status, bi.debate_id, bi.error, {verdict} AS v"  # noqa: S608
-        " FROM batch_items AS bi LEFT JOIN debates AS d ON d.id = bi.debate_id WHERE bi.batch_id = ?"
-        " ORDER BY bi.line LIMIT ?",
-        (batch.id, MOST_ITEMS + 1),
+        "SELECT item_id, line, status, debate_id, error FROM batch_items WHERE batch_id = ? ORDER BY line LIMIT ?",
+        (batch.id, MOST_ITEMS),
     )
     items = [
-        Item(r["item_id"], r["line"], r["status"], r["debate_id"] or "", r["error"] or "", r["v"] or "") for r in rows
+        Item(r["item_id"], r["line"], r["status"], r["debate_id"] or "", r["error"] or "", _verdict(debates, r))
+        for r in rows
     ]
     failed = store.execute(
         "SELECT item_id, line, status, debate_id, error FROM batch_items WHERE batch_id = ? AND status = 'failed'"
@@ -99,10 +95,15 @@ def batch_page(store: ReadOnlyStore, batch_id: str) -> BatchPage | None:
         (batch.id,),
     )
     failures = [Item(r["item_id"], r["line"], r["status"], r["debate_id"] or "", r["error"] or "", "") for r in failed]
-    page = BatchPage(batch, progress(store, batch), items[:MOST_ITEMS], failures)
+    page = BatchPage(batch, progress(store, batch, debates), items, failures)
     page.more = max(0, page.progress.total - MOST_ITEMS)
     return page
 
 
-def all_progress(store: ReadOnlyStore, limit: int = 200) -> list[Progress]:
-    return [progress(store, b) for b in list_batches(store, limit)]
+def _verdict(debates: Snapshot, r: Any) -> str:
+    row = debates.by_id.get(r["debate_id"] or "")
+    return row.verdict if row is not None and r["status"] == "done" else ""
+
+
+def all_progress(store: ReadOnlyStore, debates: Snapshot, limit: int = 200) -> list[Progress]:
+    return [progress(store, b, debates) for b in list_batches(store, limit)]

@@ -1,8 +1,8 @@
-"""The Debates page's query: every debate, filtered, searched, sorted and paginated inside SQLite.
+"""The Debates page's query: every debate, filtered, searched, sorted and paginated.
 
-The result fields come from `envelope.sql_columns`, so a 10,000-debate store is filtered and sorted without
-a result being parsed in Python; only the page's rows are read. Every value a person types reaches SQL as
-a bound parameter; sort columns are chosen from a fixed table.
+Over the index of `moot.view.index` (every debate's fields read once from its result through the envelope
+adapter), so a 10,000-debate store is filtered and sorted in memory. The text search reaches SQL with the
+typed text as a bound parameter; sort columns are chosen from a fixed list.
 """
 
 from __future__ import annotations
@@ -11,25 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from moot.view.envelope import sql_columns
+from moot.view.index import DebateIndex, Row
 from moot.view.reader import ReadOnlyStore
 
 PAGE_SIZE = 50
 STATUSES = ("running", "finished", "failed", "interrupted")
-_FIELDS = sql_columns()
-# a sortable column's name in the URL -> its SQL
-SORTS: dict[str, str] = {
-    "protocol": "d.protocol",
-    "title": "d.title",
-    "verdict": _FIELDS["verdict"],
-    "confidence": _FIELDS["confidence"],
-    "judges": _FIELDS["judges"],
-    "rounds": _FIELDS["rounds"],
-    "spend": _FIELDS["spend"],
-    "time": "d.created_at",
-    "status": "d.status",
-    "batch": "bi.batch_id",
-}
+SORTS = ("protocol", "title", "verdict", "confidence", "judges", "rounds", "spend", "time", "status", "batch")
+_SORT_FIELD = {"time": "created_at"}  # a column's name in the URL -> its field of `Row`, where they differ
 FILTERS = ("protocol", "verdict", "status", "batch", "since", "until", "q")
 
 
@@ -63,115 +51,70 @@ class Query:
 
 
 @dataclass(frozen=True)
-class Row:
-    id: str
-    protocol: str
-    title: str
-    status: str
-    created_at: str
-    verdict: str
-    confidence: str
-    judges: int | None
-    rounds: int | None
-    spend: float | None
-    batch: str
-    error: str
-
-
-@dataclass(frozen=True)
 class Listing:
     rows: list[Row]
     total: int
     pages: int
 
 
-_FROM = " FROM debates AS d LEFT JOIN batch_items AS bi ON bi.debate_id = d.id"
-_FROM_NO_BATCHES = " FROM debates AS d LEFT JOIN (SELECT NULL AS debate_id, NULL AS batch_id) AS bi ON 0"
+def _keep(row: Row, f: Mapping[str, str], found: set[str] | None) -> bool:
+    return (
+        ("protocol" not in f or row.protocol == f["protocol"])
+        and ("verdict" not in f or row.verdict == f["verdict"])
+        and ("status" not in f or row.status == f["status"])
+        and ("batch" not in f or row.batch == f["batch"])
+        and ("since" not in f or row.created_at >= f["since"])
+        and ("until" not in f or row.created_at < f["until"] + "\uffff")  # a date: the whole of that day
+        and (found is None or row.id in found)
+    )
 
 
-def _where(filters: Mapping[str, str]) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    args: list[Any] = []
-    simple = {"protocol": "d.protocol", "status": "d.status", "batch": "bi.batch_id", "verdict": _FIELDS["verdict"]}
-    for key, column in simple.items():
-        if key in filters:
-            clauses.append(f"{column} = ?")
-            args.append(filters[key])
-    if "since" in filters:
-        clauses.append("d.created_at >= ?")
-        args.append(filters["since"])
-    if "until" in filters:  # a date: the whole of that day
-        clauses.append("d.created_at < ?")
-        args.append(filters["until"] + "\uffff")
-    if "q" in filters:
-        like = "%" + filters["q"].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        clauses.append(
-            "(d.id LIKE ? ESCAPE '\\' OR d.title LIKE ? ESCAPE '\\' OR d.result_json LIKE ? ESCAPE '\\'"
-            " OR d.error LIKE ? ESCAPE '\\')"
-        )
-        args += [like] * 4
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", args
-
-
-def list_debates(store: ReadOnlyStore, query: Query, *, batches: bool = True) -> Listing:
-    """One page of debates. `batches` False for a store made before batches existed (no batch tables).
-
-    Two steps, so that a result's fields are read from JSON for the page's rows only: the ids of the page
-    (computing just the filter and the sort column for every debate), then those rows' columns."""
-    source = _FROM if batches else _FROM_NO_BATCHES
-    where, args = _where(query.filters)
-    total = int(store.execute("SELECT COUNT(*)" + source + where, args)[0][0])  # noqa: S608 - fixed SQL pieces
-    key = SORTS[query.sort]
-    order = f"{key} IS NULL, {key} {'DESC' if query.desc else 'ASC'}, d.created_at DESC"
-    ids = [
+def _found(store: ReadOnlyStore, rows: list[Row], text: str) -> set[str]:
+    """The debates whose id, title, judges' text (the result) or error holds `text`, case-insensitively."""
+    needle = text.casefold()
+    hits = {r.id for r in rows if needle in r.id.casefold() or needle in r.title.casefold()}
+    like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    hits.update(
         r[0]
         for r in store.execute(
-            "SELECT d.id" + source + where + f" ORDER BY {order} LIMIT ? OFFSET ?",  # noqa: S608 - fixed SQL pieces
-            [*args, PAGE_SIZE, (query.page - 1) * PAGE_SIZE],
+            "SELECT id FROM debates WHERE result_json LIKE ? ESCAPE '\\' OR error LIKE ? ESCAPE '\\'", (like, like)
         )
-    ]
-    if not ids:
-        return Listing([], total, max(1, -(-total // PAGE_SIZE)))
-    cols = ", ".join(f"{sql} AS {name}" for name, sql in _FIELDS.items() if name in SORTS)
-    marks = ", ".join("?" for _ in ids)
-    rows = store.execute(
-        f"SELECT d.id, d.protocol, d.title, d.status, d.created_at, d.error, bi.batch_id, {cols}"  # noqa: S608
-        + source
-        + f" WHERE d.id IN ({marks})",
-        ids,
     )
-    by_id = {r["id"]: _row(r) for r in rows}
-    return Listing([by_id[i] for i in ids if i in by_id], total, max(1, -(-total // PAGE_SIZE)))
+    return hits
 
 
-def _row(r: Any) -> Row:
-    spend = r["spend"]
-    return Row(
-        id=r["id"],
-        protocol=r["protocol"],
-        title=r["title"],
-        status=r["status"],
-        created_at=r["created_at"],
-        verdict=str(r["verdict"] or ""),
-        confidence=str(r["confidence"] or ""),
-        judges=r["judges"],
-        rounds=r["rounds"],
-        spend=float(spend) if spend is not None else None,
-        batch=r["batch_id"] or "",
-        error=r["error"] or "",
-    )
+def _sort_key(name: str) -> Any:
+    attr = _SORT_FIELD.get(name, name)
+
+    def key(row: Row) -> tuple[bool, Any]:
+        value = getattr(row, attr)
+        missing = value is None or value == ""
+        return (missing, value.casefold() if isinstance(value, str) else (value if not missing else 0))
+
+    return key
 
 
-def choices(store: ReadOnlyStore, *, batches: bool = True) -> dict[str, list[str]]:
+def list_debates(store: ReadOnlyStore, index: DebateIndex, query: Query, *, batches: bool = True) -> Listing:
+    """One page of debates, filtered and sorted over the index (see `moot.view.index`): the text search
+    alone reads the store again (the judges' text is not kept in memory)."""
+    every = list(index.current(store, batches=batches).rows.values())
+    found = _found(store, every, query.filters["q"]) if "q" in query.filters else None
+    kept = [r for r in every if _keep(r, query.filters, found)]
+    kept.sort(key=lambda r: r.created_at, reverse=True)  # ties in the chosen column: newest first
+    key = _sort_key(query.sort)
+    present = [r for r in kept if not key(r)[0]]
+    present.sort(key=key, reverse=query.desc)  # stable: equal values keep the newest first
+    ordered = present + [r for r in kept if key(r)[0]]  # no value: last, whichever the direction
+    start = (query.page - 1) * PAGE_SIZE
+    return Listing(ordered[start : start + PAGE_SIZE], len(ordered), max(1, -(-len(ordered) // PAGE_SIZE)))
+
+
+def choices(store: ReadOnlyStore, index: DebateIndex, *, batches: bool = True) -> dict[str, list[str]]:
     """What the filters offer: the protocols, verdicts and batches the store holds."""
+    rows = index.current(store, batches=batches).rows.values()
     out = {
-        "protocol": [r[0] for r in store.execute("SELECT DISTINCT protocol FROM debates ORDER BY 1")],
-        "verdict": [
-            r[0]
-            for r in store.execute(
-                f"SELECT DISTINCT {_FIELDS['verdict']} AS v FROM debates AS d WHERE v IS NOT NULL ORDER BY 1"  # noqa: S608
-            )
-        ],
+        "protocol": sorted({r.protocol for r in rows}),
+        "verdict": sorted({r.verdict for r in rows if r.verdict}),
         "status": list(STATUSES),
         "batch": [],
     }

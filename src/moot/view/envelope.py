@@ -2,10 +2,9 @@
 its verdict, its answer, its confidence, its rounds and its judges.
 
 Until one result envelope is shared by every protocol, each protocol keeps these under its own names
-(`summary.final_verdict` for evaluate, `outcome` for decide and challenge...). The viewer needs them twice:
-as SQL (so that the list of 10,000 debates is filtered and sorted inside SQLite, without parsing every
-result in Python) and as Python (for one debate's page). Both are built here from one table, so a change
-of envelope touches this module only.
+(`summary.final_verdict` for evaluate, `outcome` for decide and challenge...). Every page reads them
+through `outcome` (the debates' index, the batch pages, a debate's page), from the one table below, so a
+change of envelope touches this module only.
 """
 
 from __future__ import annotations
@@ -43,27 +42,6 @@ PATHS: dict[str, dict[str, str]] = {
 }
 EXTRA_SEATS = {"challenge": 1}  # the proponent sits beside the challengers
 SPEND_PATH = "$.spend.cost_usd"
-FIELDS = ("verdict", "kind", "answer", "confidence", "rounds", "judges")
-
-
-def _case(field: str, column: str, wrap: str = "json_extract({col}, '{path}')") -> str:
-    arms = " ".join(
-        f"WHEN '{name}' THEN " + wrap.format(col=column, path=paths[field]) for name, paths in PATHS.items()
-    )
-    return f"(CASE d.protocol {arms} END)"
-
-
-def sql_columns(column: str = "d.result_json") -> dict[str, str]:
-    """Each field as an SQL expression over a `debates` row aliased `d` (NULL for a debate without a result):
-    what the list page selects, filters and sorts on."""
-    judges_arms = " ".join(
-        f"WHEN '{name}' THEN json_array_length({column}, '{paths['judges']}') + {EXTRA_SEATS.get(name, 0)}"
-        for name, paths in PATHS.items()
-    )
-    cols = {f: _case(f, column) for f in ("verdict", "kind", "answer", "confidence", "rounds")}
-    cols["judges"] = f"(CASE d.protocol {judges_arms} END)"
-    cols["spend"] = f"json_extract({column}, '{SPEND_PATH}')"
-    return cols
 
 
 @dataclass(frozen=True)
