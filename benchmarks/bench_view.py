@@ -8,7 +8,9 @@ batch rows are copied under new ids until the store holds `--debates` of them, s
 `moot view` then runs in its own process (its CPU and RSS are its own) and each page is asked `--repeat`
 times; the figure is the server's own time (the `Server-Timing` header: from the request reaching the app
 to the page being ready), next to the client's wall. The floor is the cheapest route the app serves (a
-static file, through the same middleware), measured in the same run. Prints per page: median and worst
+static file, through the same middleware), measured in the same run. The first list page after the server
+starts waits for the index of every debate (`moot.view.index`), built as the server starts: it is printed
+apart, and each page's first answer after that is a warm-up, not counted. Prints per page: median and worst
 server ms, the ratio of the median to the floor, and whether it is within the 300 ms budget; then the
 server's CPU seconds, peak RSS and the store's bytes.
 
@@ -182,6 +184,7 @@ def main() -> int:
             except OSError:
                 assert time.monotonic() < deadline, "the viewer did not start"
                 time.sleep(0.1)
+        cold = ask(port, "/debates")[0]  # the index of every debate is being built since the server started
         cpu0, _ = proc_figures(server.pid)
         rows = []
         for name, path in pages(db_path, seeds, random.Random(1)):
@@ -207,8 +210,9 @@ def main() -> int:
         )
     asked = len(rows) * (args.repeat + 1)
     print(f"\nserver CPU: {cpu1 - cpu0:.2f} s for {asked} pages; peak RSS {rss / 1e6:.0f} MB; store {store_bytes / 1e6:.1f} MB")
+    print(f"first list page after the server started (waits for its index of every debate): {cold:.0f} ms")
     print(f"slowest page: {worst_all:.1f} ms server time (budget {BUDGET_MS:.0f} ms) on {os.cpu_count()} cores")
-    print(json.dumps({"debates": total, "floor_ms": round(floor, 2), "worst_ms": round(worst_all, 1)}))
+    print(json.dumps({"debates": total, "floor_ms": round(floor, 2), "worst_ms": round(worst_all, 1), "cold_ms": round(cold)}))
     return 0 if worst_all <= BUDGET_MS else 1
 
 

@@ -7,6 +7,9 @@ against the folders that exist).
 
 from __future__ import annotations
 
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,15 @@ class Viewer:
 
     def _batches(self) -> bool:
         return self.reader.has_table("batch_items")
+
+    def warm(self) -> None:
+        """Read every debate into the index in the background as the server starts, so that the first
+        visitor does not wait for it (the first list of a 10,000-debate store takes about a second)."""
+        store = self._store()
+        if store is not None:
+            threading.Thread(
+                target=self.known.current, args=(store,), kwargs={"batches": self._batches()}, daemon=True
+            ).start()
 
     def _snapshot(self, store: ReadOnlyStore) -> Snapshot:
         return self.known.current(store, batches=True)
@@ -154,6 +166,12 @@ def create_app(home: Path, *, token: str | None = None, loopback_only: bool = Tr
         Route("/compare", v.compare),
         Route("/static/{name}", v.static),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: v.not_found})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        v.warm()
+        yield
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: v.not_found}, lifespan=lifespan)
     app.state.viewer = v
     return Guard(app, token=token, loopback_only=loopback_only)

@@ -55,16 +55,18 @@ def progress(store: ReadOnlyStore, batch: BatchRow, debates: Snapshot) -> Progre
     """Counts from the batch's rows as they are now; verdicts of its done items from the debates' index."""
     counts = dict.fromkeys(ITEM_STATUSES, 0)
     verdicts: Counter[str] = Counter()
+    spend = 0.0
+    unpriced: list[str] = []  # debates without a result's spend yet: their calls are summed
     for r in store.execute("SELECT status, debate_id FROM batch_items WHERE batch_id = ?", (batch.id,)):
         counts[r["status"]] = counts.get(r["status"], 0) + 1
+        row = debates.by_id.get(r["debate_id"] or "")
         if r["status"] == "done":
-            row = debates.by_id.get(r["debate_id"] or "")
             verdicts[row.verdict if row is not None and row.verdict else "-"] += 1
-    spend = store.execute(
-        "SELECT COALESCE(SUM(cost_usd), 0) FROM calls WHERE debate_id IN"
-        " (SELECT debate_id FROM batch_items WHERE batch_id = ?) AND status = 'ok'",
-        (batch.id,),
-    )[0][0]
+        if row is not None and row.spend is not None:
+            spend += row.spend
+        elif r["debate_id"]:
+            unpriced.append(r["debate_id"])
+    spend += _calls_cost(store, unpriced)
     return Progress(
         batch_id=batch.id,
         protocol=batch.protocol,
@@ -72,9 +74,20 @@ def progress(store: ReadOnlyStore, batch: BatchRow, debates: Snapshot) -> Progre
         total=sum(counts.values()),
         counts=counts,
         distribution=dict(sorted(verdicts.items(), key=lambda kv: (-kv[1], kv[0]))),
-        spend=round(float(spend), 6),
+        spend=round(spend, 6),
         updated_at=batch.updated_at,
     )
+
+
+def _calls_cost(store: ReadOnlyStore, debate_ids: list[str]) -> float:
+    """What these debates' completed calls cost so far (a running debate has no result to read it from)."""
+    total = 0.0
+    for start in range(0, len(debate_ids), 500):
+        part = debate_ids[start : start + 500]
+        marks = ", ".join("?" for _ in part)
+        sql = f"SELECT COALESCE(SUM(cost_usd), 0) FROM calls WHERE status = 'ok' AND debate_id IN ({marks})"  # noqa: S608
+        total += float(store.execute(sql, part)[0][0])
+    return total
 
 
 def batch_page(store: ReadOnlyStore, batch_id: str, debates: Snapshot) -> BatchPage | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from moot.view.index import DebateIndex, Row
@@ -83,28 +84,32 @@ def _found(store: ReadOnlyStore, rows: list[Row], text: str) -> set[str]:
     return hits
 
 
-def _sort_key(name: str) -> Any:
-    attr = _SORT_FIELD.get(name, name)
-
-    def key(row: Row) -> tuple[bool, Any]:
+def _ordered(rows: list[Row], sort: str, desc: bool) -> list[Row]:
+    """`rows` (newest first) sorted on one column; rows without a value go last whichever the direction,
+    and rows with equal values stay newest first (the sort is stable)."""
+    if sort == "time":
+        return rows if desc else rows[::-1]
+    attr = _SORT_FIELD.get(sort, sort)
+    present: list[tuple[Any, Row]] = []
+    missing: list[Row] = []
+    for row in rows:
         value = getattr(row, attr)
-        missing = value is None or value == ""
-        return (missing, value.casefold() if isinstance(value, str) else (value if not missing else 0))
-
-    return key
+        if value is None or value == "":
+            missing.append(row)
+        else:
+            present.append((value.casefold() if isinstance(value, str) else value, row))
+    present.sort(key=itemgetter(0), reverse=desc)
+    return [row for _, row in present] + missing
 
 
 def list_debates(store: ReadOnlyStore, index: DebateIndex, query: Query, *, batches: bool = True) -> Listing:
     """One page of debates, filtered and sorted over the index (see `moot.view.index`): the text search
     alone reads the store again (the judges' text is not kept in memory)."""
-    every = list(index.current(store, batches=batches).rows.values())
-    found = _found(store, every, query.filters["q"]) if "q" in query.filters else None
-    kept = [r for r in every if _keep(r, query.filters, found)]
-    kept.sort(key=lambda r: r.created_at, reverse=True)  # ties in the chosen column: newest first
-    key = _sort_key(query.sort)
-    present = [r for r in kept if not key(r)[0]]
-    present.sort(key=key, reverse=query.desc)  # stable: equal values keep the newest first
-    ordered = present + [r for r in kept if key(r)[0]]  # no value: last, whichever the direction
+    every = index.current(store, batches=batches).newest
+    f = query.filters
+    found = _found(store, every, f["q"]) if "q" in f else None
+    kept = [r for r in every if _keep(r, f, found)] if f else every
+    ordered = _ordered(kept, query.sort, query.desc)
     start = (query.page - 1) * PAGE_SIZE
     return Listing(ordered[start : start + PAGE_SIZE], len(ordered), max(1, -(-len(ordered) // PAGE_SIZE)))
 

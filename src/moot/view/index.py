@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from moot.view.envelope import outcome
@@ -50,9 +51,11 @@ class Snapshot:
     rows: dict[int, Row] = field(default_factory=dict)
     batch_of: dict[str, str] = field(default_factory=dict)
     by_id: dict[str, Row] = field(default_factory=dict)
+    newest: list[Row] = field(default_factory=list)  # every row, newest first: what each listing starts from
 
     def __post_init__(self) -> None:
         self.by_id = {r.id: r for r in self.rows.values()}
+        self.newest = sorted(self.rows.values(), key=attrgetter("created_at"), reverse=True)
 
 
 def _row(r: Any, batch: str) -> Row:
