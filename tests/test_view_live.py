@@ -72,3 +72,7 @@ def test_the_viewer_reads_while_a_batch_writes_and_never_blocks_it(
         final = json.loads(fetch(f"{url}/batches/{batch_id}/progress.json")[1])
         assert final["counts"]["done"] == ITEMS and final["status"] == "finished"
         assert final["distribution"] == {"PASS": 18, "FAIL": 6}
+        # the list, read all along, now holds every debate with its verdict (its index caught up)
+        listing = fetch(f"{url}/debates?batch={batch_id}&verdict=FAIL")[1]
+        assert listing.count("<tr data-id=") == 6 and "6 debates match" in listing
+        assert fetch(f"{url}/debates?batch={batch_id}&status=finished")[1].count("<tr data-id=") == ITEMS
