@@ -7,10 +7,12 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
+import os
 import re
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -82,7 +84,9 @@ def test_every_page_answers_over_a_store_of_three_protocols_a_batch_and_a_bench(
     assert all(ok(base, f"/debates/{i}") for i in m.debates.values())
     assert m.batch_id in ok(base, "/batches")
     batch = ok(base, f"/batches/{m.batch_id}")
-    assert 'id="count-done">6<' in batch and 'id="count-total">6<' in batch
+    assert 'id="count-done">6<' in batch and 'id="count-total">7<' in batch and 'id="count-failed">1<' in batch
+    assert "<h2>Failures (1)</h2>" in batch and "HTTP 400" in batch  # the failure with its reason
+    assert "broken-&lt;b&gt;item&lt;/b&gt;" in batch and "<b>item</b>" not in batch
     assert m.bench_key in ok(base, "/benches")
     bench = ok(base, f"/benches/{m.bench_key}")
     assert "Figures per strategy" in bench  # the bench report's own renderer
@@ -118,15 +122,16 @@ def test_the_list_filters_sorts_searches_and_pages_and_its_url_keeps_them(
     assert set(cells(contested, 2)) == {"CONTESTED"}
     assert set(cells(ok(base, "/debates?protocol=challenge"), 0)) == {"challenge"}
     in_batch = row_ids(ok(base, f"/debates?batch={m.batch_id}"))
-    assert len(in_batch) == 6 and m.debates["evaluate"] not in in_batch
+    assert len(in_batch) == 7 and m.debates["evaluate"] not in in_batch  # the failed item's debate too
     assert set(cells(ok(base, f"/debates?batch={m.batch_id}&verdict=FAIL"), 2)) == {"FAIL"}
     assert set(row_ids(ok(base, "/debates?q=offline+mode"))) == {m.debates["decide"], m.debates["contested"]}  # title
     assert row_ids(ok(base, "/debates?q=whale")) == [m.debates["challenge"]]  # in the judges' text
     assert row_ids(ok(base, "/debates?since=2999-01-01")) == []
     assert len(row_ids(ok(base, "/debates?until=2999-01-01"))) == len(row_ids(ok(base, "/debates")))
     verdicts = cells(ok(base, "/debates?sort=verdict&dir=asc"), 2)
-    assert verdicts == sorted(verdicts) and len(set(verdicts)) > 2
-    assert cells(ok(base, "/debates?sort=verdict&dir=desc"), 2) == sorted(verdicts, reverse=True)
+    words = [v for v in verdicts if v != "-"]  # the failed item's debate has none: last, either way
+    assert verdicts == [*sorted(words), "-"] and len(set(words)) > 2
+    assert cells(ok(base, "/debates?sort=verdict&dir=desc"), 2) == [*sorted(words, reverse=True), "-"]
     # links keep the filters: a sort header and the next page carry verdict= along
     page = ok(base, "/debates?verdict=CONTESTED&sort=time")
     assert re.search(r'href="/debates\?verdict=CONTESTED&amp;sort=protocol&amp;dir=desc&amp;page=1"', page)
@@ -183,7 +188,7 @@ def test_the_batch_progress_poll_answers_json(base: str, made: tuple[Path, Made]
     status, headers, body = get(base, f"/batches/{made[1].batch_id}/progress.json")
     data = json.loads(body)
     assert status == 200 and headers["content-type"].startswith("application/json")
-    assert data["total"] == 6 and data["counts"]["done"] == 6 and data["counts"]["failed"] == 0
+    assert data["total"] == 7 and data["counts"]["done"] == 6 and data["counts"]["failed"] == 1
     assert data["distribution"] == {"PASS": 4, "FAIL": 2}
 
 
@@ -261,3 +266,44 @@ def test_moot_view_without_its_extra_says_which_to_install() -> None:
 def test_moot_view_bad_host_is_bad_input() -> None:
     r = run_moot("view", "--host", "not a host", "--no-open")
     assert r.returncode == 2 and "--host" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_beyond_loopback_the_printed_url_carries_a_new_token() -> None:
+    from moot.cli.view_cmd import address
+
+    assert address("127.0.0.1", 7777) == ("http://127.0.0.1:7777/debates", None)
+    assert address("::1", 7777) == ("http://[::1]:7777/debates", None)
+    url, token = address("0.0.0.0", 8000)  # nothing is bound here
+    assert token and len(token) >= 24 and url == f"http://0.0.0.0:8000/debates?token={token}"
+    assert address("0.0.0.0", 8000)[1] != token  # a new one every start
+
+
+def test_moot_view_serves_the_store_and_prints_its_url(made: tuple[Path, Made]) -> None:
+    from .view_store import free_port
+
+    port = free_port()
+    env = {**os.environ, "MOOT_HOME": str(made[0])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moot", "view", "--port", str(port), "--no-open"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        first, url = proc.stdout.readline(), proc.stdout.readline().strip()
+        assert str(made[0] / "moot.db") in first and "read-only" in first
+        assert url == f"http://127.0.0.1:{port}/debates"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                page = ok(f"http://127.0.0.1:{port}", "/debates")
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        assert made[1].debates["decide"] in page
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)

@@ -66,12 +66,16 @@ def debates(tmp_path: Path) -> dict[str, str]:
 
 
 def batch(tmp_path: Path, server: FakeLLMServer, n: int = 6) -> str:
-    """A finished batch of `n` evaluate items, one in three failing the evaluation."""
+    """A finished batch of `n` evaluate items, one in three failing the evaluation, and one more item whose
+    judges all answer HTTP 400 (a failed item, with its reason)."""
     serve(server)
     judges = judges_for("evaluate", tmp_path, server)
-    items = write_items(tmp_path / "batch-items.jsonl", [item("evaluate", i, other=i % 3 == 0) for i in range(n)])
+    broken = judges_for("evaluate", tmp_path, server, broken=True)
+    rows = [item("evaluate", i, other=i % 3 == 0) for i in range(n)]
+    rows.append({**item("evaluate", n), "id": "broken-<b>item</b>", "judges": broken.name})
+    items = write_items(tmp_path / "batch-items.jsonl", rows)
     summary = asyncio.run(run_batch(items, "evaluate", judges=judges))
-    assert summary.done == n, summary
+    assert (summary.done, summary.failed) == (n, 1), summary
     return summary.batch_id
 
 

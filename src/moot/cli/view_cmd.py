@@ -31,13 +31,10 @@ def view(
             raise
         raise MissingExtra("starlette" if "starlette" in str(e) else "uvicorn", "view") from None
     from moot.store.db import default_db_path
-    from moot.view.security import is_loopback, new_token
 
     home = default_db_path().parent
-    token = None if is_loopback(host) else new_token()
+    url, token = address(host, port)
     app = create_app(home, token=token, loopback_only=token is None)
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/debates" + (f"?token={token}" if token else "")
     sys.stdout.write(f"moot view: {home / 'moot.db'} (read-only)\n  {url}\n")
     sys.stdout.flush()
     if open_browser if open_browser is not None else sys.stdout.isatty():
@@ -46,3 +43,12 @@ def view(
         webbrowser.open(url)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     uvicorn.Server(config).run()
+
+
+def address(host: str, port: int) -> tuple[str, str | None]:
+    """The URL to print and the token it carries: none on loopback, a new one on any other address."""
+    from moot.view.security import is_loopback, new_token
+
+    token = None if is_loopback(host) else new_token()
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/debates" + (f"?token={token}" if token else ""), token
