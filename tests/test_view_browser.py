@@ -9,6 +9,7 @@ pages' screenshots to docs/view-*.png.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -19,17 +20,22 @@ import pytest
 
 from moot.testing import FakeLLMServer
 
-from .test_html_browser import DOCS, chromium  # noqa: F401 - the session fixture, shared
 from .test_view_live import start_batch
 from .view_store import Made, populate, serving
+
+# the session fixture that installs chromium, shared with the report's browser tests (should it move to
+# conftest.py, pytest finds it there by itself)
+with contextlib.suppress(ImportError):
+    from .test_html_browser import chromium  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
 sync_api = pytest.importorskip("playwright.sync_api", reason="the test extra installs playwright")
 UPDATE_DOCS = os.environ.get("MOOT_UPDATE_DOCS_IMAGES") == "1"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 @pytest.fixture
-def browser(chromium: str) -> Iterator[object]:  # noqa: F811 - the fixture imported above
+def browser(chromium: str) -> Iterator[object]:
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
         try:

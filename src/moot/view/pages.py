@@ -29,11 +29,12 @@ REPORT_TEMPLATES = Path(load_record.__code__.co_filename).parent / "templates"
 
 def body_of(document: str) -> Markup:
     """The inside of a rendered report's `<body>`."""
-    start = document.find("<body>")
+    tag = document.find("<body")
+    start = document.find(">", tag) + 1 if tag >= 0 else 0
     end = document.rfind("</body>")
-    if start < 0 or end < start:
+    if tag < 0 or end < start:
         raise ValueError("not a rendered report")
-    return Markup(document[start + len("<body>") : end])  # noqa: S704 - the report renderer escaped its text
+    return Markup(document[start:end])  # noqa: S704 - the report renderer escaped its text
 
 
 @lru_cache(maxsize=4)
