@@ -28,8 +28,7 @@ class ReadOnlyStore(Store):
         self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.execute("PRAGMA cache_size=-131072")  # 128 MiB: a 10,000-debate list is scanned from memory
-        self._db.execute("PRAGMA mmap_size=268435456")
+        self._db.execute("PRAGMA cache_size=-32768")  # 32 MiB: the pages a list or a debate reads again
         self._blobs = Blobs()
         self.version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
