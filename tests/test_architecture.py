@@ -32,6 +32,7 @@ LAYERS = {
     "bench": 6,  # verdict quality on gold-labelled sets, run as batches
     "cli": 7,
     "mcp": 7,
+    "view": 7,  # moot view: the store in a browser, read-only
     "__init__": 7,
     "__main__": 8,
 }

@@ -23,6 +23,7 @@ from moot.api.specs import spec_for
 from moot.batch import BatchProgress, BatchSummary, load_items, run_batch
 from moot.batch.debates import close_judges
 from moot.batch.setup import check_options
+from moot.bench.cache import write_atomic
 from moot.bench.collect import collect, samples_needed
 from moot.bench.figures import Setting, bench_result
 from moot.bench.panel import bench_panel
@@ -115,6 +116,8 @@ async def run_bench(
             summary = await batch(progress=_step(progress, "samples"))
         runs, left_out = collect(plan, Path(summary.results), store, extra)
     result = bench_result(runs, _setting(plan, k, left_out, summary)) if runs else None
+    if result is not None:  # beside the run's items, for `moot view` to show without running anything
+        write_atomic(plan.folder / "result.json", result.model_dump_json(indent=1).encode("utf-8"))
     return BenchRun(plan, summary, result, tuple(left_out))
 
 

@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "resume": "Continue a debate that was interrupted or failed (an outage).",
     "report": "Write a debate's report as one self-contained HTML page.",
     "mcp": "Serve moot's tools to coding agents (Model Context Protocol).",
+    "view": "Browse every debate, batch and bench in a browser (read-only).",
 }
 # the commands that do not follow the rule of `command_target`: the three that read the store share a module
 _ELSEWHERE = {

@@ -1,0 +1,54 @@
+"""`moot view`: serve every debate, batch and bench of the store ($MOOT_HOME) as a read-only web app."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from moot.cli.mcp_cmd import check_host
+from moot.errors import MissingExtra
+
+
+def view(
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 7777,
+    host: Annotated[
+        str, typer.Option(help="Address to bind (default 127.0.0.1: this machine only; any other needs the token).")
+    ] = "127.0.0.1",
+    open_browser: Annotated[
+        bool | None, typer.Option("--open/--no-open", help="Open a browser (default: when run at a terminal).")
+    ] = None,
+) -> None:
+    """Browse every debate, batch and bench of the store in a web browser, live while they run (read-only)."""
+    check_host(host)
+    try:
+        import uvicorn
+
+        from moot.view.app import create_app
+    except ImportError as e:
+        if not any(name in str(e) for name in ("starlette", "uvicorn")):
+            raise
+        raise MissingExtra("starlette" if "starlette" in str(e) else "uvicorn", "view") from None
+    from moot.store.db import default_db_path
+
+    home = default_db_path().parent
+    url, token = address(host, port)
+    app = create_app(home, token=token, loopback_only=token is None)
+    sys.stdout.write(f"moot view: {home / 'moot.db'} (read-only)\n  {url}\n")
+    sys.stdout.flush()
+    if open_browser if open_browser is not None else sys.stdout.isatty():
+        import webbrowser
+
+        webbrowser.open(url)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    uvicorn.Server(config).run()
+
+
+def address(host: str, port: int) -> tuple[str, str | None]:
+    """The URL to print and the token it carries: none on loopback, a new one on any other address."""
+    from moot.view.security import is_loopback, new_token
+
+    token = None if is_loopback(host) else new_token()
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/debates" + (f"?token={token}" if token else ""), token
