@@ -12,6 +12,7 @@ report files) passes text through `safe_text` here, the one definition of "inert
   `::stop-commands::`) from judge text. The runner trims leading white space before looking, and U+200B
   is not white space to it.
 - A lone surrogate (which no encoder writes) becomes U+FFFD.
+- The value of any API key moot knows of is replaced by `[redacted]`.
 
 Stored data is left as it was received; only what is shown or written for a person is cleaned.
 """
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+from moot.schemas.redact import redact_known
 
 ZWSP = "\u200b"
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -43,8 +46,9 @@ def defuse_commands(text: str) -> str:
 
 
 def safe_text(text: object) -> str:
-    """Untrusted text, inert at a terminal and in a CI log (see the module's docstring)."""
-    return defuse_commands(strip_controls(str(text)))
+    """Untrusted text, inert at a terminal and in a CI log (see the module's docstring), and without the
+    value of any API key moot knows of (`moot.schemas.redact`)."""
+    return redact_known(defuse_commands(strip_controls(str(text))))
 
 
 def safe_data(value: Any) -> Any:
