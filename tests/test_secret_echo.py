@@ -107,7 +107,9 @@ def test_an_echoed_key_is_in_no_file_and_no_output(
 
     # a batch whose judges echo: RESULTS.jsonl, the summary, its failures
     items = tmp_path / "items.jsonl"
-    items.write_text("\n".join(json.dumps({"id": f"i{n}", "artifact": "x = 1\n", "criteria": CRITERIA}) for n in range(2)) + "\n")
+    items.write_text(
+        "\n".join(json.dumps({"id": f"i{n}", "artifact": "x = 1\n", "criteria": CRITERIA}) for n in range(2)) + "\n"
+    )
     llm_server.responder = lambda model, body: echo({"judge-a": INLINE_KEY, "judge-b": ENV_KEY}.get(model, VENDOR_KEY))
     for fmt in ("json", "text"):
         code, out = run(capsys, "batch", str(items), "--protocol", "evaluate", "--judges", str(judges), "--format", fmt)

@@ -32,7 +32,9 @@ _SHAPES = (
     (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), REDACTED),
     (re.compile(r"(?i)([?&](?:key|api_key|api-key|access_token)=)[^&\s\"']+"), r"\1" + REDACTED),
     (
-        re.compile(r"(?i)((?:x-api-key|x-goog-api-key|api-key|api_key|authorization)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"),
+        re.compile(
+            r"(?i)((?:x-api-key|x-goog-api-key|api-key|api_key|authorization)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"
+        ),
         r"\1" + REDACTED,
     ),
 )
