@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from moot.schemas.safe_text import safe_data, safe_text
+from moot.schemas.safe_text import defuse_drawn, safe_data, safe_text
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -271,7 +271,7 @@ def _kind(block: Block) -> str:
 
 def render_terminal(report: TextReport, console: Console) -> Drawn:
     """The report as `console` would print it (its colours, its width), captured as a string; the
-    report's own text is made inert first."""
+    report's own text is made inert first, and no line rich wrapped may start a workflow command."""
     report = inert(report)
     with console.capture() as captured:
         if report.headline:
@@ -286,4 +286,4 @@ def render_terminal(report: TextReport, console: Console) -> Drawn:
                 console.print()
             console.print(renderable)
             previous = kind
-    return Drawn(captured.get())
+    return Drawn(defuse_drawn(captured.get()))

@@ -28,6 +28,7 @@ ZWSP = "\u200b"
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _COMMAND_START = re.compile(r"^([^\S\n]*)::", re.MULTILINE)
+_DRAWN_COMMAND_START = re.compile(r"^((?:[^\S\n]|\x1b\[[0-9;]*m)*)::", re.MULTILINE)  # after colours too
 
 
 def strip_controls(text: str) -> str:
@@ -43,6 +44,14 @@ def defuse_commands(text: str) -> str:
     if "::" not in text and "##[" not in text:
         return text
     return _COMMAND_START.sub(lambda m: m.group(1) + ZWSP + "::", text).replace("##[", "##" + ZWSP + "[")
+
+
+def defuse_drawn(text: str) -> str:
+    """`defuse_commands` for text a terminal library drew from inert text: its wrapping can start a line
+    anywhere in a judge's words, and its colour codes may come first on the line."""
+    if "::" not in text and "##[" not in text:
+        return text
+    return _DRAWN_COMMAND_START.sub(lambda m: m.group(1) + ZWSP + "::", text).replace("##[", "##" + ZWSP + "[")
 
 
 def safe_text(text: object) -> str:
