@@ -13,6 +13,7 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,7 @@ def run(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, str, 
 def test_every_format_and_moot_show_are_inert(
     fmt: str,
     llm_server: FakeLLMServer,
-    judges_file,  # type: ignore[no-untyped-def]
+    judges_file: Callable[..., Path],
     artifact: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -109,14 +110,16 @@ def test_every_format_and_moot_show_are_inert(
 
 def test_the_reports_folder_is_inert(
     llm_server: FakeLLMServer,
-    judges_file,  # type: ignore[no-untyped-def]
+    judges_file: Callable[..., Path],
     artifact: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     reports = tmp_path / "reports"
     judges = judges_file(retry={"max_retries": 0})
-    assert run(capsys, evaluate(llm_server, judges, artifact, "--format", "json", "--reports-dir", str(reports)))[0] == 0
+    assert (
+        run(capsys, evaluate(llm_server, judges, artifact, "--format", "json", "--reports-dir", str(reports)))[0] == 0
+    )
     files = sorted(reports.glob("*.md"))
     assert len(files) == 3  # two judges' files and the consensus report
     for path in files:
@@ -134,14 +137,16 @@ def test_the_reports_folder_is_inert(
 
 def test_a_terminal_gets_rich_colours_and_no_escape_of_a_judge(
     llm_server: FakeLLMServer,
-    judges_file,  # type: ignore[no-untyped-def]
+    judges_file: Callable[..., Path],
     artifact: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "200")
-    code, out, err = run(capsys, evaluate(llm_server, judges_file(retry={"max_retries": 0}), artifact, "--format", "text"))
+    code, out, err = run(
+        capsys, evaluate(llm_server, judges_file(retry={"max_retries": 0}), artifact, "--format", "text")
+    )
     assert code == 0, err
     assert RICH_STYLE.search(out), "drawn by rich, in colour"
     assert "hostile-start" in out
@@ -150,7 +155,7 @@ def test_a_terminal_gets_rich_colours_and_no_escape_of_a_judge(
 
 def test_the_live_view_on_a_terminal_is_inert(
     llm_server: FakeLLMServer,
-    judges_file,  # type: ignore[no-untyped-def]
+    judges_file: Callable[..., Path],
     artifact: Path,
     tmp_path: Path,
     isolated_home: Path,
@@ -194,7 +199,7 @@ def test_the_live_view_on_a_terminal_is_inert(
 
 def test_a_quote_in_a_file_name_or_an_item_id_stays_inside_its_attribute(
     llm_server: FakeLLMServer,
-    judges_file,  # type: ignore[no-untyped-def]
+    judges_file: Callable[..., Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -224,3 +229,44 @@ def test_a_quote_in_a_file_name_or_an_item_id_stays_inside_its_attribute(
     assert code == 0, err
     system = llm_server.requests[before].body["messages"][0]["content"]
     assert '<artifact path="x&quot; role=&quot;system">' in system
+
+
+def test_a_lone_surrogate_is_bad_input_in_one_line(
+    llm_server: FakeLLMServer,
+    judges_file: Callable[..., Path],
+    artifact: Path,
+    tmp_path: Path,
+    isolated_home: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An undecodable byte in an argument (Python keeps it as a lone surrogate) or an unpaired `\\ud800` in an
+    items file: exit 2, one line naming the field, nothing sent."""
+    judges = judges_file()
+    env = {**os.environ, "MOOT_HOME": str(isolated_home)}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[1] / "src"), env.get("PYTHONPATH", "")])
+    cmd = [b"evaluate", b"-s", bytes(artifact), b"--criteria", CRITERIA.encode(), b"--judges", bytes(judges)]
+    run_ = subprocess.run(
+        [sys.executable.encode(), b"-m", b"moot", *cmd, b"--task", b"bad \xff task"],
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
+    assert run_.returncode == 2, run_.stderr
+    assert run_.stderr.decode().splitlines() == [
+        "moot: error: task is not valid text: it holds an undecodable byte or an unpaired surrogate (U+D800-U+DFFF)"
+    ]
+
+    panel: dict[str, Any] = {"proponent": {"model": "p", "api_base": llm_server.base_url}}
+    panel["challengers"] = [{"model": "c", "api_base": llm_server.base_url}]
+    (tmp_path / "challenge.yaml").write_text(yaml.safe_dump(panel), encoding="utf-8")
+    code, _, err = run(capsys, ["challenge", "topic \udcff", "--judges", str(tmp_path / "challenge.yaml")])
+    assert code == 2 and err.count("\n") == 1 and "topic is not valid text" in err, err
+
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"id": "1", "artifact": "x = 1", "criteria": "correctness:100", "task": "a \\ud800 b"}\n')
+    code, _, err = run(capsys, ["batch", str(items), "--protocol", "evaluate", "--judges", str(judges)])
+    assert (
+        code == 2
+        and err == f"moot: error: {items} line 1: 'task' is not valid text (an unpaired \\ud800-\\udfff escape)\n"
+    )
+    assert llm_server.requests == []

@@ -39,7 +39,7 @@ def untrusted(text: str) -> str:
 
 
 _ATTR = {"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;", "\n": "&#10;", "\r": "&#13;"}
-_ATTR_CHARS = re.compile("[&\"<>\r\n]")
+_ATTR_CHARS = re.compile('[&"<>\r\n]')
 
 
 def attr(value: object) -> str:

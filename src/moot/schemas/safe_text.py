@@ -71,6 +71,25 @@ def safe_data(value: Any) -> Any:
     return value
 
 
+def lone_surrogate_at(value: Any, where: str = "") -> str | None:
+    """Where in `value` (a dotted path) a string holds a lone surrogate, or None. Such a string is not text:
+    an undecodable byte in an argument (Python keeps it as U+DC80-U+DCFF) or an unpaired `\\ud800` escape in
+    JSON; no encoder can write it, so it is refused as input before anything is stored or sent."""
+    if isinstance(value, str):
+        return (where or "a value") if _SURROGATES.search(value) else None
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, list | tuple):
+        items = list(enumerate(value))
+    else:
+        return None
+    for key, item in items:
+        found = lone_surrogate_at(key, where) or lone_surrogate_at(item, f"{where}.{key}" if where else str(key))
+        if found:
+            return found
+    return None
+
+
 def inert_markdown(text: object) -> str:
     """Markdown prose holding untrusted text: inert (as `safe_text`), and no raw HTML. Every HTML tag,
     comment or autolink opens with `<`, so `&lt;` in its place is shown as the character and never parsed;
