@@ -117,9 +117,13 @@ def test_the_reports_folder_is_inert(
 ) -> None:
     reports = tmp_path / "reports"
     judges = judges_file(retry={"max_retries": 0})
-    assert (
-        run(capsys, evaluate(llm_server, judges, artifact, "--format", "json", "--reports-dir", str(reports)))[0] == 0
-    )
+    args = evaluate(llm_server, judges, artifact, "--format", "json", "--reports-dir", str(reports))
+    code, out, _ = run(capsys, args)
+    assert code == 0
+    page = tmp_path / "page.html"  # the HTML report too: escaped by its template, and no control character
+    assert run(capsys, ["report", json.loads(out)["debate_id"], "--html", str(page)])[0] == 0
+    assert b"hostile-start" in page.read_bytes()
+    assert not RAW_CONTROL.findall(page.read_text(encoding="utf-8").replace("\n", "").replace("\t", ""))
     files = sorted(reports.glob("*.md"))
     assert len(files) == 3  # two judges' files and the consensus report
     for path in files:
