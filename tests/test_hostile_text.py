@@ -274,3 +274,39 @@ def test_a_lone_surrogate_is_bad_input_in_one_line(
         and err == f"moot: error: {items} line 1: 'task' is not valid text (an unpaired \\ud800-\\udfff escape)\n"
     )
     assert llm_server.requests == []
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "markdown"])
+def test_decide_and_challenge_outputs_and_files_are_inert(
+    fmt: str, llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .challenge_helpers import opening, verdict, write_judges
+    from .test_decide_support import MODELS, decide_judges, question_args, r1
+
+    for model in MODELS.values():
+        llm_server.script(model, r1("B", why=HOSTILE, prose=HOSTILE))
+    args = [*question_args(decide_judges(tmp_path, llm_server)), "--feature-dir", str(tmp_path / "feature")]
+    code, out, err = run(capsys, [*args, "--format", "text" if fmt == "markdown" else fmt, "--no-input"])
+    assert code == 0, err
+    assert "hostile-start" in out
+    assert_inert(out + err, f"decide --format {fmt}")
+    written = sorted((tmp_path / "feature").rglob("*.md"))
+    assert len(written) == 4  # three judges' files and the decision record
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        assert_inert(text, path.name)
+        outside = re.sub(r"(?ms)^(`{3,})yaml\n.*?^\1$", "", text)
+        assert "<script" not in outside, path.name
+
+    llm_server.script("prop", opening(position=HOSTILE))
+    for challenger in ("ch-a", "ch-b"):
+        llm_server.script(challenger, verdict("agree", "minor", reasoning=HOSTILE + " " + "substantive " * 20))
+    panel = [{"model": m, "api_base": llm_server.base_url} for m in ("ch-a", "ch-b")]
+    judges = write_judges(tmp_path / "c.yaml", {"model": "prop", "api_base": llm_server.base_url}, panel)
+    output = tmp_path / "outcome.md"
+    code, out, err = run(capsys, ["challenge", "Shard?", "--judges", str(judges), "--format", fmt, "-o", str(output)])
+    assert code == 0, err
+    assert "hostile-start" in out
+    assert_inert(out + err, f"challenge --format {fmt}")
+    assert_inert(output.read_text(encoding="utf-8"), "challenge --output")
+    assert "<script" not in output.read_text(encoding="utf-8")
