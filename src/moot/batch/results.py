@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from moot.reports.serialize import json_inert
+from moot.schemas.redact import redact_known
 
 
 def result_line(
@@ -80,5 +81,6 @@ class ResultsFile:
 
 
 def _dumps(line: Mapping[str, Any]) -> str:
-    """One JSON line, inert at a terminal (`json_inert`: `cat RESULTS.jsonl` runs no judge's escape code)."""
-    return json_inert(json.dumps(line, ensure_ascii=False)) + "\n"
+    """One JSON line, inert at a terminal (`json_inert`: `cat RESULTS.jsonl` runs no judge's escape code),
+    with no API key in it."""
+    return redact_known(json_inert(json.dumps(line, ensure_ascii=False))) + "\n"
