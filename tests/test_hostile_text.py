@@ -310,3 +310,40 @@ def test_decide_and_challenge_outputs_and_files_are_inert(
     assert_inert(out + err, f"challenge --format {fmt}")
     assert_inert(output.read_text(encoding="utf-8"), "challenge --output")
     assert "<script" not in output.read_text(encoding="utf-8")
+
+
+def test_a_challenge_at_a_terminal_draws_no_escape_of_a_judge_and_no_hyperlink(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The challenge's terminal face renders its Markdown with rich: a judge's link is shown with its URL,
+    never as a terminal hyperlink (an OSC 8 escape)."""
+    from .challenge_helpers import opening, verdict, write_judges
+
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    llm_server.script("prop", opening(position="See [the docs](https://evil.example/x) " + HOSTILE))
+    for challenger in ("ch-a", "ch-b"):
+        llm_server.script(challenger, verdict("agree", "minor", reasoning=HOSTILE + " " + "substantive " * 20))
+    panel = [{"model": m, "api_base": llm_server.base_url} for m in ("ch-a", "ch-b")]
+    judges = write_judges(tmp_path / "c.yaml", {"model": "prop", "api_base": llm_server.base_url}, panel)
+    code, out, err = run(capsys, ["challenge", "Shard?", "--judges", str(judges), "--format", "text"])
+    assert code == 0, err
+    assert RICH_STYLE.search(out) and "hostile-start" in out and "evil.example" in out
+    assert "\x1b]8" not in out
+    assert_inert(out, "challenge at a terminal", terminal=True)
+
+
+def test_inert_text_rules() -> None:
+    from moot.reports.serialize import to_json
+    from moot.schemas.safe_text import ZWSP, safe_text
+
+    assert safe_text("a\r\nb\tc") == "a\nb\tc"  # a CRLF is a newline, a tab stays
+    assert safe_text("ok\r::error::x") == "ok::error::x"  # a bare CR (a line break to the runner) is removed
+    assert safe_text("x\u0085::error::y") == "x::error::y"  # so is NEL, a C1 control
+    assert safe_text(" \t::warning::w") == f" \t{ZWSP}::warning::w"
+    assert safe_text("a ##[error]b") == f"a ##{ZWSP}[error]b"
+    assert safe_text("half \ud800 pair") == "half \ufffd pair"
+    assert safe_text("mid::line and :: spaced") == "mid::line and :: spaced"  # only a line's start matters
+    data = {"s": "\x1b[2J\x9b\x7f ##[x] \ud800"}
+    assert json.loads(to_json(data)) == data  # JSON keeps every character, escaped
+    assert not RAW_CONTROL.search(to_json(data)) and "##[" not in to_json(data)

@@ -245,7 +245,8 @@ def _renderable(block: Block) -> RenderableType | None:
     if isinstance(block, Markdown):
         from rich.markdown import Markdown as RichMarkdown
 
-        return RichMarkdown(_hard_breaks(block.text))
+        # links as text and URL, not as terminal hyperlinks: an OSC 8 escape would carry a judge's URL
+        return RichMarkdown(_hard_breaks(block.text), hyperlinks=False)
     return _styled(block)
 
 
