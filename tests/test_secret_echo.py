@@ -122,10 +122,23 @@ def test_an_echoed_key_is_in_no_file_and_no_output(
         assert "[redacted]" in out, out
         said.append(out)
 
+    # the other vendors' SDKs read the error body their own way: Anthropic's and Gemini's wires
+    others = [
+        {"model": "claude-haiku-4-5", "provider": "anthropic", "api_base": llm_server.root_url, "api_key": INLINE_KEY},
+        {"model": "gemini-3-pro-preview", "provider": "gemini", "api_base": llm_server.root_url},
+    ]
+    others[1]["api_key_env"] = "MY_PROXY_KEY"
+    vendors = tmp_path / "vendors.yaml"
+    vendors.write_text(yaml.safe_dump({"debate_judges": others}), encoding="utf-8")
+    llm_server.responder = lambda model, body: echo(INLINE_KEY if model.startswith("claude") else ENV_KEY)
+    code, out = run(capsys, "doctor", "--judges", str(vendors), "--ping", "--format", "json")
+    assert out.count("[redacted]") >= 2, out
+    said.append(out)
+
     assert_no_key("\n".join(said))
     files = {p.name for p in tmp_path.rglob("*") if p.is_file()}
     assert {"moot.db", "items.results.jsonl"} <= files, files
-    assert_no_key(everything_written(tmp_path, judges))  # moot.db (and its WAL), RESULTS.jsonl, the reports
+    assert_no_key(everything_written(tmp_path, judges, vendors))  # moot.db (and its WAL), RESULTS.jsonl, the reports
 
 
 def test_credential_shapes_are_redacted_without_being_known() -> None:
