@@ -10,13 +10,22 @@
         └── JudgeTimeout          the call ran past its timeout
 
 A JudgeError never escapes the engine: a failed judge is an outcome of the debate, not a crash.
+Every message is redacted as the error is made (`moot.schemas.redact`): a vendor's text may echo a key,
+and a message is stored, written to RESULTS.jsonl and printed.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from moot.schemas.redact import redact
+
 
 class MootError(Exception):
     """Base of every error moot raises on purpose."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
 
 
 class UsageError(MootError):

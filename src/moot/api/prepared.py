@@ -19,10 +19,12 @@ from moot.engine.events import fan_out
 from moot.engine.pricing import Pricing
 from moot.engine.runner import rehearse_plan, run_steps
 from moot.engine.steps import ProtocolSteps
+from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.runs import RunOptions, run_debate
 from moot.schemas.events import Event
+from moot.schemas.safe_text import lone_surrogate_at
 from moot.store.db import Store
 
 
@@ -51,6 +53,15 @@ class Prepared:
     input_name: str = "artifact"
     plan_extra: dict[str, Any] = field(default_factory=dict)
     panel_seats: list[Seat] | None = None  # the judges a dry run lists (default: every seat)
+
+    def __post_init__(self) -> None:
+        """Every protocol's inputs end here before anything is stored or sent: text that is not text (a lone
+        surrogate, from an undecodable byte or an unpaired JSON escape) is bad input, not a crash later."""
+        where = lone_surrogate_at(self.request.model_dump())
+        if where is not None:
+            raise UsageError(
+                f"{where} is not valid text: it holds an undecodable byte or an unpaired surrogate (U+D800-U+DFFF)"
+            )
 
 
 async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = False) -> Any:

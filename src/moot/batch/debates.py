@@ -81,9 +81,11 @@ def failed(work: Work, error: BaseException | str, *, started: bool = True) -> O
 
 
 def _message(e: BaseException) -> str:
+    """An item's error, for RESULTS.jsonl, the store and the summary: redacted (a MootError's message is)."""
     from moot.errors import MootError
+    from moot.schemas.redact import redact
 
-    return str(e) if isinstance(e, MootError) else f"{type(e).__name__}: {e}"
+    return str(e) if isinstance(e, MootError) else redact(f"{type(e).__name__}: {e}")
 
 
 async def prepare(work: Work, shared: Shared) -> Ready | Outcome:

@@ -19,6 +19,7 @@ from typing import Any
 
 from moot.errors import UsageError
 from moot.inputs import numbered_items
+from moot.schemas.safe_text import lone_surrogate_at
 
 PROTOCOLS = ("evaluate", "decide", "challenge")
 # the API's own arguments a batch sets itself, or sets for the whole batch (`--max-cost`, the store)
@@ -85,6 +86,9 @@ def _object(raw: str, source: Path, n: int) -> dict[str, Any]:
         raise UsageError(f"{source} line {n}: not valid JSON ({e})") from None
     if not isinstance(data, dict):
         raise UsageError(f"{source} line {n}: each line must be a JSON object, not {type(data).__name__}")
+    where = lone_surrogate_at(data)
+    if where is not None:
+        raise UsageError(f"{source} line {n}: '{where}' is not valid text (an unpaired \\ud800-\\udfff escape)")
     return data
 
 

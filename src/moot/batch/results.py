@@ -14,6 +14,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from moot.reports.serialize import json_inert
+from moot.schemas.redact import redact_known
+
 
 def result_line(
     given_id: str | int, debate_id: str | None, status: str, result: Mapping[str, Any] | None, error: str | None
@@ -78,4 +81,6 @@ class ResultsFile:
 
 
 def _dumps(line: Mapping[str, Any]) -> str:
-    return json.dumps(line, ensure_ascii=False) + "\n"
+    """One JSON line, inert at a terminal (`json_inert`: `cat RESULTS.jsonl` runs no judge's escape code),
+    with no API key in it."""
+    return redact_known(json_inert(json.dumps(line, ensure_ascii=False))) + "\n"

@@ -32,7 +32,10 @@ def _quick(args: list[str]) -> bool:
 
 
 def _fail(message: str, code: int) -> int:
-    sys.stderr.write(f"moot: error: {message}\n")
+    """One line on stderr; inert, as a message may quote a server's or a judge's text."""
+    from moot.schemas.safe_text import safe_text
+
+    sys.stderr.write(f"moot: error: {safe_text(message)}\n")
     return code
 
 

@@ -13,10 +13,11 @@ import typer
 
 from moot.cli.gate import render
 from moot.cli.options import DryRunOption, FormatOption, HtmlOption, MaxCostOption, ProgressOption
-from moot.cli.output import emit, render_result, text_for
+from moot.cli.output import emit, render_result, say, text_for
 from moot.cli.running import run_command
 from moot.errors import UsageError
 from moot.schemas.decide import DecisionResult
+from moot.schemas.safe_text import safe_text
 
 MAX_ASKS = 3
 
@@ -32,7 +33,7 @@ def _ask_choice(result: DecisionResult) -> DecisionResult:
 
     ids = "/".join(o.id for o in result.options)
     for _ in range(MAX_ASKS):
-        sys.stderr.write(f"Your choice [{ids}] (Enter to leave it contested): ")
+        sys.stderr.write(safe_text(f"Your choice [{ids}] (Enter to leave it contested): "))
         sys.stderr.flush()
         line = sys.stdin.readline()
         answer = line.strip()
@@ -41,7 +42,7 @@ def _ask_choice(result: DecisionResult) -> DecisionResult:
         try:
             return api.record_choice(result.debate_id, answer)
         except UsageError as e:
-            sys.stderr.write(f"{e}\n")
+            say(str(e))
     return result
 
 

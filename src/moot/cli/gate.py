@@ -85,7 +85,9 @@ def finish(
     why = gate_failure(result, fail_under=fail_under, require=require)
     if why is None:
         return 0
-    sys.stderr.write(f"moot: gate failed: {why}\n")
+    from moot.cli.output import say
+
+    say(f"moot: gate failed: {why}")
     return GATE_EXIT
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from moot.schemas.events import Event, EventSink
+from moot.schemas.safe_text import safe_text
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -62,9 +63,10 @@ class _Round:
 
 
 def _escape(text: object) -> str:
+    """Text from a judge, a server or a file, for a line of rich markup: inert, and no markup of its own."""
     from rich.markup import escape
 
-    return escape(str(text))
+    return escape(safe_text(text))
 
 
 def _answer(data: dict[str, Any]) -> str:
@@ -121,12 +123,12 @@ class LiveProgress:
             self._say(self._summary(self.round))
         phase = f" ({e.data['phase']})" if e.data.get("phase") else ""
         where = f"round {e.round}" if e.round else "final"  # round 0: the step after the last round
-        self.round = _Round(f"{where}{phase}")
-        self.round.judges = {j: ("waiting", "") for j in e.data.get("judges", [])}
+        self.round = _Round(safe_text(f"{where}{phase}"))
+        self.round.judges = {safe_text(j): ("waiting", "") for j in e.data.get("judges", [])}
 
     def _set(self, seat: str, state: str, what: str) -> None:
-        if self.round is not None:
-            self.round.judges[seat] = (state, what)
+        if self.round is not None:  # drawn as plain rich Text by `_view`: inert, markup is not read there
+            self.round.judges[safe_text(seat)] = (state, safe_text(what))
 
     def _on_judge_answered(self, e: Event) -> None:
         self._set(e.seat, "ok", _answer(e.data))
@@ -221,7 +223,7 @@ def progress_sink(flag: bool | None, fmt: str, *, stream: TextIO | None = None) 
 def announce(sink: EventSink | None, text: str) -> None:
     """A line of progress that no event carries (what a command is about to do)."""
     if isinstance(sink, LiveProgress):
-        sink.console.print(text, highlight=False, markup=False)
+        sink.console.print(safe_text(text), highlight=False, markup=False)
     elif sink is not None:
         from moot.cli.progress import ProgressPrinter
 

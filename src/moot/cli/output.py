@@ -3,6 +3,10 @@
 Text results are drawn with rich (a panel, tables, colour) only when they go to a terminal, as rich
 itself decides (so NO_COLOR, FORCE_COLOR, TTY_COMPATIBLE and TERM=dumb count); piped, they are plain
 text with Markdown tables and no escape codes.
+
+Judge text is untrusted: everything written to stdout goes through `emit`, which makes it inert
+(`moot.schemas.safe_text`: no control character, no GitHub workflow command), except what rich drew for a
+terminal, whose text was made inert before it was drawn. `say` does the same for a line on stderr.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from pydantic import BaseModel
 
 from moot.errors import UsageError
 from moot.reports.serialize import to_json, to_yaml
-from moot.reports.terminal import TextReport
+from moot.reports.terminal import Drawn, TextReport
+from moot.schemas.safe_text import safe_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -71,8 +76,15 @@ def render_result(protocol: str, result: BaseModel | dict[str, Any], fmt: str, *
 
 
 def emit(text: str) -> None:
-    sys.stdout.write(text)
+    """Write a result on stdout, inert (see the module's docstring)."""
+    sys.stdout.write(text if isinstance(text, Drawn) else safe_text(text))
     sys.stdout.flush()
+
+
+def say(text: str) -> None:
+    """Write one message line on stderr, inert: messages quote judges, servers and file names."""
+    sys.stderr.write(safe_text(text.rstrip("\n")) + "\n")
+    sys.stderr.flush()
 
 
 def dry_run_exit(prepared: Any, options: Any, fmt: str) -> int:

@@ -7,6 +7,7 @@ import time
 from typing import TextIO
 
 from moot.engine.events import Event
+from moot.schemas.safe_text import safe_text
 
 
 class ProgressPrinter:
@@ -15,7 +16,7 @@ class ProgressPrinter:
         self.t0 = time.monotonic()
 
     def _say(self, text: str) -> None:
-        self.stream.write(f"[{time.monotonic() - self.t0:6.1f}s] {text}\n")
+        self.stream.write(f"[{time.monotonic() - self.t0:6.1f}s] {safe_text(text)}\n")
         self.stream.flush()
 
     def __call__(self, e: Event) -> None:

@@ -1,11 +1,13 @@
 """Ask a seat for a reply that must validate: one call, and at most one clarification request.
 
 This is the single place where the seeds' parse-failure rule lives ("request clarification, then treat
-as no answer"), for every protocol.
+as no answer"), for every protocol. A long reply is parsed in a worker thread (`parsed`): reading 2 MB
+of YAML takes seconds, and on the event loop it would freeze every other debate of a batch meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -36,6 +38,15 @@ class Answer(Generic[T]):
 
 
 ClarifyText = Callable[[str], str]
+OFF_LOOP_CHARS = 50_000  # a reply this long or longer is parsed off the event loop
+
+
+async def parsed(parse: Callable[[str], T], text: str) -> T:
+    """`parse(text)`; in a worker thread when `text` is long, so that the loop goes on serving the other
+    debates (the thread gives up the interpreter every few milliseconds). Parsers are pure functions."""
+    if len(text) < OFF_LOOP_CHARS:
+        return parse(text)
+    return await asyncio.to_thread(parse, text)
 
 
 async def ask(
@@ -54,7 +65,7 @@ async def ask(
     if not first.ok:
         return _failed(first)
     try:
-        return Answer(parse(first.text), first.text, "ok", answered_by=first.answered_by)
+        return Answer(await parsed(parse, first.text), first.text, "ok", answered_by=first.answered_by)
     except ReplyError as e:
         reason = str(e)
     engine.emit(Event("clarification", round_no, seat.id, {"reason": reason}))
@@ -64,7 +75,8 @@ async def ask(
     if not second.ok:
         return _failed(second, clarified=True)
     try:
-        return Answer(parse(second.text), second.text, "ok", clarified=True, answered_by=second.answered_by)
+        value = await parsed(parse, second.text)
+        return Answer(value, second.text, "ok", clarified=True, answered_by=second.answered_by)
     except ReplyError as e:
         return Answer(None, second.text, "unparsed", f"unusable reply after clarification: {e}", clarified=True)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from moot.errors import UsageError
 from moot.schemas.config import JudgeSpec
+from moot.schemas.redact import remember_secret
 
 # The most output tokens a judge may write when its spec sets no `max_tokens`: Anthropic requires a bound,
 # and under a cost cap every vendor gets it, so that a round's worst case is a real bound.
@@ -184,11 +185,14 @@ def adapter_args(spec: JudgeSpec, model: str) -> dict[str, Any]:
 def api_key_for(spec: JudgeSpec, resolved: Resolved) -> str | None:
     """The judge's credential: `api_key`, else `api_key_env`, else the vendor's usual variables."""
     if spec.api_key:
+        remember_secret(spec.api_key)
         return spec.api_key
     if spec.api_key_env:
+        remember_secret(os.environ.get(spec.api_key_env), spec.api_key_env)
         return os.environ.get(spec.api_key_env) or None
     for env in resolved.provider.key_envs:
         if os.environ.get(env):
+            remember_secret(os.environ[env], env)
             return os.environ[env]
     return None
 

@@ -10,6 +10,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
+from moot.schemas.redact import redact
 
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
 
@@ -41,7 +42,7 @@ def retry_after(headers: Any) -> float | None:
 
 def status_error(status: int, message: str, headers: Any = None) -> JudgeError:
     """The error for an HTTP status a vendor answered with."""
-    short = " ".join(str(message).split())[:200]
+    short = " ".join(redact(str(message)).split())[:200]  # redacted before the cut: no key prefix is left
     if status == 429:
         return TransientJudgeError("rate limited (429)", retry_after=retry_after(headers), status=status)
     if status >= 500 or status in TRANSIENT_STATUSES:
@@ -61,5 +62,5 @@ def map_stainless_error(sdk: Any, e: Exception, timeout: float) -> JudgeError:
     if isinstance(e, sdk.APIConnectionError):
         return TransientJudgeError(f"connection failed: {type(e).__name__}")
     if isinstance(e, sdk.APIError):
-        return JudgeError(f"{type(e).__name__}: {str(e)[:200]}")
-    return JudgeError(str(e)[:200])
+        return JudgeError(f"{type(e).__name__}: {redact(str(e))[:200]}")
+    return JudgeError(redact(str(e))[:200])

@@ -7,13 +7,13 @@ strange reply must cost its judge a clarification, never the whole debate a trac
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
 import reprlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 import yaml
 from pydantic import ValidationError
@@ -32,8 +32,11 @@ from moot.parsing.yaml_safe import (
 P = ParamSpec("P")
 T = TypeVar("T")
 
-# possessive and bounded, so that a long line of runs is not rescanned from each (past 200: prose)
-_FENCE_OPEN = re.compile(r"(`{3,}+|~{3,}+)[ \t]*+([A-Za-z0-9_+-]*+)[^\n]{0,200}+\n")
+# A fence opens with a run of 3+ backticks or tildes, then a language tag and at most 200 more characters
+# on its line (past 200: prose). The run is found first and the rest matched from its end, so that each
+# run is read once: a search for the whole opener would read a long run again from each of its characters.
+_RUN = re.compile(r"`{3,}+|~{3,}+")
+_OPEN_TAIL = re.compile(r"[ \t]*+([A-Za-z0-9_+-]*+)[^\n]{0,200}+\n")
 _MAX_FENCES = 32  # models fence one or two blocks; a reply of thousands must not cost a YAML parse each
 _MAX_REPLY = 2_000_000
 _MAX_INT_BITS = 4096  # beyond this, str() of an int raises (Python's 4,300-digit limit) and float() overflows
@@ -86,32 +89,67 @@ def preview(value: Any) -> str:
     return _clip(_PREVIEW.repr(value), 80)
 
 
-@dataclass(frozen=True)
-class _Fence:
+class _Fence(NamedTuple):
     start: int
     lang: str
     body: str
 
 
+class _Runs:
+    """The longest run of each fence character from any position on: one pass over the text, then a
+    binary search per question, so that finding a closer never reads the rest of the reply again."""
+
+    def __init__(self, text: str) -> None:
+        self.starts: dict[str, list[int]] = {"`": [], "~": []}
+        lengths: dict[str, list[int]] = {"`": [], "~": []}
+        for m in _RUN.finditer(text):
+            self.starts[m.group()[0]].append(m.start())
+            lengths[m.group()[0]].append(len(m.group()))
+        self.longest: dict[str, list[int]] = {}
+        for ch, runs in lengths.items():
+            tail = [0] * (len(runs) + 1)
+            for i in range(len(runs) - 1, -1, -1):
+                tail[i] = max(runs[i], tail[i + 1])
+            self.longest[ch] = tail
+
+    def longest_from(self, ch: str, pos: int) -> int:
+        """The longest run of `ch` that starts at `pos` or later (0 if none)."""
+        return self.longest[ch][bisect.bisect_left(self.starts[ch], pos)]
+
+
 def _fences(text: str) -> list[_Fence]:
     """The blocks fenced with ``` or ~~~ (the closing run may sit mid-line), in linear time.
 
-    A regex spanning opener to closer backtracks quadratically on a reply of many unclosed runs; here,
-    once a run has no closer, no run as long as it is looked up again.
+    An opening run of R characters closes at the first later run at least as long; failing that, its
+    last R-1, R-2, ... characters are tried as the opener (the line after them is the same), so the
+    fence is the longest L <= R for which a run of L follows: `_Runs` says which at once. A character
+    whose runs of some length found no closer is never looked up again at that length or longer.
     """
     out: list[_Fence] = []
+    runs: _Runs | None = None  # built only once a closer is missing: most replies never need it
     unclosed: dict[str, int] = {}  # fence character -> shortest run with no closer after it
     pos = 0
-    while m := _FENCE_OPEN.search(text, pos):
-        fence = m.group(1)
-        end = -1 if len(fence) >= unclosed.get(fence[0], len(text)) else text.find(fence, m.end())
-        if end < 0:
-            unclosed[fence[0]] = min(len(fence), unclosed.get(fence[0], len(text)))
-            pos = m.start() + 1
+    while run := _RUN.search(text, pos):
+        start, stop = run.span()
+        tail = _OPEN_TAIL.match(text, stop)
+        if tail is None:  # every suffix of the run has this same line after it: none opens a fence
+            pos = stop
             continue
-        body = text[m.end() : end]
-        out.append(_Fence(m.start(), m.group(2), body[:-1] if body.endswith("\n") else body))
-        pos = end + len(fence)
+        ch, body_at = text[start], tail.end()
+        fit = min(stop - start, unclosed.get(ch, len(text) + 1) - 1)
+        end = text.find(ch * fit, body_at) if runs is None and fit >= 3 else -1
+        if end < 0 and fit >= 3:
+            runs = runs or _Runs(text)
+            fit = min(fit, runs.longest_from(ch, body_at))
+            end = text.find(ch * fit, body_at) if fit >= 3 else -1
+        if fit < stop - start:  # the longer openers of this run were tried, in effect, and found no closer
+            unclosed[ch] = min(unclosed.get(ch, len(text) + 1), max(fit + 1, 3))
+        if end < 0:
+            pos = stop
+            continue
+        body = text[body_at:end]
+        out.append(_Fence(stop - fit, tail.group(1), body[:-1] if body.endswith("\n") else body))
+        pos = end + fit
     return out
 
 

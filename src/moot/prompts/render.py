@@ -1,7 +1,9 @@
 """Render prompt templates with Jinja2. A missing variable is an error, never an empty string.
 
 Artifacts and judge replies are untrusted: `untrusted` strips the prompt's own delimiter tags from them
-so that a text cannot close its block early and pose as instructions.
+so that a text cannot close its block early and pose as instructions, and `attr` escapes a value inside a
+delimiter's attribute (`<artifact path="{{ a.path | attr }}">`), so that a `"` in a file name, an id or a
+judge's word cannot end the value, add an attribute or open a tag of its own.
 """
 
 from __future__ import annotations
@@ -36,6 +38,16 @@ def untrusted(text: str) -> str:
     return _TAG.sub(lambda m: m.group(0).replace("<", "&lt;").replace(">", "&gt;"), text)
 
 
+_ATTR = {"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;", "\n": "&#10;", "\r": "&#13;"}
+_ATTR_CHARS = re.compile('[&"<>\r\n]')
+
+
+def attr(value: object) -> str:
+    """A value for a double-quoted attribute of a delimiter tag, escaped as XML escapes one: it stays one
+    value on one line, whatever it holds."""
+    return _ATTR_CHARS.sub(lambda m: _ATTR[m.group()], str(value))
+
+
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -47,6 +59,7 @@ def _env() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["untrusted"] = untrusted
+    env.filters["attr"] = attr
     env.filters["pct"] = lambda w: f"{round(w * 100):d}%"
     return env
 

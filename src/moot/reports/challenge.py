@@ -1,7 +1,8 @@
 """The position challenge's outcome as Markdown (seed 004's consensus / tradeoff formats) and as text.
 
 Pure functions of a `ChallengeResult`. Judge text is quoted as it came (this is Markdown for a person,
-not a prompt); table cells have their pipes and line breaks escaped so a reply cannot break the table.
+not a prompt), but inert: no control character, no workflow command, HTML shown as text
+(`inert_markdown`); table cells have their pipes and line breaks escaped so a reply cannot break the table.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from moot.reports.cost_table import spend_line
 from moot.reports.effect_text import effect_blocks
 from moot.reports.terminal import Markdown, TextReport
 from moot.schemas.challenge import ChallengeResult, PositionVersion
+from moot.schemas.safe_text import inert_markdown
 
 
 def _cell(text: str) -> str:
@@ -81,7 +83,7 @@ def challenge_markdown(result: ChallengeResult) -> str:
     out += [f"- skipped {s}" for s in r.skipped_challengers]
     if r.notes:
         out += ["", "**Notes:**", ""] + [f"- {_cell(n)}" for n in r.notes]
-    return "\n".join(out) + "\n"
+    return inert_markdown("\n".join(out) + "\n")
 
 
 def challenge_report(result: ChallengeResult) -> TextReport:

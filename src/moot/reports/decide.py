@@ -27,10 +27,12 @@ from moot.schemas.decide import (
     round_file_path,
 )
 from moot.schemas.events import Event
+from moot.schemas.safe_text import inert_markdown, safe_text
 
 
 def judge_round_markdown(rec: DecideRoundRecord) -> str:
-    """One judge's file for one round: what it recommends and why, then its reply exactly as given."""
+    """One judge's file for one round: what it recommends and why, then its reply exactly as given (in a
+    fence; the prose before it has no raw HTML, and neither part a control character)."""
     kind = "Independent Recommendation" if rec.round == 1 else "Adversarial Response"
     lines = [f"# {rec.title} Judge ({rec.judge}, {rec.model}): Round {rec.round}, {kind}", ""]
     lines += [f"Question: {rec.question}", ""]
@@ -54,8 +56,8 @@ def judge_round_markdown(rec: DecideRoundRecord) -> str:
             lines += [f"- to **{c.judge}**: {c.argument}" for c in reply.challenges] + [""]
     if rec.note:
         lines += [f"> {rec.note}", ""]
-    lines += ["## Reply as given", "", fence(rec.text, "yaml"), ""]
-    return "\n".join(lines)
+    lines += ["## Reply as given", ""]
+    return inert_markdown("\n".join(lines)) + "\n" + safe_text(fence(rec.text, "yaml")) + "\n"
 
 
 def _options_lines(options: list[DecisionOption]) -> list[str]:
@@ -75,7 +77,8 @@ def _outcome_line(result: DecisionResult) -> str:
 
 
 def decision_record(result: DecisionResult) -> str:
-    """The Markdown decision record: question, options, each judge per round, change log, outcome."""
+    """The Markdown decision record: question, options, each judge per round, change log, outcome; judge
+    text in it is inert and HTML is shown as text (`inert_markdown`)."""
     lines = [
         f"# Decision record: {result.question_id}",
         "",
@@ -98,7 +101,7 @@ def decision_record(result: DecisionResult) -> str:
         lines += [f"- {o}: {', '.join(js)}" for o, js in result.distribution.items()] + [""]
     if result.notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
-    return "\n".join(lines + _cost_lines(result))
+    return inert_markdown("\n".join(lines + _cost_lines(result)))
 
 
 def _rounds_lines(result: DecisionResult) -> list[str]:

@@ -1,13 +1,16 @@
 """`--format github`: a result as GitHub-flavoured Markdown, for a job summary or a pull-request comment.
 
 Pure functions of the result's JSON. Judge and artifact text is untrusted here too: HTML is escaped,
-table cells cannot break their table, and `@name` cannot notify anyone.
+table cells cannot break their table, `@name` cannot notify anyone, and the whole is inert in a CI log
+(`safe_text`: no control character, no line that the runner would read as a workflow command).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from moot.schemas.safe_text import safe_text
 
 ICONS = {"PASS": "✅", "CONDITIONAL": "⚠️", "FAIL": "❌"}
 
@@ -228,4 +231,4 @@ GITHUB_RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 
 def github_markdown(result: Mapping[str, Any]) -> str:
     renderer = GITHUB_RENDERERS.get(str(result.get("protocol", "")), generic_markdown)
-    return renderer(result)
+    return safe_text(renderer(result))

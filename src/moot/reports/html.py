@@ -17,6 +17,7 @@ from moot.errors import UsageError
 from moot.reports.html_common import DebateRecord
 from moot.reports.html_markdown import render_markdown
 from moot.reports.html_views import build_view
+from moot.schemas.safe_text import strip_controls
 from moot.store.db import Store
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -55,8 +56,9 @@ def load_record(store: Store, debate_id: str) -> DebateRecord:
 
 
 def render_html(record: DebateRecord) -> str:
-    """The report of one debate as a complete HTML document."""
-    return _env().get_template("report.html.j2").render(view=build_view(record))
+    """The report of one debate as a complete HTML document; without control characters, which HTML does
+    not allow and a terminal would act on (`cat report.html`, `moot report -o -`)."""
+    return strip_controls(_env().get_template("report.html.j2").render(view=build_view(record)))
 
 
 def write_html_report(store: Store, debate_id: str, path: str | Path) -> Path:

@@ -16,6 +16,7 @@ from moot.reports.files import atomic_append, atomic_write, fence
 from moot.reports.markdown import consensus_report
 from moot.schemas.evaluate import Artifact, EvaluationResult, JudgeRoundRecord, ScoredPosition
 from moot.schemas.events import Event
+from moot.schemas.safe_text import inert_markdown, safe_text
 from moot.store.db import Store
 
 
@@ -81,6 +82,8 @@ class JudgeReports:
         return self.directory / f"{self.base}.consensus.md"
 
     def _section(self, rec: JudgeRoundRecord) -> tuple[str, str]:
+        """The round's section: the judge's points as Markdown with no raw HTML (`inert_markdown`), then
+        its reply as given, in a fence, where HTML is shown as text by every renderer."""
         position, text = rec.position, rec.text
         lines: list[str] = []
         if position.round == 1:
@@ -117,8 +120,8 @@ class JudgeReports:
         if position.critical_responses:
             lines += ["### Responses to critical findings", ""]
             lines += [f"- {fid}: {resp}" for fid, resp in sorted(position.critical_responses.items())] + [""]
-        lines += ["### Reply as given", "", fence(text, "yaml"), ""]
-        return marker, "\n".join(lines)
+        lines += ["### Reply as given", ""]
+        return marker, inert_markdown("\n".join(lines)) + "\n" + safe_text(fence(text, "yaml")) + "\n"
 
     def write_round(self, rec: JudgeRoundRecord) -> None:
         path = self.path_for(rec.number)

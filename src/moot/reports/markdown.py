@@ -5,6 +5,7 @@ from __future__ import annotations
 from moot.reports.cost_table import cost_section
 from moot.reports.terminal import Table, table_lines
 from moot.schemas.evaluate import EvaluationResult
+from moot.schemas.safe_text import inert_markdown
 
 
 def score_grid(result: EvaluationResult) -> Table:
@@ -28,7 +29,8 @@ def score_table(result: EvaluationResult) -> list[str]:
 
 def consensus_report(result: EvaluationResult) -> str:
     """Seed 003's consensus file: the verdict and scores, how the debate went, what the judges agree and
-    disagree on, the opinions, what to do and what needs a person, then the cost."""
+    disagree on, the opinions, what to do and what needs a person, then the cost. Judge text in it is
+    inert: no control character, no workflow command, no raw HTML (`inert_markdown`)."""
     lines = _head(result) + _progress(result) + _findings(result)
     lines += ["## Majority Opinion", "", result.majority_opinion or "-", ""]
     if result.minority_opinion:
@@ -37,7 +39,7 @@ def consensus_report(result: EvaluationResult) -> str:
     lines += ["## Final Recommendation", "", _final_recommendation(result), ""]
     if result.notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
-    return "\n".join(lines + _cost(result))
+    return inert_markdown("\n".join(lines + _cost(result)))
 
 
 def _head(result: EvaluationResult) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import yaml
@@ -13,8 +14,20 @@ def to_data(result: BaseModel | dict[str, Any]) -> dict[str, Any]:
     return result.model_dump(mode="json") if isinstance(result, BaseModel) else result
 
 
+# json.dumps escapes C0 controls but writes DEL, C1 controls and lone surrogates as they are
+_RAW = re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
+def json_inert(text: str) -> str:
+    """JSON text that is inert at a terminal and in a CI log, with the same value: DEL, C1 controls and lone
+    surrogates written as `\\uXXXX`, and `##[` (an old-style GitHub workflow command anywhere in a line) as
+    `\\u0023#[`. JSON has `#` only inside strings, so this never touches its structure."""
+    text = _RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.replace("##[", "\\u0023#[")
+
+
 def to_json(result: BaseModel | dict[str, Any]) -> str:
-    return json.dumps(to_data(result), indent=2, ensure_ascii=False) + "\n"
+    return json_inert(json.dumps(to_data(result), indent=2, ensure_ascii=False)) + "\n"
 
 
 class _Dumper(yaml.SafeDumper):

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from moot.schemas.safe_text import defuse_drawn, safe_data, safe_text
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -136,14 +138,32 @@ def _block_lines(block: Block) -> list[str]:
 
 
 def plain_text(report: TextReport) -> str:
+    """The plain face; judge text in it is inert (no control characters, no workflow command)."""
     out = [report.headline, *report.facts] if report.headline else []
     for block in report.blocks:
         lines = _block_lines(block)
         out += ["", *lines] if lines and out else lines
-    return "\n".join(out) + "\n"
+    return safe_text("\n".join(out) + "\n")
 
 
 # the terminal face
+
+
+class Drawn(str):
+    """Text drawn by rich for a terminal: its escape codes are rich's own, from inert text (`inert`), so
+    the output edge (`moot.cli.output.emit`) passes it as it is."""
+
+    __slots__ = ()
+
+
+def inert(value: Any) -> Any:
+    """A report (or any of its blocks) with every string in it made inert (`safe_text`), before rich
+    draws it: once drawn, rich's escape codes and a judge's could no longer be told apart."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return replace(value, **{f.name: inert(getattr(value, f.name)) for f in fields(value) if f.init})
+    if isinstance(value, list):
+        return [inert(v) for v in value]
+    return safe_data(value)
 
 
 def _styled(text: str, base: str = "") -> Text:
@@ -225,7 +245,8 @@ def _renderable(block: Block) -> RenderableType | None:
     if isinstance(block, Markdown):
         from rich.markdown import Markdown as RichMarkdown
 
-        return RichMarkdown(_hard_breaks(block.text))
+        # links as text and URL, not as terminal hyperlinks: an OSC 8 escape would carry a judge's URL
+        return RichMarkdown(_hard_breaks(block.text), hyperlinks=False)
     return _styled(block)
 
 
@@ -249,8 +270,10 @@ def _kind(block: Block) -> str:
     return "table" if isinstance(face, Table) else "block"
 
 
-def render_terminal(report: TextReport, console: Console) -> str:
-    """The report as `console` would print it (its colours, its width), captured as a string."""
+def render_terminal(report: TextReport, console: Console) -> Drawn:
+    """The report as `console` would print it (its colours, its width), captured as a string; the
+    report's own text is made inert first, and no line rich wrapped may start a workflow command."""
+    report = inert(report)
     with console.capture() as captured:
         if report.headline:
             console.print(_panel(report))
@@ -264,4 +287,4 @@ def render_terminal(report: TextReport, console: Console) -> str:
                 console.print()
             console.print(renderable)
             previous = kind
-    return captured.get()
+    return Drawn(defuse_drawn(captured.get()))

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from moot.schemas.redact import redact, redact_known
 from moot.store.blobs import Blobs
 from moot.store.migrations import MIGRATIONS
 
@@ -156,7 +157,13 @@ class Store:
             self._db.execute(
                 "UPDATE debates SET status = ?, result_json = COALESCE(?, result_json), error = ?,"
                 " updated_at = ? WHERE id = ?",
-                (status, json.dumps(result) if result is not None else None, error, now_iso(), debate_id),
+                (  # a key a vendor echoed never reaches the file (moot.schemas.redact)
+                    status,
+                    redact_known(json.dumps(result)) if result is not None else None,
+                    redact(error) if error else error,
+                    now_iso(),
+                    debate_id,
+                ),
             )
 
     def update_request(self, debate_id: str, request: dict[str, Any]) -> None:
@@ -220,6 +227,7 @@ class Store:
         marks = ", ".join("?" for _ in fields)
         with self.transaction() as db:
             values = {f: getattr(call, f) for f in fields}
+            values["error"] = redact(call.error) if call.error else call.error  # a vendor may echo the key
             values["prompt_json"] = self._blobs.pack(db, call.prompt_json)
             db.execute(
                 f"INSERT INTO calls ({cols}, attempt) SELECT {marks}, COALESCE(MAX(attempt), 0) + 1"  # noqa: S608 - fixed column names
