@@ -1,18 +1,30 @@
-"""What `moot batch` and `moot bench` share while many debates run: a rich progress bar on stderr per step,
-and SIGTERM treated as Ctrl-C, so that a run stopped either way continues when its command is run again."""
+"""What `moot batch` and `moot bench` share while many debates run: progress on stderr per step (a rich bar on
+a terminal; plain lines in a pipe or a CI log, where a live bar would print nothing until the end), and
+SIGTERM treated as Ctrl-C, so that a run stopped either way continues when its command is run again."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from moot.batch import BatchProgress
 
 T = TypeVar("T")
+
+
+class ProgressDisplay(Protocol):
+    """A bar or lines: told where each step stands, then stopped."""
+
+    def __call__(self, step: str, p: BatchProgress) -> None: ...
+
+    def stop(self) -> None: ...
+
 
 
 def bar_wanted(progress: bool | None, fmt: str) -> bool:
@@ -21,9 +33,9 @@ def bar_wanted(progress: bool | None, fmt: str) -> bool:
 
 
 def run_with_bar(
-    start: Callable[[ProgressBar | None], Coroutine[Any, Any, T]],
+    start: Callable[[ProgressDisplay | None], Coroutine[Any, Any, T]],
     *,
-    bar: ProgressBar | None,
+    bar: ProgressDisplay | None,
     interrupted: Callable[[], Exception],
 ) -> T:
     """Run `start(bar)` until it ends or is stopped (Ctrl-C or SIGTERM: `interrupted()` is raised); the bar
@@ -58,7 +70,8 @@ def _run_until_signal(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
 
 class ProgressBar:
     """A rich progress bar on stderr, one line per step (a batch has one; a bench has the debates, then
-    vote@equal's samples): items ended of all, failures, debates running, spend, ETA."""
+    vote@equal's samples): items ended of all, failures, debates running, spend, ETA. When stderr is not a
+    terminal, `ProgressLines` prints the same figures as lines instead."""
 
     def __init__(self, title: str) -> None:
         """`title` is a rich column template, such as "batch" or "bench {task.description}"."""
@@ -88,3 +101,54 @@ class ProgressBar:
     def stop(self) -> None:
         if self.tasks:
             self.progress.stop()
+
+
+def progress_display(title: str) -> ProgressDisplay:
+    """A live bar on a terminal; plain lines in a pipe or a CI log (a live bar would print nothing there)."""
+    return ProgressBar(title) if _live_terminal() else ProgressLines(title)
+
+
+def _live_terminal() -> bool:
+    try:
+        tty = sys.stderr.isatty()
+    except ValueError:  # closed
+        return False
+    return tty and os.environ.get("TERM", "").lower() not in ("dumb", "unknown")
+
+
+class ProgressLines:
+    """Progress as plain lines on stderr, for a pipe or a CI log: a line when a step starts, when items end
+    (at most one a second, the last one always), and every `HEARTBEAT_S` while debates run with none ending."""
+
+    HEARTBEAT_S = 10.0
+    MIN_GAP_S = 1.0
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.ended: dict[str, int] = {}
+        self.last_line = 0.0
+
+    def __call__(self, step: str, p: BatchProgress) -> None:
+        ended, now = p.done + p.failed, time.monotonic()
+        before = self.ended.get(step)
+        self.ended[step] = ended
+        if before is None:
+            self._say(step, p, f"{ended} already ended" if ended else "started")
+            return
+        quiet = now - self.last_line
+        item_ended = ended != before and (ended == p.total or quiet >= self.MIN_GAP_S)
+        if item_ended or (p.running and quiet >= self.HEARTBEAT_S):
+            self._say(step, p, "")
+
+    def _say(self, step: str, p: BatchProgress, note: str) -> None:
+        self.last_line = time.monotonic()
+        title = self.title.replace("{task.description}", step)
+        line = (
+            f"{title}: {p.done + p.failed}/{p.total} ended, {p.failed} failed, {p.running} running, "
+            f"{p.calls} calls, ${p.cost:.4f}, {p.elapsed:.0f}s"
+        )
+        sys.stderr.write(line + (f" ({note})" if note else "") + "\n")
+        sys.stderr.flush()
+
+    def stop(self) -> None:
+        return None
