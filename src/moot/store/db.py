@@ -31,6 +31,20 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("moot", appauthor=False)) / "moot.db"
 
 
+def make_private(path: Path) -> None:
+    """The store holds every prompt and reply: readable by its owner only (0600), as the reports are.
+
+    The file is created 0600 before SQLite opens it, and SQLite gives its -wal and -shm files the
+    database's own permissions; a store made 0644 by an older version is tightened.
+    """
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+    except OSError:
+        pass  # sqlite3 reports what is wrong with the path, in its own words
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -95,6 +109,7 @@ class Store:
         self.path = Path(path)
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private(self.path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
