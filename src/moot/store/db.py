@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from moot.errors import UsageError
 from moot.store.blobs import Blobs
 from moot.store.migrations import MIGRATIONS
 
@@ -205,6 +206,20 @@ class Store:
                 ).fetchall()
                 r = rows[0] if len(rows) == 1 else None
             return self._row(r) if r is not None else None
+
+    def require_debate(self, debate_id: str) -> DebateRow:
+        """`get_debate`, or a UsageError that says what to do: a longer prefix when the one given is too short
+        or matches several debates, `moot list` when nothing matches."""
+        row = self.get_debate(debate_id)
+        if row is not None:
+            return row
+        like = debate_id.replace("%", "") + "%"
+        matches = self.execute("SELECT COUNT(*) FROM debates WHERE id LIKE ?", (like,))[0][0] if debate_id else 0
+        if matches > 1:
+            raise UsageError(f"'{debate_id}' starts {matches} debates' ids: give more of the id (see 'moot list')")
+        if matches == 1:
+            raise UsageError(f"'{debate_id}' is too short a prefix: give at least 4 characters of the id")
+        raise UsageError(f"no debate {debate_id} in {self.path} (see 'moot list')")
 
     def list_debates(self, limit: int = 20, protocol: str | None = None) -> list[DebateRow]:
         sql = "SELECT * FROM debates"
