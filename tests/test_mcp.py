@@ -194,6 +194,10 @@ def test_http_transport_binds_localhost_and_serves_tools(tmp_path: Path, isolate
         anyio.run(run)
         assert "evaluate" in seen["tools"]
         assert seen["list"].structured_content == {"debates": []}
+        assert proc.stderr is not None  # it said where it listens as it started
+        assert proc.stderr.readline().decode() == (
+            f"moot mcp: serving streamable HTTP at http://127.0.0.1:{port}/mcp (this machine only); Ctrl-C stops it\n"
+        )
     finally:
         proc.terminate()
         proc.wait(timeout=10)
