@@ -76,6 +76,26 @@ def test_export_writes_a_panel_whose_printed_command_runs_it(
 
 def test_a_demo_that_does_not_exist_or_live_with_decide_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "vote"]) == 2
-    assert capsys.readouterr().err.strip() == "moot: error: no demo named 'vote': choose evaluate, decide or challenge"
+    assert capsys.readouterr().err.strip() == "moot: error: no demo named 'vote': choose evaluate, decide, challenge or bench"
     assert main(["demo", "challenge", "--live"]) == 2
     assert "--live is for the evaluate demo" in capsys.readouterr().err
+
+
+def test_demo_bench_runs_every_strategy_on_the_bundled_gold_and_leaves_the_store_alone(
+    capsys: pytest.CaptureFixture[str], isolated_home: Path
+) -> None:
+    assert main(["demo", "bench", "--format", "json", "--no-progress"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["kind"], data["items"], data["swap_consistency"]) == ("pairwise", 12, 1.0)
+    accuracy = {name: round(s["accuracy"], 3) for name, s in data["strategies"].items()}
+    # the scripted temperaments: careful 9 in 10, hasty 6 in 10 (right after the debate), stubborn 7 in 10
+    assert accuracy == {"single": 0.75, "vote": 0.833, "vote@equal": 0.833, "debate": 0.917}
+    assert data["strategies"]["debate"]["helpful_flips"] == 1 and data["strategies"]["debate"]["harmful_flips"] == 0
+    assert all(s["cost_per_item"] > 0 for s in data["strategies"].values())  # the panel's made-up prices
+    assert not isolated_home.exists()  # the run lived in a temporary store
+
+
+def test_demo_bench_takes_no_panel_of_its_own(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["demo", "bench", "--export", str(tmp_path / "x")]) == 2
+    assert "takes no --judges, --live or --export" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()

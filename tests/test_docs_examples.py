@@ -10,6 +10,7 @@ import re
 import shlex
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from moot.cli.app import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```$", re.S | re.M)
+FENCE = re.compile(r"^( *)```(\w+)([^\n]*)\n(.*?)^\1```$", re.S | re.M)  # indented in a list too
 RUNNABLE = ("bash", "sh", "python")
 # The one rule for which blocks are not run: the fence names why, after the language (```bash needs-key).
 WHY_NOT_RUN = {
@@ -33,7 +34,8 @@ WHY_NOT_RUN = {
 
 def fences(doc: Path) -> list[tuple[str, str, str]]:
     """(language, the fence's marker, body) of every fenced block with a language."""
-    return [(lang, info.strip(), body) for lang, info, body in FENCE.findall(doc.read_text(encoding="utf-8"))]
+    found = FENCE.findall(doc.read_text(encoding="utf-8"))
+    return [(lang, info.strip(), textwrap.dedent(body)) for _, lang, info, body in found]
 
 
 def blocks(doc: str, lang: str) -> list[str]:

@@ -1,5 +1,6 @@
-"""`moot demo [evaluate|decide|challenge]`: a complete debate of each protocol on bundled inputs, with scripted
-judges (no API key, no agent CLI). `moot demo` alone is the evaluation."""
+"""`moot demo [evaluate|decide|challenge|bench]`: a complete debate of each protocol on bundled inputs, with
+scripted judges (no API key, no agent CLI), and the bench on a bundled gold file. `moot demo` alone is the
+evaluation."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from moot.errors import UsageError
 
 def demo(
     which: Annotated[
-        str, typer.Argument(metavar="PROTOCOL", help="evaluate (the default), decide or challenge.")
+        str, typer.Argument(metavar="PROTOCOL", help="evaluate (the default), decide, challenge or bench.")
     ] = "evaluate",
     judges: Annotated[
         str | None, typer.Option(help="Use these judges instead of the scripted ones (e.g. real models).")
@@ -39,12 +40,14 @@ def demo(
 ) -> int:
     """Watch a whole debate of scripted judges: `moot demo` evaluates an artifact (three judges, three rounds,
     a critical finding, a majority and a minority); `moot demo decide` picks an option; `moot demo challenge`
-    defends a position."""
+    defends a position; `moot demo bench` measures a scripted panel on a small gold file."""
     check_format(fmt)
-    if which not in DEMOS:
-        raise UsageError(f"no demo named {which!r}: choose evaluate, decide or challenge")
+    if which not in (*DEMOS, "bench"):
+        raise UsageError(f"no demo named {which!r}: choose evaluate, decide, challenge or bench")
     if live and judges:
         raise UsageError("--live and --judges cannot be combined: --live uses the default lineup of real models")
+    if which == "bench":
+        return _bench_demo(fmt, progress, live or bool(judges) or export is not None)
     if export is not None:
         _export(export, fmt, live or bool(judges), which)
         return 0
@@ -54,6 +57,19 @@ def demo(
         return _protocol_demo(which, judges, fmt, progress)
     _evaluate_demo(judges, live, reports_dir, fmt, progress)
     return 0
+
+
+def _bench_demo(fmt: str, progress: bool | None, other_options: bool) -> int:
+    if other_options:
+        raise UsageError(
+            "'moot demo bench' takes no --judges, --live or --export: its scripted judges answer from a local "
+            "server that lives only while it runs (run 'moot bench GOLD.jsonl --judges FILE' with your own)"
+        )
+    if fmt == "yaml":
+        raise UsageError("'moot demo bench' prints text or json, as 'moot bench' does")
+    from moot.cli.demo_bench import demo_bench
+
+    return demo_bench(fmt, progress)
 
 
 def _protocol_demo(which: str, judges: str | None, fmt: str, progress: bool | None) -> int:
