@@ -119,3 +119,15 @@ def test_challenge_dry_run_with_no_agent_cli_on_path_plans_and_names_every_seat(
     ]
     assert main(["challenge", "Use tabs"]) == 3  # a real run still refuses, before any call
     assert "not usable here" in capsys.readouterr().err
+
+
+def test_the_bench_dry_run_follows_the_same_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    gold = Path(__file__).resolve().parents[1] / "src" / "moot" / "demo" / "bench" / "gold.jsonl"
+    assert main(["bench", str(gold), "--dry-run", "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["warnings"] == [
+        f"{seat} (sonnet): needs an API key: set ANTHROPIC_API_KEY"
+        for seat in ("correctness", "correctness-2", "correctness-3")
+    ]
+    assert main(["bench", str(gold), "--dry-run"]) == 0
+    assert "warning: correctness (sonnet): needs an API key: set ANTHROPIC_API_KEY" in capsys.readouterr().out
