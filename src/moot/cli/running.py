@@ -84,6 +84,9 @@ def run_command(
     prepared, options, sink = prepare_cli(protocol, parameters, parameters["progress"], fmt, planning=dry_run)
     if dry_run:
         return dry_run_exit(prepared, options, fmt)
+    from moot.judges.factory import require_credentials, seat_judges
+
+    require_credentials(seat_judges(prepared.seats))  # a missing key stays one line of bad input, before any progress
     announce(sink, judges_line(parameters.get("judges")))
     result = run_prepared_cli(prepared, options, sink, parameters["max_cost"])
     if show is None:
