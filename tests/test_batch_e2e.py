@@ -269,3 +269,18 @@ def test_in_a_pipe_progress_lines_reach_stderr_while_the_batch_runs(
     assert any(running is None and "/6 ended" in text for text, running in lines[1:-1])  # while it ran
     assert lines[-1][0].startswith("batch: 6/6 ended, 0 failed, 0 running")
     assert all("\x1b" not in text for text, _ in lines)  # plain lines, no terminal codes
+
+
+def test_in_a_pipe_a_long_call_is_not_silence(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moot.cli.batch_progress import ProgressLines
+
+    monkeypatch.setattr(ProgressLines, "HEARTBEAT_S", 0.4)  # every 0.4 s instead of 10, for the test
+    serve(llm_server, delay=1.5)  # one call takes longer than several heartbeats
+    judges = judges_for("decide", tmp_path, llm_server)
+    items = write_items(tmp_path / "items.jsonl", [item("decide", 0)])
+    code, _, err = batch(capsys, str(items), "--protocol", "decide", "--judges", str(judges))
+    assert code == 0
+    beats = [line for line in err.splitlines() if line.endswith("(still running)")]
+    assert beats and all(line.startswith("batch: 0/1 ended, 0 failed, 1 running") for line in beats)

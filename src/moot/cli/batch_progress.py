@@ -10,6 +10,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
@@ -19,12 +20,13 @@ T = TypeVar("T")
 
 
 class ProgressDisplay(Protocol):
-    """A bar or lines: told where each step stands, then stopped."""
+    """A bar or lines: told where each step stands, kept alive by `heartbeat` while it runs, then stopped."""
 
     def __call__(self, step: str, p: BatchProgress) -> None: ...
 
-    def stop(self) -> None: ...
+    async def heartbeat(self) -> None: ...
 
+    def stop(self) -> None: ...
 
 
 def bar_wanted(progress: bool | None, fmt: str) -> bool:
@@ -40,8 +42,17 @@ def run_with_bar(
 ) -> T:
     """Run `start(bar)` until it ends or is stopped (Ctrl-C or SIGTERM: `interrupted()` is raised); the bar
     is stopped either way, so the terminal is left clean."""
+
+    async def with_heartbeat() -> T:
+        beat = asyncio.create_task(bar.heartbeat()) if bar is not None else None
+        try:
+            return await start(bar)
+        finally:
+            if beat is not None:
+                beat.cancel()
+
     try:
-        return _run_until_signal(lambda: start(bar))
+        return _run_until_signal(with_heartbeat)
     except (KeyboardInterrupt, asyncio.CancelledError):
         raise interrupted() from None
     finally:
@@ -98,6 +109,9 @@ class ProgressBar:
             return
         self.progress.update(self.tasks[step], completed=p.done + p.failed, **fields)
 
+    async def heartbeat(self) -> None:
+        return None  # the live bar redraws itself
+
     def stop(self) -> None:
         if self.tasks:
             self.progress.stop()
@@ -118,7 +132,8 @@ def _live_terminal() -> bool:
 
 class ProgressLines:
     """Progress as plain lines on stderr, for a pipe or a CI log: a line when a step starts, when items end
-    (at most one a second, the last one always), and every `HEARTBEAT_S` while debates run with none ending."""
+    (at most one a second, the last one always), and every `HEARTBEAT_S` while debates run with none ending
+    (from `heartbeat`, a task beside the run, so that a long call is not silence)."""
 
     HEARTBEAT_S = 10.0
     MIN_GAP_S = 1.0
@@ -127,18 +142,28 @@ class ProgressLines:
         self.title = title
         self.ended: dict[str, int] = {}
         self.last_line = 0.0
+        self.latest: tuple[str, BatchProgress, float] | None = None  # step, its progress, when it came
 
     def __call__(self, step: str, p: BatchProgress) -> None:
         ended, now = p.done + p.failed, time.monotonic()
         before = self.ended.get(step)
         self.ended[step] = ended
+        self.latest = (step, p, now)
         if before is None:
             self._say(step, p, f"{ended} already ended" if ended else "started")
-            return
-        quiet = now - self.last_line
-        item_ended = ended != before and (ended == p.total or quiet >= self.MIN_GAP_S)
-        if item_ended or (p.running and quiet >= self.HEARTBEAT_S):
+        elif ended != before and (ended == p.total or now - self.last_line >= self.MIN_GAP_S):
             self._say(step, p, "")
+
+    async def heartbeat(self) -> None:
+        """Every `HEARTBEAT_S` with no line while debates run, the last figures again, its clock moved on."""
+        while True:
+            await asyncio.sleep(self.HEARTBEAT_S / 4)
+            now = time.monotonic()
+            if self.latest is None or now - self.last_line < self.HEARTBEAT_S:
+                continue
+            step, p, at = self.latest
+            if p.running:
+                self._say(step, replace(p, elapsed=p.elapsed + now - at), "still running")
 
     def _say(self, step: str, p: BatchProgress, note: str) -> None:
         self.last_line = time.monotonic()
