@@ -242,3 +242,45 @@ def test_a_missing_api_key_is_bad_input_before_any_call(
     assert "OPENAI_API_KEY" in err and len(err.splitlines()) == 1, err
     assert llm_server.requests == []
     assert not (tmp_path / "items.results.jsonl").exists()
+
+
+def test_in_a_pipe_progress_lines_reach_stderr_while_the_batch_runs(
+    llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    serve(llm_server, delay=0.3)  # each call takes a while: the batch runs for a few seconds
+    judges = judges_for("decide", tmp_path, llm_server)
+    items = write_items(tmp_path / "items.jsonl", [item("decide", n) for n in range(6)])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    argv = [sys.executable, "-m", "moot", "batch", str(items), "--protocol", "decide", "--judges", str(judges)]
+    proc = subprocess.Popen(
+        [*argv, "--concurrency", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env
+    )
+    assert proc.stderr is not None
+    lines = []
+    for line in proc.stderr:  # read as they come: a line must arrive before the batch ends
+        lines.append((line.rstrip("\n"), proc.poll()))
+    proc.wait(timeout=120)
+    assert proc.returncode == 0, lines
+    assert lines[0][0].startswith("batch: 0/6 ended, 0 failed") and lines[0][0].endswith("(started)")
+    assert any(running is None and "/6 ended" in text for text, running in lines[1:-1])  # while it ran
+    assert lines[-1][0].startswith("batch: 6/6 ended, 0 failed, 0 running")
+    assert all("\x1b" not in text for text, _ in lines)  # plain lines, no terminal codes
+
+
+def test_in_a_pipe_a_long_call_is_not_silence(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moot.cli.batch_progress import ProgressLines
+
+    monkeypatch.setattr(ProgressLines, "HEARTBEAT_S", 0.4)  # every 0.4 s instead of 10, for the test
+    serve(llm_server, delay=1.5)  # one call takes longer than several heartbeats
+    judges = judges_for("decide", tmp_path, llm_server)
+    items = write_items(tmp_path / "items.jsonl", [item("decide", 0)])
+    code, _, err = batch(capsys, str(items), "--protocol", "decide", "--judges", str(judges))
+    assert code == 0
+    beats = [line for line in err.splitlines() if line.endswith("(still running)")]
+    assert beats and all(line.startswith("batch: 0/1 ended, 0 failed, 1 running") for line in beats)

@@ -29,9 +29,9 @@ from .bench_judges import (
     serve,
     write_jsonl,
 )
+from .judgebench_sample import pin_sample
 
 MODELS = ("judge-a", "judge-b", "judge-c")
-JUDGEBENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "judgebench" / "gpt-4o-2024-05-13.jsonl"
 PRICES = {m: {"input_per_mtok": 1.0, "output_per_mtok": 2.0} for m in MODELS}
 TOP = {"suite", "kind", "items", "seed", "swap_consistency", "verdict", "strategies", "per_item", "by_source", "notes"}
 COMMON = {"accuracy", "ci95", "kappa", "calls_per_item", "tokens_per_item", "cost_per_item", "swap_consistency"}
@@ -124,23 +124,24 @@ def test_html_writes_one_page_with_the_chart_the_flips_and_each_source_escaped(
     assert "<script" not in html.replace("&lt;script", "")
 
 
-def test_judgebench_from_the_shared_copy_broken_down_by_source(
-    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+def test_judgebench_from_a_local_copy_broken_down_by_source(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rows = [json.loads(line) for line in JUDGEBENCH.read_text(encoding="utf-8").splitlines()]
+    sample = pin_sample(monkeypatch)  # tests/data's JudgeBench-format file, pinned in place of the real one
+    rows = [json.loads(line) for line in sample.read_text(encoding="utf-8").splitlines()]
     serve(llm_server, rows, dict.fromkeys(MODELS, always_a))
     judges = judges_file(tmp_path, llm_server, MODELS)
-    args = ["judgebench", "--data", str(JUDGEBENCH), "--limit", "8", "--judges", str(judges)]
+    args = ["judgebench", "--data", str(sample), "--limit", "8", "--judges", str(judges)]
     code, out, _ = run(capsys, *args, "--format", "json", "--strategies", "vote")
     assert code == 0
     data = json.loads(out)
-    # the seed-0 sample of 8: one mmlu pair (A>B), six livebench (two A>B), one livecodebench (A>B)
+    # the seed-0 sample of 8: three mmlu pairs (all A>B), three livebench (two A>B), two livecodebench (one A>B)
     assert {s: f["accuracy"]["vote"] for s, f in data["by_source"].items()} == {
         "mmlu": 1.0,
-        "livebench": pytest.approx(2 / 6),
-        "livecodebench": 1.0,
+        "livebench": pytest.approx(2 / 3),
+        "livecodebench": 0.5,
     }
-    assert data["strategies"]["vote"]["accuracy"] == 0.5 and data["swap_consistency"] == 0.0
+    assert data["strategies"]["vote"]["accuracy"] == 0.75 and data["swap_consistency"] == 0.0
     assert len(llm_server.requests) == 8 * 2 * 3
 
 

@@ -205,3 +205,25 @@ def test_rubric_file_is_accepted(tmp_path: Path) -> None:
         "usability",
     ]
     assert len(load_criteria(CRITERIA)) == 5
+
+
+def test_show_with_a_short_or_shared_prefix_asks_for_more_of_the_id(capsys) -> None:  # type: ignore[no-untyped-def]
+    from moot.store.db import Store
+
+    store = Store.open_default()
+    for debate_id in ("2345aaaa-0000", "2345bbbb-0000"):
+        store.create_debate(debate_id, "evaluate", {}, title="t")
+    store.close()
+    assert main(["show", "23"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "moot: error: '23' starts 2 debates' ids: give more of the id (see 'moot list')"
+    )
+    assert main(["show", "2345a"]) == 0  # a unique prefix of four or more characters
+    capsys.readouterr()
+    store = Store.open_default()
+    store.create_debate("9876cccc-0000", "evaluate", {}, title="t")
+    store.close()
+    assert main(["show", "98"]) == 2  # only one debate starts so, but two characters are too few
+    assert "'98' is too short a prefix: give at least 4 characters of the id" in capsys.readouterr().err
+    assert main(["report", "234", "--html", "x.html"]) == 2
+    assert "give more of the id" in capsys.readouterr().err

@@ -397,3 +397,29 @@ def test_a_literal_api_key_is_never_written(
     written = [*Path(".specs").rglob("*.md"), *isolated_home.glob("moot.db*")]
     assert written and all(b"SECRET-12345" not in p.read_bytes() for p in written)
     assert "SECRET" not in json.dumps(out)
+
+
+def test_no_usable_recommendation_from_any_judge_exits_3_and_never_says_they_disagreed(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for model in MODELS.values():
+        llm_server.script(model, "It depends on many factors.", "I would rather not pick one.")
+    code = main([*question_args(decide_judges(tmp_path, llm_server)), "--no-progress"])
+    captured = capsys.readouterr()
+    assert code == 3  # as evaluate does when its judges' replies cannot be used
+    assert captured.out == ""
+    assert "disagreed" not in captured.err.lower() and "CONTESTED" not in captured.err
+    assert "fewer than two judges gave a usable recommendation in round 1" in captured.err
+    assert len(llm_server.requests) == 6  # one call and one clarification each, no round 2
+
+
+def test_a_judge_whose_last_reply_was_unusable_is_not_reported_ok(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm_server.script("risk-m", "It depends on many factors.", "I would rather not pick one.")
+    llm_server.script("value-m", r1("B"))
+    llm_server.script("effort-m", r1("B"))
+    code, out = run_json(capsys, *question_args(decide_judges(tmp_path, llm_server)))
+    assert code == 0 and out["consensus"] is True
+    status = {j["judge"]: j["status"] for j in out["judges"]}
+    assert status == {"risk": "unusable: no usable recommendation in round 1", "value": "ok", "effort": "ok"}

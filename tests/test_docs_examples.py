@@ -1,5 +1,6 @@
-"""The docs stay true: every Python example in docs/api.md and docs/mcp.md runs as written (offline, in a
-fresh folder and store), the CI job uses only options `moot evaluate` has, and the pictures exist."""
+"""The docs stay true: every shell and Python block of README.md and docs/*.md runs as written (offline, no
+API key, in a fresh folder and store, `moot` on PATH) unless its fence names why it cannot (the rule below,
+stated in the README), the CI job uses only options `moot evaluate` has, and the pictures exist."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 import shlex
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,15 +18,50 @@ import yaml
 
 from moot.cli.app import main
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.S | re.M)
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+FENCE = re.compile(r"^( *)```(\w+)([^\n]*)\n(.*?)^\1```$", re.S | re.M)  # indented in a list too
+RUNNABLE = ("bash", "sh", "python")
+# The one rule for which blocks are not run: the fence names why, after the language (```bash needs-key).
+WHY_NOT_RUN = {
+    "needs-key": "calls a vendor's API or a logged-in agent CLI",
+    "reader-files": "works on the reader's own files or debates (a DEBATE_ID, their judges.yaml)",
+    "synopsis": "a usage line with [optional] parts and placeholders, not a command",
+    "installs": "creates a venv, installs packages or runs the test suite itself",
+    "server": "starts a server that runs until it is stopped",
+}
+
+
+def fences(doc: Path) -> list[tuple[str, str, str]]:
+    """(language, the fence's marker, body) of every fenced block with a language."""
+    found = FENCE.findall(doc.read_text(encoding="utf-8"))
+    return [(lang, info.strip(), textwrap.dedent(body)) for _, lang, info, body in found]
 
 
 def blocks(doc: str, lang: str) -> list[str]:
-    return [body for kind, body in FENCE.findall((DOCS / doc).read_text(encoding="utf-8")) if kind == lang]
+    """The unmarked blocks of a doc in one language (a marked block is not run)."""
+    return [body for kind, marker, body in fences(DOCS / doc) if kind == lang and not marker]
 
 
-EXAMPLES = [(doc, i, code) for doc in ("api.md", "mcp.md") for i, code in enumerate(blocks(doc, "python"))]
+DOC_FILES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+EXAMPLES = [
+    (doc.relative_to(ROOT).as_posix(), i, lang, body)
+    for doc in DOC_FILES
+    for i, (lang, marker, body) in enumerate(fences(doc))
+    if lang in RUNNABLE and not marker
+]
+
+
+def test_every_block_that_is_not_run_says_why() -> None:
+    for doc in DOC_FILES:
+        for lang, marker, _ in fences(doc):
+            # another name for a shell or Python would slip past the rule: only these three are used
+            assert lang not in ("shell", "console", "zsh", "py", "python3", "pycon"), f"{doc.name}: ```{lang}"
+            assert lang not in RUNNABLE or marker in ("", *WHY_NOT_RUN), f"{doc.name}: unknown marker {marker!r}"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{marker}`" in readme for marker in WHY_NOT_RUN)  # the rule is stated where users read it
+    ran = {doc for doc, *_ in EXAMPLES}
+    assert {"README.md", "docs/api.md", "docs/ci.md", "docs/mcp.md", "docs/providers.md"} <= ran
 
 
 def test_there_are_examples_for_every_protocol() -> None:
@@ -34,14 +71,21 @@ def test_there_are_examples_for_every_protocol() -> None:
     assert len(blocks("mcp.md", "python")) == 1
 
 
-@pytest.mark.parametrize(("doc", "index", "code"), EXAMPLES, ids=[f"{d}#{i}" for d, i, _ in EXAMPLES])
-def test_python_example_runs(doc: str, index: int, code: str, tmp_path: Path) -> None:
-    script = tmp_path / "example.py"
-    script.write_text(code, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env["MOOT_HOME"] = str(tmp_path / "home")
-    r = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=90)
-    assert r.returncode == 0, f"{doc} example {index} failed:\n{r.stdout}\n{r.stderr}"
+@pytest.mark.parametrize(("doc", "index", "lang", "code"), EXAMPLES, ids=[f"{d}#{i}" for d, i, *_ in EXAMPLES])
+def test_example_runs_as_written(doc: str, index: int, lang: str, code: str, tmp_path: Path) -> None:
+    if lang == "python":
+        script = tmp_path / "example.py"
+        script.write_text(code, encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env["MOOT_HOME"] = str(tmp_path / "home")
+        r = subprocess.run(
+            [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=90
+        )
+    else:
+        # as pasted into a terminal (which does not stop at a failing line): no line may be an error either
+        r = _run_sh("set -o pipefail\n" + code, tmp_path)
+    assert r.returncode == 0, f"{doc} block {index} failed:\n{r.stdout}\n{r.stderr}"
+    assert "moot: error" not in r.stderr and "Traceback" not in r.stderr, f"{doc} block {index}:\n{r.stderr}"
 
 
 def test_ci_job_uses_real_options(capsys: pytest.CaptureFixture[str]) -> None:

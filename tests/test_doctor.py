@@ -88,7 +88,10 @@ def test_doctor_without_a_file_lists_the_lineups_and_agent_clis(
     assert sorted(clis) == ["claude", "codex", "gemini", "qwen"]
     assert clis["qwen"]["usable"] is True and clis["gemini"]["usable"] is False
     assert all(r["tools"] == "read-only" for r in clis.values())
-    assert {r["judge"] for r in rows if r["kind"] == "api"} == {"gemini-3-pro-preview", "gpt-5.2", "grok-4"}
+    api = {r["judge"]: r["role"] for r in rows if r["kind"] == "api"}
+    # evaluate's lineup, and decide's default panel (its three stances on one model)
+    assert api == {"gemini-3-pro-preview": "judge", "gpt-5.2": "judge", "grok-4": "judge", "sonnet": "decide"}
+    assert next(r for r in rows if r["role"] == "decide")["detail"] == "credential missing: set ANTHROPIC_API_KEY"
 
 
 def test_doctor_bad_judges_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

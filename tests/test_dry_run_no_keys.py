@@ -76,3 +76,58 @@ def test_dry_run_in_a_fresh_process_with_no_key_in_the_environment(artifact: Pat
     )
     assert r.returncode == 0, r.stderr
     assert "Dry run: nothing was sent" in r.stdout and "| Scenario |" in r.stdout
+
+
+def test_every_dry_run_names_each_missing_key_as_a_warning(artifact: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evaluate", "-s", str(artifact), "--dry-run", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["warnings"] == [
+        "judge-1 (gemini-3-pro-preview): needs an API key: set GEMINI_API_KEY or GOOGLE_API_KEY",
+        "judge-2 (gpt-5.2): needs an API key: set OPENAI_API_KEY",
+        "judge-3 (grok-4): needs an API key: set XAI_API_KEY",
+    ]
+    argv = ["decide", "--question", "Offline mode?", "--option", "A=No", "--option", "B=Yes", "--dry-run"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.count("Warning: ") == 3 and "needs an API key: set" in out and "a real run does" in out
+
+
+def test_a_fallback_whose_sdk_is_missing_is_named(
+    artifact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # the SDK cannot be imported here
+    monkeypatch.setenv("XAI_API_KEY", "x")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
+    judges = tmp_path / "j.yaml"
+    judges.write_text(yaml.safe_dump({"debate_judges": [{"model": "grok-4", "fallbacks": ["haiku"]}, "grok-4"]}))
+    assert main(["evaluate", "-s", str(artifact), "--judges", str(judges), "--dry-run", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["warnings"] == [
+        "judge-1's fallback claude-haiku-4-5: SDK 'anthropic' not installed: pip install 'moot[anthropic]'"
+    ]
+
+
+def test_challenge_dry_run_with_no_agent_cli_on_path_plans_and_names_every_seat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no claude, gemini, codex or qwen here
+    assert main(["challenge", "Use tabs", "--dry-run", "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert [j["seat"] for j in plan["judges"]] == ["proponent", "challenger-1", "challenger-2", "challenger-3"]
+    assert plan["warnings"][0].startswith("a run here would stop before its first call: the proponent 'claude'")
+    assert plan["warnings"][1:] == [
+        f"{seat} ({cli}): agent CLI '{cli}' not found on PATH"
+        for seat, cli in [("proponent", "claude"), ("challenger-1", "gemini"), ("challenger-2", "codex"), ("challenger-3", "qwen")]
+    ]
+    assert main(["challenge", "Use tabs"]) == 3  # a real run still refuses, before any call
+    assert "not usable here" in capsys.readouterr().err
+
+
+def test_the_bench_dry_run_follows_the_same_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    gold = Path(__file__).resolve().parents[1] / "src" / "moot" / "demo" / "bench" / "gold.jsonl"
+    assert main(["bench", str(gold), "--dry-run", "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["warnings"] == [
+        f"{seat} (sonnet): needs an API key: set ANTHROPIC_API_KEY"
+        for seat in ("correctness", "correctness-2", "correctness-3")
+    ]
+    assert main(["bench", str(gold), "--dry-run"]) == 0
+    assert "warning: correctness (sonnet): needs an API key: set ANTHROPIC_API_KEY" in capsys.readouterr().out

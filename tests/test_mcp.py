@@ -194,6 +194,10 @@ def test_http_transport_binds_localhost_and_serves_tools(tmp_path: Path, isolate
         anyio.run(run)
         assert "evaluate" in seen["tools"]
         assert seen["list"].structured_content == {"debates": []}
+        assert proc.stderr is not None  # it said where it listens as it started
+        assert proc.stderr.readline().decode() == (
+            f"moot mcp: serving streamable HTTP at http://127.0.0.1:{port}/mcp (this machine only); Ctrl-C stops it\n"
+        )
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -280,3 +284,22 @@ def test_protocol_tools_take_a_cost_cap(tmp_path: Path) -> None:
     assert results["bad"].is_error and "max_cost must be a positive number" in results["bad"].content[0].text
     ok = results["ok"]
     assert not ok.is_error and ok.structured_content["summary"]["final_verdict"] in ("PASS", "CONDITIONAL", "FAIL")
+
+
+def test_progress_never_runs_past_its_total(tmp_path: Path) -> None:
+    progress: Progress = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    async def body(client: Client) -> None:
+        # two rounds asked for and run to the end, then every party's assumptions: a step after the last round
+        args = {"topic": "How should we shard the orders table?", "judges": str(challenge_panel(tmp_path))}
+        r = await client.call_tool("challenge", {**args, "max_rounds": 2}, progress_callback=on_progress)
+        assert not r.is_error, r.content
+
+    in_process(body)
+    values = [p[0] for p in progress]
+    assert {p[1] for p in progress} == {2}
+    assert values == sorted(values) and len(set(values)) == len(values) and max(values) <= 2
+    assert any(m and m.startswith("round 2") and "started" not in m for _, _, m in progress)

@@ -138,6 +138,10 @@ def test_a_project_panel_of_scripted_judges_runs_from_a_subfolder(
     assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["summary"]["final_verdict"] == "CONDITIONAL"
+    # with progress, the first line says which judges file is in effect, and why
+    assert main([*argv[:-2], "--progress"]) == 0
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(f"judges file: {root / 'moot.yaml'} (the nearest moot.yaml above {root / 'src'})")
 
 
 def test_demo_live_keeps_the_seeds_lineup_whatever_the_project_says(

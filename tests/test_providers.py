@@ -16,7 +16,7 @@ import yaml
 from moot.cli.app import main
 from moot.engine import Engine, RetryPolicy
 from moot.engine.limits import Limits, ProviderLimit
-from moot.errors import JudgeTimeout, MissingExtra, TransientJudgeError, UsageError
+from moot.errors import JudgeTimeout, TransientJudgeError, UsageError
 from moot.judges.base import Judge, Seat
 from moot.judges.factory import build_judges, require_credentials
 from moot.judges.providers import resolve
@@ -141,8 +141,9 @@ def test_missing_vendor_sdk_gives_an_install_hint(
     for env in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.setenv(env, "k")
     monkeypatch.setitem(sys.modules, module, None)  # what an absent package looks like to `import`
-    with pytest.raises(MissingExtra, match=hint.replace("[", r"\[").replace("]", r"\]")):
-        build_judges(JudgeSpec(model=model))
+    judges = build_judges(JudgeSpec(model=model))  # planned (a dry run needs no SDK), refused when run
+    with pytest.raises(UsageError, match=hint.replace("[", r"\[").replace("]", r"\]")):
+        require_credentials(judges)
     path = Path("j.yaml")
     path.write_text(yaml.safe_dump({"debate_judges": [model, model]}))
     Path("a.py").write_text("x = 1\n")

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from moot.cli.app import main
@@ -172,3 +173,25 @@ def test_ctrl_c_leaves_the_debate_resumable(
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["rounds_completed"] == 3
     assert len(llm_server.calls_for("judge-a")) == 3
+
+
+def test_the_store_is_as_private_as_the_reports(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--no-progress"]) == 0
+    written = [isolated_home / n for n in ("moot.db", "moot.db-wal", "moot.db-shm")]
+    written += sorted((tmp_path / ".specs" / "reports").iterdir())
+    modes = {p.name: oct(p.stat().st_mode & 0o777) for p in written if p.exists()}
+    assert "moot.db" in modes and len(modes) >= 5
+    assert set(modes.values()) == {"0o600"}, modes
+
+
+def test_a_store_left_readable_by_others_is_tightened(tmp_path: Path) -> None:
+    from moot.store.db import Store
+
+    path = tmp_path / "old.db"
+    sqlite3.connect(path).close()
+    path.chmod(0o644)
+    Store(path).close()
+    assert oct(path.stat().st_mode & 0o777) == "0o600"

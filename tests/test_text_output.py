@@ -63,12 +63,23 @@ def test_piped_text_is_plain_compact_and_names_wall_and_call_time(
     assert re.search(r"wall \d+\.\d s, call time \(sum over calls\) \d+\.\d s", out)
     assert "| Judge | Stance | Model | Round 1 | Round 2 | Round 3 | Status |" in out
     assert "Reports (one per judge, and the consensus report): " in out and ".{1,2,3,consensus}.md" in out
-    # 63 before, with a judge list, round lines and disputes twice; +1 for what the debate changed (issue 11)
-    assert len(out.splitlines()) <= 56
+    # 63 before, with a judge list, round lines and disputes twice; +1 for what the debate changed (issue 11);
+    # +1 for the verdict score's own row, labelled apart from the mean of all judges (issue 18)
+    assert len(out.splitlines()) <= 57
+    assert "| **overall** | 3.5/5 | 3.8/5 | 2.9/5 | 3.4/5 |" in out
+    assert "| **verdict (majority)** |  |  |  | 3.65/5 |" in out  # the majority's mean, labelled apart
 
 
-def terminal(result: EvaluationResult, **console: Any) -> str:
-    return render_terminal(evaluation_report(result), Console(file=io.StringIO(), width=110, **console))
+def terminal(result: EvaluationResult, width: int = 110, **console: Any) -> str:
+    return render_terminal(evaluation_report(result), Console(file=io.StringIO(), width=width, **console))
+
+
+def test_at_80_columns_a_model_name_is_never_cut_mid_word(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    result = EvaluationResult.model_validate(demo_json(tmp_path, capsys))
+    shown = terminal(result, width=80)
+    assert "gemini-3-pro-preview" in shown and "haiku" in shown
+    assert all(len(line) <= 80 for line in shown.splitlines())
+    assert "$0.0000" in shown.splitlines()[7]  # the last column is not cut off either
 
 
 def test_terminal_face_is_a_panel_and_tables_in_about_40_lines(
@@ -79,7 +90,8 @@ def test_terminal_face_is_a_panel_and_tables_in_about_40_lines(
     assert "╭" in shown.splitlines()[0] and COLOUR.search(shown)
     assert "| Criterion |" not in shown and "Tokens in/out" in shown  # rich tables, spend beside each judge
     assert "call time (sum over calls)" in shown
-    assert len(shown.splitlines()) <= 45  # 42, and what the debate changed: a verdict, a judge and its reason
+    # 42, and what the debate changed: a verdict, a judge and its reason; and the verdict's own row (issue 18)
+    assert len(shown.splitlines()) <= 46
     plain_colours = terminal(result, force_terminal=True, color_system="standard", no_color=True)
     assert plain_colours.startswith("╭") and not COLOUR.search(plain_colours)
 

@@ -260,8 +260,21 @@ async def run_challenge(
     return result
 
 
-async def _build(topic: str, **kwargs: Any) -> Prepared:
-    request, prop_seat, seats, panel = await build_challenge_request(topic, **kwargs)
+async def _build(topic: str, *, planning: bool = False, **kwargs: Any) -> Prepared:
+    """The prepared challenge. A dry run (`planning`) plans even a lineup a run would refuse (a proponent
+    or too few challengers not usable here): it plans every seat and says, as a warning, why a run would
+    stop; the judges a run could not call are named by the dry run's own warnings."""
+    try:
+        request, prop_seat, seats, panel = await build_challenge_request(topic, planning=planning, **kwargs)
+    except DebateAborted as e:
+        if not planning:
+            raise
+        plan = plan_challenge(topic, **kwargs)
+        numbers = list(range(1, len(plan.challengers) + 1))
+        request, prop_seat, seats = _request_and_seats(plan, numbers, [])
+        prepared = prepared_challenge(request, prop_seat, seats, plan.panel)
+        prepared.plan_extra["warnings"] = [f"a run here would stop before its first call: {e}"]
+        return prepared
     return prepared_challenge(request, prop_seat, seats, panel)
 
 
@@ -272,6 +285,14 @@ async def build_challenge_request(
     sent) and build the seats: everything a challenge (or its dry run) needs before the first call."""
     plan = plan_challenge(topic, **kwargs)
     numbers, skipped = await preflight(plan, planning=planning)
+    request, prop_seat, seats = _request_and_seats(plan, numbers, skipped)
+    return request, prop_seat, seats, plan.panel
+
+
+def _request_and_seats(
+    plan: ChallengePlan, numbers: list[int], skipped: list[str]
+) -> tuple[ChallengeRequest, Seat, list[Seat]]:
+    """The request for the challengers numbered `numbers` (1-based), and their seats."""
     chosen = [plan.challengers[n - 1] for n in numbers]
     panel = plan.panel
     request = ChallengeRequest(
@@ -287,7 +308,7 @@ async def build_challenge_request(
         base_dir=str(panel.base_dir) if panel and panel.base_dir else None,
     )
     prop_seat, seats = build_seats(request, plan.proponent, chosen)
-    return request, prop_seat, seats, panel
+    return request, prop_seat, seats
 
 
 async def challenge(

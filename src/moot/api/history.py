@@ -5,16 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from moot.errors import UsageError
 from moot.store import DebateRow, Store
 from moot.store.batches import BatchRow, list_batches
 
 
 def find_debate(store: Store, debate_id: str) -> DebateRow:
-    row = store.get_debate(debate_id)
-    if row is None:
-        raise UsageError(f"no debate {debate_id} in {store.path}")
-    return row
+    return store.require_debate(debate_id)
 
 
 def calls_view(store: Store, row: DebateRow) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from moot.engine.runner import rehearse_plan, run_steps
 from moot.engine.steps import ProtocolSteps
 from moot.errors import UsageError
 from moot.judges.base import Seat
+from moot.judges.readiness import merge_warnings, plan_warnings
 from moot.panel_file import PanelFile
 from moot.runs import RunOptions, run_debate
 from moot.schemas.events import Event
@@ -92,6 +93,10 @@ def estimate_prepared(p: Prepared, pricing: Pricing | None) -> dict[str, Any]:
     rendered from the protocol's own prompts and priced, and the cost table of the ways it can end."""
     engine = Engine(Store(":memory:"), "dry-run", pricing=pricing)
     calls = rehearse_plan(p.make("dry-run"), p.make("dry-run"), engine)
+    seats = p.panel_seats if p.panel_seats is not None else p.seats
+    extra = dict(p.plan_extra)
+    # no key, SDK or agent CLI is needed to plan; every one a real run would miss is named
+    warnings = merge_warnings(extra.pop("warnings", []), plan_warnings(seats))
     return {
         "dry_run": True,
         "protocol": p.protocol,
@@ -99,10 +104,11 @@ def estimate_prepared(p: Prepared, pricing: Pricing | None) -> dict[str, Any]:
         "input_name": p.input_name,
         "judges": [
             {"seat": s.id, "model": s.label, "runs_on": [f"{j.provider}/{j.model}" for j in s.judges]}
-            for s in (p.panel_seats if p.panel_seats is not None else p.seats)
+            for s in seats
         ],
         "rounds_allowed": p.rounds,
-        **p.plan_extra,
+        **extra,
+        "warnings": warnings,
         "calls": [asdict(c) for c in calls],
         "scenarios": [asdict(s) for s in p.scenarios(calls)],
         "assumptions": dict(ASSUMPTIONS),

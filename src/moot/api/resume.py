@@ -34,9 +34,7 @@ async def resume(
     has already spent; `max_cost` replaces the cap.
     """
     store = store or Store.open_default()
-    row = store.get_debate(debate_id)
-    if row is None:
-        raise UsageError(f"no debate {debate_id} in {store.path}")
+    row = store.require_debate(debate_id)
     if row.status == "finished":
         raise UsageError(f"debate {row.id} already finished: use 'moot show {row.id}'")
     spec_for("evaluate")  # every protocol's spec registered

@@ -79,6 +79,7 @@ def bench_estimate(plan: BenchPlan, plans: Sequence[Mapping[str, Any]]) -> dict[
         "typical_usd": {"low": round(total.get("usd_low", 0.0), 4), "high": round(total.get("usd_high", 0.0), 4)},
         "worst_usd": round(total.get("usd_worst", 0.0), 4),
         "unpriced": unpriced,
+        "warnings": list(dict.fromkeys(w for p in plans for w in p.get("warnings", []))),
         "assumptions": first.get("assumptions", {}),
         "run_folder": str(plan.folder),
     }

@@ -34,8 +34,16 @@ CACHE_NAME = "judgebench-gpt-4o-2024-05-13.jsonl"
 ABOUT = f"JudgeBench (arXiv:2410.12784), GPT-4o pairs, {REPO}@{COMMIT[:12]}"
 
 
-def judgebench_items(data: Path | None = None, *, url: str = URL, sha256: str = SHA256) -> list[PairwiseItem]:
-    """The pairs, from `data` when given, else from the cache, downloading them on first use."""
+def judgebench_items(
+    data: Path | None = None, *, url: str | None = None, sha256: str | None = None
+) -> list[PairwiseItem]:
+    """The pairs, from `data` when given, else from the cache, downloading them on first use.
+
+    `url` and `sha256` default to the module's pin, read at call time so that a test can pin a file of its
+    own (served from 127.0.0.1) and run the very same download, check and cache code as a user does.
+    """
+    url = url or URL
+    sha256 = sha256 or SHA256
     if data is not None:
         body = _read(data)
         _check(body, sha256, str(data), after="use the file from the pinned commit")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from moot.cli.batch_progress import ProgressBar, bar_wanted, run_with_bar
+from moot.cli.batch_progress import bar_wanted, progress_display, run_with_bar
 from moot.cli.output import check_format, emit
 from moot.errors import Interrupted
 
@@ -86,7 +86,7 @@ def batch(
     passed = {name: value for name, value in locals().items() if name in RUN_BATCH_OPTIONS}
     summary = run_with_bar(
         lambda bar: run_batch(items, protocol, **passed, progress=None if bar is None else partial(bar, "batch")),
-        bar=ProgressBar("batch") if bar_wanted(progress, fmt) else None,
+        bar=progress_display("batch") if bar_wanted(progress, fmt) else None,
         interrupted=lambda: BatchInterrupted(batch_id_for(protocol, items)),
     )
     emit(to_json(summary.to_dict()) if fmt == "json" else summary_text(summary))

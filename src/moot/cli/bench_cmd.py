@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from moot.cli.batch_progress import ProgressBar, bar_wanted, run_with_bar
+from moot.cli.batch_progress import ProgressDisplay, bar_wanted, progress_display, run_with_bar
 from moot.cli.output import check_format, emit, text_for
 from moot.errors import Interrupted
 
@@ -71,7 +71,7 @@ def bench(
         return _dry_run(loaded, judges, chosen, swap, fmt)
     run = run_with_bar(
         lambda bar: _run(loaded, judges, chosen, swap, concurrency, max_cost, bar),
-        bar=ProgressBar("bench {task.description}") if bar_wanted(progress, fmt) else None,
+        bar=progress_display("bench {task.description}") if bar_wanted(progress, fmt) else None,
         interrupted=BenchInterrupted,
     )
     return _report(run, fmt, html)
@@ -84,7 +84,7 @@ async def _run(
     swap: bool | None,
     concurrency: int,
     max_cost: float | None,
-    bar: ProgressBar | None,
+    bar: ProgressDisplay | None,
 ) -> BenchRun:
     from moot.bench.runner import run_bench
 

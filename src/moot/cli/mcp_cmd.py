@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import sys
 from typing import Annotated
 
 import typer
@@ -42,4 +43,8 @@ def mcp(
     if http is None:
         server.run("stdio")
     else:
+        shown = f"[{host}]" if ":" in host else host
+        where = "this machine only" if host in ("127.0.0.1", "localhost", "::1") else "reachable from other machines"
+        sys.stderr.write(f"moot mcp: serving streamable HTTP at http://{shown}:{http}/mcp ({where}); Ctrl-C stops it\n")
+        sys.stderr.flush()
         server.run("streamable-http", host=host, port=http)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
-from moot.cli.live import progress_sink, showing
+from moot.cli.live import announce, progress_sink, showing
 from moot.cli.output import check_format, dry_run_exit, emit
 from moot.errors import Interrupted
 from moot.runs import RunOptions
@@ -57,6 +57,15 @@ def run_prepared_cli(prepared: Prepared, options: RunOptions, sink: EventSink | 
         return run_cli(lambda: run_prepared(prepared, options), options)
 
 
+def judges_line(given: str | None) -> str:
+    """The first progress line: which judges file is in effect and why, so that a `moot.yaml` found in a
+    folder above, or one named by MOOT_JUDGES, is never used without the user seeing it."""
+    from moot.project import judges_source
+
+    source = judges_source(given)
+    return f"judges file: {source.path if source.path else 'none'} ({source.why})"
+
+
 def run_command(
     protocol: str,
     parameters: Mapping[str, Any],
@@ -75,6 +84,10 @@ def run_command(
     prepared, options, sink = prepare_cli(protocol, parameters, parameters["progress"], fmt, planning=dry_run)
     if dry_run:
         return dry_run_exit(prepared, options, fmt)
+    from moot.judges.factory import require_credentials, seat_judges
+
+    require_credentials(seat_judges(prepared.seats))  # a missing key stays one line of bad input, before any progress
+    announce(sink, judges_line(parameters.get("judges")))
     result = run_prepared_cli(prepared, options, sink, parameters["max_cost"])
     if show is None:
         emit(render(protocol, result, fmt))

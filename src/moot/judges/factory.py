@@ -14,7 +14,7 @@ from pathlib import Path
 
 from moot.errors import UsageError
 from moot.judges.base import Judge, Seat
-from moot.judges.providers import api_key_for, key_hint, needs_key, resolve
+from moot.judges.providers import Resolved, api_key_for, key_hint, needs_key, resolve, sdk_missing
 from moot.judges.scripted import ScriptedJudge
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt
@@ -41,13 +41,14 @@ def _builder(wire: str) -> Callable[[JudgeSpec, str], Judge] | None:
 
 
 class KeylessJudge:
-    """Stands in for a vendor judge whose credential is missing: it prices and plans like the real one
-    (same provider and model), and refuses to be called."""
+    """Stands in for a vendor judge whose credential (or SDK) is missing: it prices and plans like the
+    real one (same provider and model), and refuses to be called."""
 
-    def __init__(self, provider: str, model: str, problem: str) -> None:
+    def __init__(self, provider: str, model: str, problem: str, missing: str = "") -> None:
         self.provider = provider
         self.model = model
         self.problem = problem  # the one-line error a real run stops with
+        self.missing = missing or problem  # what to set, for a dry run's warning
 
     def __repr__(self) -> str:
         return f"KeylessJudge(provider={self.provider!r}, model={self.model!r})"
@@ -71,15 +72,24 @@ def seat_judges(seats: Iterable[Seat | None]) -> list[Judge]:
 
 
 def _build_api_judge(spec: JudgeSpec, model: str) -> Judge:
-    """One vendor judge; a `KeylessJudge` when its credential is missing (see the module's docstring)."""
+    """One vendor judge; a `KeylessJudge` when its credential or its SDK is missing (see the module's
+    docstring): a dry run plans it and names what is missing, a real run stops on it before any call."""
     resolved = resolve(spec.model_copy(update={"model": model}))
-    if needs_key(spec, resolved) and api_key_for(spec, resolved) is None:
-        problem = f"judge '{spec.label}' ({model}) needs an API key: set {key_hint(spec, resolved)}"
-        return KeylessJudge(resolved.provider.name, resolved.model, problem)
+    missing = [m for m in (sdk_missing(resolved.provider.wire), _key_missing(spec, resolved)) if m]
+    if missing:
+        sep = " " if missing[0].startswith("needs") else ": "
+        problem = f"judge '{spec.label}' ({model}){sep}" + "; ".join(missing)
+        return KeylessJudge(resolved.provider.name, resolved.model, problem, "; ".join(missing))
     builder = _builder(resolved.provider.wire)
     if builder is None:
         raise UsageError(f"judge '{spec.label}': no adapter for the '{resolved.provider.wire}' wire protocol")
     return builder(spec, model)
+
+
+def _key_missing(spec: JudgeSpec, resolved: Resolved) -> str | None:
+    if needs_key(spec, resolved) and api_key_for(spec, resolved) is None:
+        return f"needs an API key: set {key_hint(spec, resolved)}"
+    return None
 
 
 def build_judges(spec: JudgeSpec, *, base_dir: Path | None = None) -> list[Judge]:

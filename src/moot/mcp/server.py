@@ -76,6 +76,16 @@ def progress_note(event: Event, total: int | None) -> tuple[float, float | None,
     return None
 
 
+def next_progress(last: float, value: float, total: float | None) -> float | None:
+    """The value to report after `last`: `value`, or a little more than `last` when a protocol has several
+    phases per round (progress must rise), never past `total`. None: nothing can be reported without
+    passing the total (a step after the last round, such as a synthesis, when every round was run)."""
+    rising = value if value > last else round(last + 0.1, 4)
+    if total is not None:
+        rising = min(rising, float(total))
+    return rising if rising > last else None
+
+
 async def with_progress(ctx: Context, total: int | None, run: Callable[[EventSink], Awaitable[T]]) -> T:
     """Run a debate, forwarding its round events to the client as progress notifications, in order.
 
@@ -91,9 +101,12 @@ async def with_progress(ctx: Context, total: int | None, run: Callable[[EventSin
         async with receive:
             async for event in receive:
                 note = progress_note(event, total)
-                if note is not None:
-                    value, of, message = note
-                    last = value if value > last else round(last + 0.1, 4)  # progress must rise
+                if note is None:
+                    continue
+                value, of, message = note
+                rising = next_progress(last, value, of)
+                if rising is not None:
+                    last = rising
                     await ctx.report_progress(last, of, message)
 
     async def debate() -> None:

@@ -186,6 +186,10 @@ class Decision:
         if len(self.state.active) < 2:
             outcome.go_on = False  # the runner aborts the debate: fewer than two judges left
             return outcome
+        outcome.abort = _too_few_usable(judged, self.state.dropped, round_no)
+        if outcome.abort is not None:
+            outcome.go_on = False
+            return outcome
         tally = self._count(judged, round_no, outcome)
         outcome.go_on = not tally.reached
         return outcome
@@ -321,6 +325,20 @@ class Decision:
         result = build_result(self.request, self.seats, self.state, self.debate_id)
         result.spend = spend
         return result
+
+
+def _too_few_usable(judged: Sequence[Judged], dropped: dict[str, Any], round_no: int) -> str | None:
+    """Why the debate cannot go on when fewer than two judges gave a usable recommendation this round.
+
+    One voice (or none) can neither agree nor disagree, so a CONTESTED verdict would be false: like an
+    evaluation left with fewer than two judges, the debate ends with exit 3, naming each unusable reply.
+    """
+    kept = [j for j in judged if j.seat.id not in dropped]
+    usable = [j for j in kept if j.recommendation is not None]
+    if len(usable) >= 2:
+        return None
+    why = "; ".join(f"{j.seat.id}: {j.answer.reason or j.answer.status}" for j in kept if j.recommendation is None)
+    return f"fewer than two judges gave a usable recommendation in round {round_no} ({why})"
 
 
 def _settled(j: Judged) -> bool:

@@ -35,13 +35,18 @@ def perspective(state: DecideState, seat_id: str) -> str:
 
 
 def _judges(seats: Sequence[Seat], state: DecideState) -> list[DecisionJudge]:
-    return [
-        DecisionJudge(
+    judges = []
+    for seat in seats:
+        recs = state.recommendations.get(seat.id, {})
+        judge = DecisionJudge(
             **seat_fate(seat, state.answered_by, state.dropped),
-            recommendations={f"round_{r}": rec for r, rec in state.recommendations.get(seat.id, {}).items()},
+            recommendations={f"round_{r}": rec for r, rec in recs.items()},
         )
-        for seat in seats
-    ]
+        if judge.status == "ok" and recs and recs[max(recs)] is None:
+            # it answered, but its last reply gave no usable recommendation: not "ok"
+            judge.status = f"unusable: no usable recommendation in round {max(recs)}"
+        judges.append(judge)
+    return judges
 
 
 def _rounds(state: DecideState) -> dict[str, RoundTally]:

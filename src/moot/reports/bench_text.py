@@ -142,5 +142,6 @@ def estimate_text(data: Mapping[str, Any]) -> str:
         )
     if data["unpriced"]:
         lines.append(f"  no price known for {', '.join(data['unpriced'])}: counted as $0 (add it under 'pricing:')")
+    lines += [f"  warning: {w}" for w in data.get("warnings", [])]
     lines.append(f"  the run lives in {data['run_folder']}: the same command without --dry-run starts or continues it")
     return "\n".join(lines) + "\n"

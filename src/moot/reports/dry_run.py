@@ -17,6 +17,9 @@ def dry_run_text(data: dict[str, Any]) -> str:
         f"{data.get('input_name', 'artifact')} ~{data['artifact_tokens']:,} tokens.",
     ]
     out += [f"Skipped, not usable here: {s}" for s in data.get("skipped", [])]
+    out += [f"Warning: {w}" for w in data.get("warnings", [])]
+    if data.get("warnings"):
+        out.append("A dry run needs none of these; a real run does ('moot doctor' checks every judge).")
     out += ["", "Calls per round (input tokens, typical cost / worst case):"]
     for c in data["calls"]:
         where = f"round {c['round']}" if c["round"] else "final"

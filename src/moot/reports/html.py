@@ -38,9 +38,7 @@ def _env() -> jinja2.Environment:
 
 def load_record(store: Store, debate_id: str) -> DebateRecord:
     """A debate and all its calls, by id or unique id prefix. Raises UsageError when there is none."""
-    row = store.get_debate(debate_id)
-    if row is None:
-        raise UsageError(f"no debate {debate_id} in {store.path}")
+    row = store.require_debate(debate_id)
     return DebateRecord(
         debate_id=row.id,
         protocol=row.protocol,

@@ -9,18 +9,34 @@ from moot.schemas.safe_text import inert_markdown
 
 
 def score_grid(result: EvaluationResult) -> Table:
-    """Seed 003's table: one row per criterion, one column per judge, and the panel's final score."""
+    """Seed 003's table: one row per criterion, one column per judge, and the mean of all judges; then the
+    verdict's score in a row of its own, labelled with whose mean it is (the majority's when the panel split),
+    so that two different figures are never read as one that does not add up."""
     judges = [j for j in result.judges if j.final_score is not None]
     rows = []
     for key in result.criteria:
         scores = [j.final_scores.get(key) for j in judges]
-        present = [s for s in scores if s is not None]
-        final = round(sum(present) / len(present), 2) if present else None
-        cells = [f"{s:g}/5" if s is not None else "-" for s in scores]
-        rows.append([key, *cells, f"{final:g}/5" if final is not None else "-"])
-    overall = [f"{j.final_score:g}/5" for j in judges]
-    rows.append(["**overall**", *overall, f"**{result.summary.consensus_score:g}/5**"])
-    return Table(["Criterion", *(f"{j.judge} ({j.stance})" for j in judges), "Final"], rows)
+        rows.append([key, *(_score(s) for s in scores), _score(_mean(scores))])
+    overall = [j.final_score for j in judges]
+    rows.append(["**overall**", *(_score(s) for s in overall), _score(_mean(overall))])
+    verdict = [f"**verdict ({_basis(result)})**", *([""] * len(judges)), _score(result.summary.consensus_score)]
+    rows.append(verdict)
+    return Table(["Criterion", *(f"{j.judge} ({j.stance})" for j in judges), "Mean of all judges"], rows)
+
+
+def _mean(scores: list[float | None]) -> float | None:
+    present = [s for s in scores if s is not None]
+    return round(sum(present) / len(present), 2) if present else None
+
+
+def _score(value: float | None) -> str:
+    return f"{value:g}/5" if value is not None else "-"
+
+
+def _basis(result: EvaluationResult) -> str:
+    """Whose scores the verdict's score is the mean of: the majority's when the panel split (the verdict's
+    line names them), else every judge's."""
+    return "majority" if result.majority_judges and not result.consensus_reached else "all judges"
 
 
 def score_table(result: EvaluationResult) -> list[str]:

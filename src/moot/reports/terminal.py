@@ -190,6 +190,7 @@ def rich_table(table: Table) -> RenderableType:
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,
+        collapse_padding=True,  # two spaces between columns, not three: a model name fits whole at 80 columns
         title=table.title or None,
         title_justify="left",
         title_style="bold",
@@ -199,7 +200,8 @@ def rich_table(table: Table) -> RenderableType:
         header_style="bold",
     )
     for i, name in enumerate(headers):
-        numeric = i > 0 and _numeric([row[i] for row in table.rows if i < len(row)])
+        cells = [row[i] for row in table.rows if i < len(row)]
+        numeric = i > 0 and _numeric(cells)
         t.add_column(name, justify="right" if numeric else "left", overflow="fold")
     for row in table.rows:
         t.add_row(*(_styled(c) for c in row))

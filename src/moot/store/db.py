@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from moot.errors import UsageError
 from moot.schemas.redact import redact, redact_known
 from moot.store.blobs import Blobs
 from moot.store.migrations import MIGRATIONS
@@ -30,6 +31,20 @@ def default_db_path() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("moot", appauthor=False)) / "moot.db"
+
+
+def make_private(path: Path) -> None:
+    """The store holds every prompt and reply: readable by its owner only (0600), as the reports are.
+
+    The file is created 0600 before SQLite opens it, and SQLite gives its -wal and -shm files the
+    database's own permissions; a store made 0644 by an older version is tightened.
+    """
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+    except OSError:
+        pass  # sqlite3 reports what is wrong with the path, in its own words
 
 
 def now_iso() -> str:
@@ -96,6 +111,7 @@ class Store:
         self.path = Path(path)
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private(self.path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
@@ -197,6 +213,20 @@ class Store:
                 ).fetchall()
                 r = rows[0] if len(rows) == 1 else None
             return self._row(r) if r is not None else None
+
+    def require_debate(self, debate_id: str) -> DebateRow:
+        """`get_debate`, or a UsageError that says what to do: a longer prefix when the one given is too short
+        or matches several debates, `moot list` when nothing matches."""
+        row = self.get_debate(debate_id)
+        if row is not None:
+            return row
+        like = debate_id.replace("%", "") + "%"
+        matches = self.execute("SELECT COUNT(*) FROM debates WHERE id LIKE ?", (like,))[0][0] if debate_id else 0
+        if matches > 1:
+            raise UsageError(f"'{debate_id}' starts {matches} debates' ids: give more of the id (see 'moot list')")
+        if matches == 1:
+            raise UsageError(f"'{debate_id}' is too short a prefix: give at least 4 characters of the id")
+        raise UsageError(f"no debate {debate_id} in {self.path} (see 'moot list')")
 
     def list_debates(self, limit: int = 20, protocol: str | None = None) -> list[DebateRow]:
         sql = "SELECT * FROM debates"
