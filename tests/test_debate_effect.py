@@ -429,6 +429,8 @@ def test_evaluate_end_to_end(
         "final_score": 4.0,
         "changed": True,
         "reason": reason,
+        "round1_confidence": None,  # evaluate's replies state no confidence of their own
+        "final_confidence": None,
     }
     text, html = shown_and_reported(capsys, data["debate_id"], tmp_path / "again.html")
     assert "What the debate changed: the verdict held (round 1 PASS 4.2/5, final PASS 4.1/5); 1 of 3 changed:" in text

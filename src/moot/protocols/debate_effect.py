@@ -35,3 +35,9 @@ def assemble(
         changed_judges=[j.judge for j in judges if j.changed],
         rounds=rounds,
     )
+
+
+def stated_level(said: str | None) -> str | None:
+    """HIGH, MEDIUM or LOW as a judge stated its confidence (any case, words around it aside); None otherwise."""
+    words = (said or "").upper().replace('"', " ").replace(".", " ").split()
+    return next((w for w in words if w in ("HIGH", "MEDIUM", "LOW")), None)

@@ -267,6 +267,8 @@ class Decision:
         st.answered_by[sid] = j.answer.answered_by or st.answered_by.get(sid, "")
         if j.reply is not None:
             st.counted[sid] = _carry_perspective(st.counted.get(sid), j.reply)
+            if j.recommendation is not None:
+                st.confidences.setdefault(sid, {})[round_no] = j.reply.confidence
         if j.note:
             st.notes.append(j.note)
             outcome.events.append(Event("note", round_no, sid, {"text": j.note}))

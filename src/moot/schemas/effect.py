@@ -25,6 +25,8 @@ class JudgeEffect(BaseModel):
     final_score: float | None = None
     changed: bool = False
     reason: str = ""  # what it said convinced it, in its own words; "" when it did not change
+    round1_confidence: str | None = None  # HIGH / MEDIUM / LOW as the judge stated it (None: not stated)
+    final_confidence: str | None = None  # with its last answer (moot bench measures their calibration)
 
 
 class DebateEffect(BaseModel):
