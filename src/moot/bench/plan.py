@@ -4,7 +4,9 @@ the same `moot bench` again continues it exactly as running `moot batch` again c
 Its items, by id:
 - `<id>`: the gold item in its given order (pairwise: option A is response_A); every strategy reads it;
 - `<id>~swapped`: the two responses the other way round (`--swap`), read for position consistency only;
-- `<id>~sample-<n>`: round-1-only debates of the given order: more independent samples for `vote@equal`.
+- `<id>~sample-<n>`: round-1-only debates of the given order: more independent samples for `vote@equal`;
+- `<id>~swapped~sample-<n>`: the same for the swapped order (`--swap`), so that vote@equal is read in both
+  orders as every other strategy is.
 
 The folder is named after the suite, the panel (what its judges say depends on) and whether debates go
 past round 1; not after `--limit`, `--seed` or `--swap`. A run over more items, or with `--swap` added,
@@ -55,6 +57,8 @@ class BenchPlan:
     strategies: tuple[str, ...]
     swap: bool
     folder: Path
+    judges: int = 3  # the panel's size, once the panel is built
+    warnings: tuple[str, ...] = ()  # said before the run and kept in the result's notes
 
     @property
     def protocol(self) -> str:
@@ -76,6 +80,11 @@ class BenchPlan:
             if self.swap:
                 rows.append(self._row(item, item.id + SWAPPED, swapped=True))
             rows += [self._row(item, f"{item.id}{SAMPLE}{n}", round1=True) for n in range(1, samples + 1)]
+            if self.swap:
+                rows += [
+                    self._row(item, f"{item.id}{SWAPPED}{SAMPLE}{n}", swapped=True, round1=True)
+                    for n in range(1, samples + 1)
+                ]
         return rows
 
     def samples_written(self) -> int:

@@ -38,7 +38,6 @@ def _judge(seat: Seat, recs: Mapping[int, str | None], state: DecideState) -> Ju
     )
 
 
-
 def _leader(state: DecideState, round_no: int) -> str:
     return plurality(recs.get(round_no) for recs in state.recommendations.values())
 
