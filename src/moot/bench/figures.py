@@ -214,6 +214,9 @@ def _single(judges: Mapping[str, Column], models: Mapping[str, str], gold: Seque
         best=best,
         best_accuracy=per[best].accuracy,
         mean_accuracy=accuracy(mean_judge),
+        accuracy_given_order=_mean([f.accuracy_given_order for f in per.values() if f.accuracy_given_order is not None])
+        if all(f.accuracy_given_order is not None for f in per.values())
+        else None,
         chosen=chosen,
         chosen_on=len(choose),
         held_out=len(keep),

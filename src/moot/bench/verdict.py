@@ -4,10 +4,11 @@ Every strategy answers the same items, so two are compared item by item: the dif
 accuracies with Tango's score interval and the mid-p McNemar test (`moot.bench.stats`). The verdict tests
 the most accurate strategy against each other one and says, for each, one of three things:
 
-- it is **worse** (mid-p < 0.05), with the difference and its interval;
 - it is **equivalent** within the margin (±3 points by default, `--margin`): the two one-sided tests (TOST)
-  pass, that is, the 90% interval of the difference lies inside the margin. Only then may a cheaper
-  strategy be recommended as "costs least at no loss";
+  pass, that is, the 90% interval of the difference lies inside the margin (a gap can be both significant
+  and inside the margin; the sentence then says so). Only then may a cheaper strategy be recommended as
+  "costs least at no loss";
+- it is **worse** (mid-p < 0.05), with the difference and its interval;
 - otherwise the comparison is **inconclusive at n = N**, and the sentence says how large a difference
   could have gone unseen (the minimum detectable difference at 80% power). Absence of evidence is never
   read as equivalence.
@@ -93,7 +94,7 @@ def compare(best: Contender, other: Contender, margin: float, alpha: float) -> C
         return None
     d = paired_difference(a, b)
     same, ci90 = equivalent(a, b, margin)
-    outcome = "worse" if d.p_value < alpha else "equivalent" if same else "inconclusive"
+    outcome = "equivalent" if same else "worse" if d.p_value < alpha else "inconclusive"
     return Comparison(other, d, outcome, ci90)
 
 
@@ -132,10 +133,13 @@ def _sentence(best: Contender, c: Comparison, margin: float) -> str:
     if c.outcome == "worse":
         return f"It beats {name}: {_said(c.diff)}."
     if c.outcome == "equivalent":
-        return (
+        sentence = (
             f"{name} is equivalent to it within ±{margin * 100:g} points (TOST: the 90% interval of the "
-            f"difference, {_interval(c.ci90)}, lies inside the margin)."
+            f"difference, {_interval(c.ci90)}, lies inside the margin)"
         )
+        if c.diff.p_value < ALPHA:
+            sentence += f"; the gap, {points(c.diff.estimate)} points, is real but smaller than the margin"
+        return sentence + "."
     gap = detectable(c.diff.table)
     return (
         f"{name} against it: inconclusive at n = {c.diff.n}: a difference smaller than ±{gap * 100:.1f} points "
