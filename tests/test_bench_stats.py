@@ -94,7 +94,7 @@ def test_tango_stays_wide_when_nothing_differs() -> None:
 def test_tost_is_the_90_percent_interval_inside_the_margin() -> None:
     same = [True] * 1500 + [False] * 500
     ok, ci = equivalent(same, same, 0.03)
-    assert ok and -0.03 < ci[0] and ci[1] < 0.03
+    assert ok and ci[0] > -0.03 and ci[1] < 0.03
     few = [True] * 40 + [False] * 10
     ok, ci = equivalent(few, few, 0.03)  # identical answers, but 50 items cannot rule out 3 points
     assert not ok and ci[1] > 0.03
@@ -208,6 +208,6 @@ def test_the_verdict_never_calls_two_strategies_equivalent_without_the_tost(seed
         b = [y for y in c.correct if y is not None]
         t = Table2x2.of(a, b)  # type: ignore[arg-type]
         low, high = tango_independent(t.first_only, t.second_only, t.n, level=0.90)
-        assert said_equivalent == (-0.03 < low and high < 0.03)
+        assert said_equivalent == (low > -0.03 and high < 0.03)
     if "costs least at no loss" in sentence:
         assert "is equivalent to it" in sentence
