@@ -29,6 +29,7 @@ from .replies import round1, round2, round3
 _OPTION = re.compile(r'<option id="([^"]+)">\n(.*?)\n</option>', re.DOTALL)
 _QUESTION = re.compile(r"<question [^>]*>\n(.*?)\n</question>", re.DOTALL)
 _PREVIOUS = re.compile(r"YOUR PREVIOUS RECOMMENDATION: (\S+)")
+_OTHERS = re.compile(r"The judges whose positions you challenge: ([^\n]*?)\.\n")
 CODE_RUBRIC = ("correctness", "design_quality", "efficiency", "code_quality", "testing")
 
 
@@ -136,7 +137,14 @@ class Planted:
         previous = _PREVIOUS.search(text)
         before = previous.group(1) if previous else ask.right
         choice = judge.rebut(ask, before)
-        data: dict[str, Any] = {"judge": "x", "round": 2, "recommendation": choice}
+        others = _OTHERS.search(text)
+        challenged = [o.strip() for o in others.group(1).split(",")] if others else []
+        data: dict[str, Any] = {
+            "judge": "x",
+            "round": 2,
+            "challenges": [{"judge": o, "counter_argument": "its check skips a step"} for o in challenged],
+            "recommendation": choice,
+        }
         if choice != before:
             data |= {"changed": True, "change_reason": "the other judges' check convinced me"}
         data |= {"confidence": judge.confidence(ask, choice), "perspective": "p", "rationale": f"now {choice}"}

@@ -106,7 +106,8 @@ def test_four_order_independent_judges_are_consistent_in_both_orders_ties_includ
 ) -> None:
     rows = pairs(30, lambda i: i % 2 == 0)
     models = ("judge-a", "judge-b", "judge-c", "judge-d")
-    judges = {m: Judge(right_with(0.6, m)) for m in models}  # answers depend on the question, never the order
+    # each judge's answer depends on the question alone: never on the order, nor on which sample it is
+    judges = {m: Judge(lambda ask, n, m=m: right_with(0.6, m)(ask, 0)) for m in models}
     run = bench_pairs(tmp_path, llm_server, rows, judges)
     r = run.result
     assert r is not None and run.failed == 0
@@ -220,7 +221,7 @@ def test_a_p_09_panels_vote_at_equal_cost_is_not_below_its_vote_on_350_judgebenc
     first = [[draw(0.9, m, q, 0) for m in models] for q in questions]
     vote = sum(sum(v) >= 2 for v in first) / 350
     assert r.strategies["vote"].accuracy == vote
-    calls = sum(3 if len(set(v)) == 1 else 9 for v in first) / 350  # unanimity, or rounds 2 and 3 of stubborn judges
+    calls = sum(3 if len(set(v)) == 1 else 6 for v in first) / 350  # unanimity, or a round 2 of stubborn judges
     assert r.strategies["debate"].calls_per_item == pytest.approx(calls)
     k = r.strategies["vote@equal"].model_dump()["samples"]
     assert k % 2 == 1 and k - 2 < calls <= k  # the nearest odd number at or above the mean calls
@@ -232,3 +233,29 @@ def test_a_p_09_panels_vote_at_equal_cost_is_not_below_its_vote_on_350_judgebenc
     d = r.differences["vote@equal-vote"]
     assert d.estimate == pytest.approx(at_equal - vote)
     assert d.ci95[0] <= d.estimate <= d.ci95[1]
+
+
+def test_vote_at_equal_samples_send_the_debates_very_round1_prompt_and_a_cold_judge_is_warned(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    rows = pairs(2, lambda i: True)
+    models = ("judge-a", "judge-b", "judge-c")
+    judges = {"judge-a": Judge(always_right), "judge-b": Judge(always_right), "judge-c": Judge(always_wrong)}
+    llm_server.responder = planted(rows, judges)
+    suite = load_suite(str(write_jsonl(tmp_path / "gold.jsonl", rows)))
+    panel = tmp_path / "cold.yaml"
+    entries = [{"model": m, "api_base": llm_server.base_url} for m in models]
+    entries[2]["temperature"] = 0
+    panel.write_text(json.dumps({"debate_judges": entries}), encoding="utf-8")
+    run = asyncio.run(run_bench(suite, judges=panel, swap=False))
+    r = run.result
+    assert r is not None and r.strategies["vote@equal"].model_dump()["samples"] == 7  # 6 calls: k = 7
+    first_rounds = [
+        json.dumps(req.body["messages"], sort_keys=True)
+        for req in llm_server.calls_for("judge-a")
+        if "Item 0:" in str(req.body) and "INDEPENDENT RECOMMENDATION" in str(req.body)
+    ]
+    assert len(first_rounds) == 3  # the debate's round 1 and two samples'
+    assert len(set(first_rounds)) == 1 and "Round 1 of at most 2" in first_rounds[0]
+    warned = [n for n in r.notes if "temperature 0" in n]
+    assert len(warned) == 1 and "correctness-3 (judge-c)" in warned[0]

@@ -72,7 +72,7 @@ class Decision:
 
     def plan(self) -> Step | None:
         st = self.state
-        if st.stopped or st.settled or st.rounds_done >= self.config.max_rounds:
+        if st.stopped or st.settled or st.rounds_done >= self.config.rounds_run:
             return None
         round_no = st.rounds_done + 1
         calls = [self._call(seat, round_no) for seat in st.active]
