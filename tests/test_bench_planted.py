@@ -18,6 +18,7 @@ from statsmodels.stats.proportion import proportion_confint
 from moot.bench.judgebench import ABOUT, parse_judgebench
 from moot.bench.runner import BenchRun, run_bench
 from moot.bench.suites import Suite, load_suite
+from moot.reports.bench_html import render_bench_html
 from moot.schemas.bench import DebateFigures, SingleFigures
 from moot.testing import FakeLLMServer
 
@@ -172,6 +173,19 @@ def test_perfectly_calibrated_judges_show_high_1_and_low_0(tmp_path: Path, llm_s
         cal = r.strategies[name].calibration
         assert cal is not None and cal["HIGH"].accuracy == 1.0 and cal["LOW"].accuracy in (0.0, None), name
     assert "calibrated than round 1's" in r.verdict or "as well calibrated as round 1's" in r.verdict
+    # the page: a reliability diagram (one point per level stated), the paired differences, round 1 against final
+    html = render_bench_html(r)
+    assert '<section id="reliability">' in html and "<h2>Reliability diagram</h2>" in html
+    stated = sum(
+        1
+        for f in [*single.judges.values(), r.strategies["vote"], r.strategies["debate"]]
+        for lv in ("HIGH", "LOW")
+        if f.calibration and f.calibration[lv].n
+    )
+    assert html.count('class="point"') == stated
+    for title in ("Paired differences", "Calibration", "Round 1 against final"):
+        assert f"<h2>{title}</h2>" in html
+    assert "<td>debate-vote</td>" in html and "<td>Final right</td>" not in html and "<th>Final right</th>" in html
 
 
 def test_a_swayed_judge_is_talked_out_and_a_stubborn_right_minority_is_not_rescued(
