@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -273,3 +274,36 @@ def test_vote_at_equal_samples_send_the_debates_very_round1_prompt_and_a_cold_ju
     assert len(set(first_rounds)) == 1 and "Round 1 of at most 2" in first_rounds[0]
     warned = [n for n in r.notes if "temperature 0" in n]
     assert len(warned) == 1 and "correctness-3 (judge-c)" in warned[0]
+
+
+def test_three_p_07_judges_at_n_50_the_single_judge_is_chosen_on_a_held_out_half_and_never_called_equivalent(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    rows = pairs(50, lambda i: i % 2 == 0)
+    models = ("judge-a", "judge-b", "judge-c")
+    run = bench_pairs(tmp_path, llm_server, rows, {m: Judge(right_with(0.7, m)) for m in models}, swap=False)
+    r = run.result
+    assert r is not None
+    single = r.strategies["single"]
+    assert isinstance(single, SingleFigures) and (single.chosen_on, single.held_out) == (25, 25)
+    # independently: the seeded halves, each judge's draws, the best on the choosing half, scored on the other
+    order = list(range(50))
+    random.Random("0:held-out").shuffle(order)
+    choose, keep = sorted(order[:25]), sorted(order[25:])
+    right = {m: [draw(0.7, m, f"Item {i}: what is {i} + {i}?", 0) for i in range(50)] for m in models}
+    best = max(models, key=lambda m: sum(right[m][i] for i in choose))  # ties: the first seat, as the bench
+    seats = dict(zip(models, single.judges, strict=True))
+    assert single.chosen == seats[best]
+    assert single.chosen_accuracy == pytest.approx(sum(right[best][i] for i in keep) / 25)
+    assert r.differences["vote-single"].n == 25
+    vote = [sum(right[m][i] for m in models) >= 2 for i in range(50)]
+    assert r.differences["vote-single"].estimate == pytest.approx(
+        (sum(vote[i] for i in keep) - sum(right[best][i] for i in keep)) / 25
+    )
+    assert "alone (chosen on 25 items, compared on the other 25)" in r.verdict
+    label = r.verdict.split(" alone (chosen")[0].split(". ")[-1]
+    assert (
+        f"{label} alone (chosen on 25 items, compared on the other 25) ({single.chosen_accuracy:.1%}) is equivalent"
+        not in r.verdict
+    )
+    assert "costs least" not in r.verdict  # no TOST passes at n = 50
