@@ -66,7 +66,10 @@ def test_an_always_a_panel_scores_0_under_judgebench_protocol_and_060_in_the_giv
     assert r.both_orders is True
     assert r.swap_consistency == 0.0
     assert all(f.swap_consistency == 0.0 for f in r.strategies.values())
-    assert all(f.position is not None and f.position.first_share == 1.0 for f in r.strategies.values())
+    single = r.strategies["single"]
+    assert isinstance(single, SingleFigures)
+    biased = [f for n, f in r.strategies.items() if n != "single"] + list(single.judges.values())
+    assert all(f.position is not None and f.position.first_share == 1.0 for f in biased)  # the direction
     debate = r.strategies["debate"]
     assert isinstance(debate, DebateFigures) and debate.round1_share == 1.0  # unanimous: over in round 1
     assert debate.kappa == 0.0  # one answer for everything agrees with gold only by chance

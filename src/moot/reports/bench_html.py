@@ -249,6 +249,8 @@ def bench_page(result: BenchResult) -> BenchPage:
         sections.append(Section("Notes", items=list(result.notes)))
     sections.append(_items(result))
     facts = [("Items", str(result.items)), ("Kind", result.kind), ("Seed", str(result.seed))]
+    if result.both_orders:
+        facts.append(("Accuracy", "JudgeBench's: right in both orders"))
     if result.swap_consistency is not None:
         facts.append(("Position consistency", pct(result.swap_consistency)))
     caption = (

@@ -190,6 +190,8 @@ def source_table(result: BenchResult) -> Table | None:
 def bench_report(result: BenchResult) -> TextReport:
     """The figures as tables, then the verdict sentence."""
     facts = [f"{result.items} items ({result.kind}), seed {result.seed}"]
+    if result.both_orders:
+        facts.append("accuracy: JudgeBench's, right in both orders (the given order alone under 'Given order')")
     if result.swap_consistency is not None:
         facts.append(
             f"position consistency (the panel's verdict the same in both orders): {pct(result.swap_consistency)}"
