@@ -77,7 +77,8 @@ def test_an_always_a_panel_scores_0_under_judgebench_protocol_and_060_in_the_giv
     assert isinstance(equal, VoteAtEqualFigures) and equal.samples == 3  # the debate spent 3 calls an item
     assert len(llm_server.requests) == 10 * 2 * 3  # both orders, round 1 only, no extra samples needed
     assert r.per_item[6].answers["debate"] == "A>B" and r.per_item[6].gold == "B>A"
-    assert r.per_item[6].swapped == {"single": "B>A", "vote": "B>A", "debate": "B>A"}  # A again: the other response
+    # A again: the other response (vote@equal too is read in both orders now)
+    assert r.per_item[6].swapped == {"single": "B>A", "vote": "B>A", "vote@equal": "B>A", "debate": "B>A"}
 
 
 def test_two_always_right_judges_and_one_always_wrong_score_1_by_vote(
