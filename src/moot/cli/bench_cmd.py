@@ -125,6 +125,8 @@ def _report(run: BenchRun, fmt: str, html: str | None) -> int:
     from moot.reports.bench_text import bench_report
     from moot.reports.serialize import to_json
 
+    for warning in run.plan.warnings:  # also among the result's notes
+        sys.stderr.write(f"moot: warning: {warning}\n")
     failed = run.failed
     if failed:
         sys.stderr.write(
