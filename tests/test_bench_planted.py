@@ -139,7 +139,7 @@ def test_stubborn_scored_judges_give_the_same_vote_in_full_and_round1_runs_and_n
     llm_server.responder = Stubborn({"judge-a": 4.5, "judge-b": 4.5, "judge-c": 2.0})
     gold = write_jsonl(tmp_path / "scored.jsonl", rows)
     panel = judges_file(tmp_path, llm_server, ["judge-a", "judge-b", "judge-c"])
-    full = asyncio.run(run_bench(load_suite(str(gold)), judges=panel, strategies=("single", "vote", "debate")))
+    full = asyncio.run(run_bench(load_suite(str(gold)), judges=panel))
     first = asyncio.run(run_bench(load_suite(str(gold)), judges=panel, strategies=("single", "vote")))
     assert full.result is not None and first.result is not None
     assert full.plan.folder != first.plan.folder  # two runs: one debates, one stops after round 1
@@ -152,6 +152,16 @@ def test_stubborn_scored_judges_give_the_same_vote_in_full_and_round1_runs_and_n
     assert (debate.talked_out, debate.not_rescued, debate.collapse) == (0, 2, 2)  # judge-c's right FAIL outvoted
     assert full.result.differences["debate-vote"].estimate == 0.0
     assert "debate wins" not in full.result.verdict
+    # vote@equal: 9 calls a debate (three rounds), so k = 9, two round-1-only samples an item, each sending
+    # the debate's very round-1 prompt ("of at most 3") and ending there
+    assert full.result.strategies["vote@equal"].model_dump()["samples"] == 9
+    first_rounds = [
+        json.dumps(req.body["messages"], sort_keys=True)
+        for req in llm_server.calls_for("judge-a")
+        if "# v0" in str(req.body) and "INDEPENDENT ANALYSIS" in str(req.body)
+    ]
+    assert len(first_rounds) == 1 + 2 + 1  # the debate's, two samples', the round-1-only run's (says "of at most 1")
+    assert len(set(first_rounds)) == 2 and sum("Round 1 of at most 3" in p for p in first_rounds) == 3
 
 
 def test_perfectly_calibrated_judges_show_high_1_and_low_0(tmp_path: Path, llm_server: FakeLLMServer) -> None:

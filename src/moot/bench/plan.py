@@ -103,10 +103,11 @@ class BenchPlan:
         return self.items_path
 
     def _row(self, item: GoldItem, row_id: str, *, swapped: bool = False, round1: bool = False) -> dict[str, Any]:
+        sample = round1
         round1 = round1 or self.round1_only
         if isinstance(item, PairwiseItem):
             return self._pair(item, row_id, swapped, round1)
-        return _scored(item, row_id, round1)
+        return _scored(item, row_id, sample=sample, round1=round1)
 
     def _pair(self, item: PairwiseItem, row_id: str, swapped: bool, round1: bool) -> dict[str, Any]:
         first, second = (item.response_B, item.response_A) if swapped else (item.response_A, item.response_B)
@@ -123,8 +124,22 @@ class BenchPlan:
         }
 
 
-def _scored(item: ScoredItem, row_id: str, round1: bool) -> dict[str, Any]:
+# A vote@equal sample of a scored item ends after round 1 through a consensus rule round 1 always meets, so
+# that its judges get the debate's very round-1 prompt ("of at most 3"): the bench reads only each judge's
+# round-1 answer from a sample, never its verdict. (The consensus settings are not in the round-1 prompt.)
+SETTLED_AT_ONCE = {
+    "overall_score_range": 5.0,
+    "dimension_score_range": 5.0,
+    "critical_finding_agreement": False,
+    "require_explicit_acceptance": False,
+}
+
+
+def _scored(item: ScoredItem, row_id: str, *, sample: bool, round1: bool) -> dict[str, Any]:
+    """A round-1-only run (`single,vote`) stops with `max_rounds` 1: its verdict is read, by the final rule."""
     row: dict[str, Any] = {"id": row_id, "task": item.task, "artifacts": [{"path": item.id, "text": item.artifact}]}
+    if sample:
+        return {**row, "consensus": SETTLED_AT_ONCE}
     return {**row, "max_rounds": 1} if round1 else row
 
 
