@@ -137,7 +137,7 @@ STRATEGY_COLUMNS = [
     "USD/item",
     "Same both orders",
 ]
-JUDGE_COLUMNS = ["Judge", "Model", "Accuracy", "95% interval", "κ", "Same both orders"]
+JUDGE_COLUMNS = ["Judge", "Model", "Accuracy", "95% interval", "Given order", "κ", "Same both orders"]
 
 
 def judge_rows(single: SingleFigures, *, strong: bool = True) -> list[list[str]]:
@@ -145,7 +145,17 @@ def judge_rows(single: SingleFigures, *, strong: bool = True) -> list[list[str]]
     rows = []
     for seat, f in single.judges.items():
         name = (f"**{seat}** (best)" if strong else f"{seat} (best)") if seat == single.best else seat
-        rows.append([name, f.model, pct(f.accuracy), interval(f.ci95), kappa(f.kappa), pct(f.swap_consistency)])
+        rows.append(
+            [
+                name,
+                f.model,
+                pct(f.accuracy),
+                interval(f.ci95),
+                pct(f.accuracy_given_order),
+                kappa(f.kappa),
+                pct(f.swap_consistency),
+            ]
+        )
     return rows
 
 
