@@ -23,6 +23,7 @@ from moot.protocols.decide_effect import decide_effect
 from moot.protocols.decide_state import DecideState
 from moot.protocols.evaluate_effect import evaluate_effect
 from moot.protocols.evaluate_state import DebateState
+from moot.reports.effect_text import summary
 from moot.reports.html_effect import effect_section
 from moot.reports.text import evaluation_report
 from moot.schemas.challenge import ChallengerReply, PositionChange, PositionVersion, RoundRecord
@@ -114,6 +115,16 @@ def test_evaluate_stubborn_judges_4_5_4_5_2_0_give_the_majoritys_pass_in_round_1
     effect = evaluate_effect(state, state.active, THRESHOLDS, final("PASS", 4.5))
     assert (effect.round1_verdict, effect.round1_score) == ("PASS", 4.5)  # the mean, 3.67, was CONDITIONAL
     assert effect.differs is False
+
+
+def test_evaluate_a_verdict_moved_by_the_combining_rule_alone_is_reported_apart_from_judges_changes() -> None:
+    # round 1: no majority within 0.5 (3.0, 3.9, 4.6): the median, 3.9 CONDITIONAL; at the end 3.95 and 4.45
+    # make a majority (mean 4.2, PASS), though no judge's own verdict moved
+    state = evaluation({"judge-1": [3.0, 3.0], "judge-2": [3.9, 3.95], "judge-3": [4.6, 4.45]})
+    effect = evaluate_effect(state, state.active, THRESHOLDS, final("PASS", 4.2))
+    assert (effect.round1_verdict, effect.final_verdict, effect.changed_judges) == ("CONDITIONAL", "PASS", [])
+    assert effect.aggregation_changed is True
+    assert "no judge changed its answer: the answers combine differently" in summary(effect)
 
 
 def test_evaluate_judge_that_crosses_a_threshold_changed_and_says_why() -> None:

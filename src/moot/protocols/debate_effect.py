@@ -34,6 +34,7 @@ def assemble(
         judges=list(judges),
         changed_judges=[j.judge for j in judges if j.changed],
         rounds=rounds,
+        aggregation_changed=round1[0] != final[0] and not any(j.changed for j in judges),
     )
 
 

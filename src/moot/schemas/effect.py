@@ -38,3 +38,6 @@ class DebateEffect(BaseModel):
     judges: list[JudgeEffect] = Field(default_factory=list)
     changed_judges: list[str] = Field(default_factory=list)
     rounds: int
+    # the verdict moved while no judge's own answer did: the combining rule's doing (scores moving within
+    # their bands can still carry a majority across a threshold), never a judge's change of mind
+    aggregation_changed: bool = False
