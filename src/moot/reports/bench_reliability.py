@@ -57,6 +57,7 @@ def reliability(result: BenchResult) -> Reliability | None:
         if f.calibration is None:
             continue
         d = Reliability([])
+        dx = (len(series) % 5 - 2) * 4.0  # each series a little apart, so that points at one level do not hide
         points = []
         for level in LEVELS:
             b = f.calibration.get(level)
@@ -64,7 +65,7 @@ def reliability(result: BenchResult) -> Reliability | None:
                 continue
             points.append(
                 ReliabilityPoint(
-                    d.px(STATED[level]),
+                    d.px(STATED[level]) + dx,
                     d.py(b.accuracy),
                     d.py(b.ci95[0]),
                     d.py(b.ci95[1]),
