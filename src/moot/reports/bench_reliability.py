@@ -52,7 +52,7 @@ class Reliability:
 
 def reliability(result: BenchResult) -> Reliability | None:
     """The diagram, or None when no answer stated a confidence."""
-    series = []
+    series: list[ReliabilitySeries] = []
     for i, (name, f) in enumerate(named_figures(result)):
         if f.calibration is None:
             continue
