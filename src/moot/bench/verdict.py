@@ -128,8 +128,17 @@ def _said(d: Difference) -> str:
     return f"difference {points(d.estimate)} points, 95% CI {_interval(d.ci95)}, mid-p McNemar p = {d.p_value:.2g}"
 
 
+def _on_compared(c: Comparison) -> str:
+    """The other strategy's accuracy, on the compared items when they are fewer than its own (the single
+    judge's held-out half), so that the difference quoted reads against the figures beside it."""
+    t = c.diff.table
+    if t.n == sum(1 for x in c.other.correct if x is not None):
+        return _pct(c.other)
+    return f"{(t.both + t.second_only) / t.n:.1%} on the {t.n} items compared"
+
+
 def _sentence(best: Contender, c: Comparison, margin: float) -> str:
-    name = f"{c.other.name} ({_pct(c.other)})"
+    name = f"{c.other.name} ({_on_compared(c)})"
     if c.outcome == "worse":
         return f"It beats {name}: {_said(c.diff)}."
     if c.outcome == "equivalent":
