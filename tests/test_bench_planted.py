@@ -311,9 +311,6 @@ def test_three_p_07_judges_at_n_50_the_single_judge_is_chosen_on_a_held_out_half
         (sum(vote[i] for i in keep) - sum(right[best][i] for i in keep)) / 25
     )
     assert "alone (chosen on 25 items, compared on the other 25)" in r.verdict
-    label = r.verdict.split(" alone (chosen")[0].split(". ")[-1]
-    assert (
-        f"{label} alone (chosen on 25 items, compared on the other 25) ({single.chosen_accuracy:.1%}) is equivalent"
-        not in r.verdict
-    )
+    # at n = 50 even identical answers leave a 90% interval of about ±5 points: no TOST can pass
+    assert "equivalent" not in r.verdict and "could not be detected" in r.verdict
     assert "costs least" not in r.verdict  # no TOST passes at n = 50
