@@ -291,7 +291,10 @@ def test_three_p_07_judges_at_n_50_the_single_judge_is_chosen_on_a_held_out_half
 ) -> None:
     rows = pairs(50, lambda i: i % 2 == 0)
     models = ("judge-a", "judge-b", "judge-c")
-    run = bench_pairs(tmp_path, llm_server, rows, {m: Judge(right_with(0.7, m)) for m in models}, swap=False)
+    # each judge's answer a function of the question alone, so that vote@equal's samples (copies here) and
+    # with them the whole verdict are the same on every run, whatever order the samples run in
+    judges = {m: Judge(lambda ask, n, m=m: right_with(0.7, m)(ask, 0)) for m in models}
+    run = bench_pairs(tmp_path, llm_server, rows, judges, swap=False)
     r = run.result
     assert r is not None
     single = r.strategies["single"]
