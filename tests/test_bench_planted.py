@@ -18,6 +18,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from moot.bench.judgebench import ABOUT, parse_judgebench
 from moot.bench.runner import BenchRun, run_bench
+from moot.bench.stats import Table2x2, mcnemar_midp
 from moot.bench.suites import Suite, load_suite
 from moot.reports.bench_html import render_bench_html
 from moot.schemas.bench import DebateFigures, SingleFigures
@@ -259,6 +260,15 @@ def test_a_p_09_panels_vote_at_equal_cost_is_not_below_its_vote_on_350_judgebenc
     d = r.differences["vote@equal-vote"]
     assert d.estimate == pytest.approx(at_equal - vote)
     assert d.ci95[0] <= d.estimate <= d.ci95[1]
+    t = Table2x2.of(
+        [Counter([*f, *s][:k])[True] * 2 > k for f, s in zip(first, samples, strict=True)], [sum(v) >= 2 for v in first]
+    )
+    assert d.ci95 == pytest.approx(tango_independent(t.first_only, t.second_only, 350), abs=1e-5)
+    assert d.p_value == pytest.approx(mcnemar_midp(t.first_only, t.second_only))
+    assert (round(d.ci95[0], 3), round(d.ci95[1], 3), round(d.p_value, 4)) == (0.004, 0.047, 0.0225)  # as quoted
+    assert r.verdict.startswith("vote@equal wins for this panel")
+    vs = r.differences["vote-single"]
+    assert (vs.n, round(vs.estimate, 3), round(vs.ci95[0], 3), round(vs.ci95[1], 3)) == (175, 0.051, 0.013, 0.099)
 
 
 def test_vote_at_equal_samples_send_the_debates_very_round1_prompt_and_a_cold_judge_is_warned(
