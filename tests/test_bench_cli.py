@@ -34,12 +34,25 @@ from .judgebench_sample import pin_sample
 MODELS = ("judge-a", "judge-b", "judge-c")
 PRICES = {m: {"input_per_mtok": 1.0, "output_per_mtok": 2.0} for m in MODELS}
 TOP = {"suite", "kind", "items", "seed", "swap_consistency", "verdict", "strategies", "per_item", "by_source", "notes"}
+TOP |= {"differences", "margin", "both_orders"}  # issue 21
+ISSUE_21 = {"ties", "accuracy_given_order", "position", "calibration", "ece"}
 COMMON = {"accuracy", "ci95", "kappa", "calls_per_item", "tokens_per_item", "cost_per_item", "swap_consistency"}
+COMMON |= ISSUE_21
 EXTRA = {
-    "single": {"judges", "best", "best_accuracy", "mean_accuracy"},
+    "single": {
+        "judges",
+        "best",
+        "best_accuracy",
+        "mean_accuracy",
+        "chosen",
+        "chosen_on",
+        "held_out",
+        "chosen_accuracy",
+    },
     "vote": set(),
     "vote@equal": {"samples"},
-    "debate": {"round1_share", "helpful_flips", "harmful_flips", "collapse", "mcnemar", "threshold", "note"},
+    "debate": {"round1_share", "helpful_flips", "harmful_flips", "collapse", "mcnemar", "threshold", "note"}
+    | {"talked_out", "not_rescued", "aggregator_changes", "round1_vs_final"},
 }
 
 
@@ -81,7 +94,10 @@ def test_json_has_exactly_the_contract_keys_and_costs_worked_out_by_hand(
         "kappa",
         "model",
         "swap_consistency",
+        *ISSUE_21,
     }
+    assert set(data["differences"]) == {"debate-vote", "debate-vote@equal", "vote-single", "vote@equal-vote"}
+    assert all(set(d) == {"estimate", "ci95", "p_value", "test", "n"} for d in data["differences"].values())
     assert set(data["per_item"][0]) == {"id", "gold", "source", "answers", "judges", "swapped", "debate_ids"}
     # every reply reports 1,000 tokens in and 100 out, at $1 and $2 per million: $0.0012 a call
     vote, single, debate = (data["strategies"][n] for n in ("vote", "single", "debate"))
@@ -89,7 +105,8 @@ def test_json_has_exactly_the_contract_keys_and_costs_worked_out_by_hand(
     assert single["cost_per_item"] == pytest.approx(0.0012) and single["calls_per_item"] == 1
     assert debate["cost_per_item"] == pytest.approx(6 * 0.0012) and debate["calls_per_item"] == 6
     assert data["strategies"]["vote"]["accuracy"] == 1.0 and data["strategies"]["single"]["mean_accuracy"] == 2 / 3
-    assert data["verdict"].startswith("No strategy wins for this panel")
+    # four items (two held out for the single judge) cannot tell the strategies apart; no TOST, no "equivalent"
+    assert "inconclusive at n = 2" in data["verdict"] and "equivalent" not in data["verdict"]  # single: held out
 
 
 def test_text_output_is_the_tables_then_the_verdict(
@@ -98,12 +115,15 @@ def test_text_output_is_the_tables_then_the_verdict(
     gold, judges = setup(tmp_path, llm_server, pairs(5, lambda i: i < 3), [always_a] * 3)
     code, out, _ = run(capsys, gold, "--judges", judges, "--strategies", "single,vote,debate")
     assert code == 0
-    assert "| single (mean judge) | 60.0% |" in out and "| vote | 60.0% |" in out and "| debate | 60.0% |" in out
-    assert "| **correctness** (best) | judge-a | 60.0% |" in out
+    # JudgeBench's protocol: always A is never right in both orders; 60% in the given order
+    assert "| single (mean judge) | 0.0% |" in out and "| vote | 0.0% |" in out and "| debate | 0.0% |" in out
+    assert "| vote | 0.0% | 0.0% to 43.4% | 60.0% |" in out  # Wilson's interval, then the given order
+    assert "| **correctness** (best) | judge-a | 0.0% |" in out
     assert "Decided in round 1 | 100.0%" in out
     assert "vote@equal" not in out.split("Notes")[0]
-    assert "unanimity" in out  # the threshold note
-    assert out.rstrip().split("\n\n")[-1].startswith("Verdict: No strategy wins for this panel")
+    assert "unanimity" in out and "three judges" not in out and "3 judges" in out  # the threshold note
+    assert "| debate-vote | +0.0 |" in out and "Position bias" in out
+    assert out.rstrip().split("\n\n")[-1].startswith("Verdict: ")
     assert out.index("| Strategy |") < out.index("Verdict:")
 
 
@@ -136,12 +156,14 @@ def test_judgebench_from_a_local_copy_broken_down_by_source(
     assert code == 0
     data = json.loads(out)
     # the seed-0 sample of 8: three mmlu pairs (all A>B), three livebench (two A>B), two livecodebench (one A>B)
+    # under JudgeBench's protocol (right in both orders) always-A is never right; in the given order, 6 of 8
     assert {s: f["accuracy"]["vote"] for s, f in data["by_source"].items()} == {
-        "mmlu": 1.0,
-        "livebench": pytest.approx(2 / 3),
-        "livecodebench": 0.5,
+        "mmlu": 0.0,
+        "livebench": 0.0,
+        "livecodebench": 0.0,
     }
-    assert data["strategies"]["vote"]["accuracy"] == 0.75 and data["swap_consistency"] == 0.0
+    assert data["strategies"]["vote"]["accuracy"] == 0.0 and data["swap_consistency"] == 0.0
+    assert data["strategies"]["vote"]["accuracy_given_order"] == 0.75
     assert len(llm_server.requests) == 8 * 2 * 3
 
 
@@ -177,8 +199,9 @@ def test_the_dry_run_prices_the_bench_and_sends_nothing(
     assert code == 0 and llm_server.requests == []
     data = json.loads(out)
     assert data["dry_run"] is True and data["items"] == 4 and data["swap"] is True
-    # 4 items in 2 orders: 3 calls each if round 1 settles it, 6 if not, plus one extra round-1 debate each
-    assert data["calls"] == {"low": 4 * 2 * 3, "high": 4 * 2 * 6 + 4 * 3}
+    # 4 items in 2 orders: 3 calls each if round 1 settles it, 6 if not; then vote@equal's k is 7 (odd), so
+    # two extra round-1 debates per item and order
+    assert data["calls"] == {"low": 4 * 2 * 3, "high": 4 * 2 * 6 + 4 * 2 * 2 * 3}
     assert 0 < data["typical_usd"]["low"] < data["typical_usd"]["high"] < data["worst_usd"]
     code, text, _ = run(capsys, gold, "--judges", judges, "--dry-run")
     assert code == 0 and "typical cost: $" in text and "worst case $" in text
@@ -193,6 +216,8 @@ def test_the_dry_run_prices_the_bench_and_sends_nothing(
         (["{bad}"], "bad.jsonl:2"),
         (["{gold}", "--format", "yaml"], "--format must be one of text, json"),
         (["{gold}", "--limit", "0"], "--limit must be at least 1"),
+        (["{same}"], "same.jsonl:2 (pairwise item): response_A and response_B are identical"),
+        (["{gold}", "--margin", "0"], "--margin is in accuracy points"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_nothing_sent(
@@ -206,7 +231,10 @@ def test_bad_input_is_one_line_exit_2_and_nothing_sent(
     scored = write_jsonl(tmp_path / "scored.jsonl", [{"id": 1, "task": "t", "artifact": "x = 1", "gold": "pass"}])
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(pairs(1, lambda i: True)[0]) + '\n{"id": "q9", "question": "?", "label": "A>B"}\n')
-    paths = {"gold": gold, "scored": str(scored), "bad": str(bad)}
+    same = tmp_path / "same.jsonl"
+    twin = {**pairs(2, lambda i: True)[1], "response_B": pairs(2, lambda i: True)[1]["response_A"]}
+    same.write_text(json.dumps(pairs(1, lambda i: True)[0]) + "\n" + json.dumps(twin) + "\n")
+    paths = {"gold": gold, "scored": str(scored), "bad": str(bad), "same": str(same)}
     code, out, err = run(capsys, *(a.format(**paths) for a in args), "--judges", judges)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and message in err

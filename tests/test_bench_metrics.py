@@ -10,7 +10,6 @@ import random
 import pytest
 
 from moot.bench.metrics import (
-    Contender,
     DebateRecord,
     accuracy,
     bootstrap_ci,
@@ -22,7 +21,6 @@ from moot.bench.metrics import (
     record_from_effect,
     swap_consistency,
     unswap,
-    verdict,
 )
 from moot.schemas.bench import (
     BenchResult,
@@ -129,9 +127,15 @@ def test_swap_consistency_is_zero_for_an_always_a_judge_and_one_for_a_consistent
 
 
 def record(
-    gold: str, round1: list[str | None], majority: str | None, final: str | None, rounds: int = 2
+    gold: str,
+    round1: list[str | None],
+    majority: str | None,
+    final: str | None,
+    rounds: int = 2,
+    judge_final: list[str | None] | None = None,
 ) -> DebateRecord:
-    return DebateRecord(gold, {f"judge-{n}": a for n, a in enumerate(round1, 1)}, majority, final, rounds)
+    said = {f"judge-{n}": a for n, a in enumerate(judge_final or [], 1)}
+    return DebateRecord(gold, {f"judge-{n}": a for n, a in enumerate(round1, 1)}, majority, final, rounds, said)
 
 
 def test_a_round_2_change_to_the_round_1_minoritys_right_answer_is_one_helpful_flip() -> None:
@@ -154,7 +158,7 @@ def test_a_debate_effect_record_reads_as_the_same_flip() -> None:
     }
     labels = {"A": A, "B": B}
     rec = record_from_effect(effect, B, lambda v: labels.get(v or ""))
-    assert rec == record(B, [A, A, B], A, B)
+    assert rec == record(B, [A, A, B], A, B, judge_final=[A, B, B])
     assert flips([rec]).helpful_flips == 1
     tie = record_from_effect({**effect, "round1_verdict": "tie"}, B, lambda v: labels.get(v or ""))
     assert tie.round1_majority is None
@@ -173,40 +177,6 @@ def test_harmful_flips_collapse_and_round1_share_worked_by_hand() -> None:
     assert f.round1_share == pytest.approx(1 / 5)
     with pytest.raises(ValueError):
         flips([])
-
-
-def test_verdict_names_a_winner_only_when_the_paired_test_says_so() -> None:
-    debate = Contender("debate", [True] * 40, cost_per_item=0.09)
-    vote = Contender("vote", [True] * 20 + [False] * 20, cost_per_item=0.03)
-    # 20 discordant items, all the debate's: exact p = 2 / 2^20
-    assert verdict([vote, debate]) == (
-        "debate wins for this panel: 100.0% right against 50.0% for vote, the next best (McNemar p = 1.9e-06)."
-    )
-
-    close = Contender("debate", [True] * 21 + [False] * 19, cost_per_item=0.09)
-    noise = verdict([vote, close])
-    assert noise.startswith("No strategy wins for this panel: debate (52.5%) and vote (50.0%) are within noise")
-    assert noise.endswith(", and vote costs least.")
-
-    # three strategies: the debate beats one judge clearly, the vote only by noise
-    single = Contender("single", [True] * 20 + [False] * 20, cost_per_item=0.01)
-    near = Contender("vote", [True] * 38 + [False] * 2, cost_per_item=0.03)
-    assert verdict([single, near, debate]) == (
-        "No strategy wins for this panel: debate (100.0%) and vote (95.0%) are within noise of each other "
-        "(McNemar p ≥ 0.5), and vote costs least."
-    )
-
-
-def test_verdict_at_equal_cost_names_no_cheapest_and_a_lone_strategy_has_nothing_to_beat() -> None:
-    a = Contender("vote", [True, False, True], calls_per_item=3)
-    b = Contender("vote@equal", [True, True, False], calls_per_item=3)
-    assert verdict([a, b]) == (
-        "No strategy wins for this panel: vote (66.7%) and vote@equal (66.7%) are within noise of each other "
-        "(McNemar p ≥ 1)."
-    )
-    assert verdict([a]) == "Only vote ran (66.7% right), so there is nothing to compare it with."
-    with pytest.raises(ValueError):
-        verdict([])
 
 
 def test_the_result_json_has_the_contract_keys_and_reads_back_as_the_same_types() -> None:

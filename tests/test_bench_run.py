@@ -14,7 +14,7 @@ import yaml
 from moot.bench.runner import BenchRun, run_bench
 from moot.bench.suites import load_suite
 from moot.errors import UsageError
-from moot.schemas.bench import DebateFigures, SingleFigures, VoteAtEqualFigures
+from moot.schemas.bench import STRATEGIES, DebateFigures, SingleFigures, VoteAtEqualFigures
 from moot.store.db import Store
 from moot.testing import FakeLLMServer
 
@@ -53,21 +53,23 @@ def bench(
     return asyncio.run(run_bench(suite, judges=judges or judges_file(tmp_path, server, models), **kwargs))
 
 
-def test_an_always_a_panel_on_labels_60_percent_a_scores_exactly_060_with_position_consistency_0(
+def test_an_always_a_panel_scores_0_under_judgebench_protocol_and_060_in_the_given_order_with_consistency_0(
     tmp_path: Path, llm_server: FakeLLMServer
 ) -> None:
     rows = pairs(10, lambda i: i < 6)
     run = bench(tmp_path, llm_server, rows, [always_a] * 3)
     r = run.result
     assert r is not None and run.failed == 0
-    assert {name: f.accuracy for name, f in r.strategies.items()} == {
-        "single": 0.6,
-        "vote": 0.6,
-        "vote@equal": 0.6,
-        "debate": 0.6,
-    }
+    # JudgeBench's protocol: a pair is right only when it is right in both orders; always-A never is
+    assert {name: f.accuracy for name, f in r.strategies.items()} == dict.fromkeys(STRATEGIES, 0.0)
+    assert {name: f.accuracy_given_order for name, f in r.strategies.items()} == dict.fromkeys(STRATEGIES, 0.6)
+    assert r.both_orders is True
     assert r.swap_consistency == 0.0
-    assert all(f.swap_consistency == 0.0 for name, f in r.strategies.items() if name != "vote@equal")
+    assert all(f.swap_consistency == 0.0 for f in r.strategies.values())
+    single = r.strategies["single"]
+    assert isinstance(single, SingleFigures)
+    biased = [f for n, f in r.strategies.items() if n != "single"] + list(single.judges.values())
+    assert all(f.position is not None and f.position.first_share == 1.0 for f in biased)  # the direction
     debate = r.strategies["debate"]
     assert isinstance(debate, DebateFigures) and debate.round1_share == 1.0  # unanimous: over in round 1
     assert debate.kappa == 0.0  # one answer for everything agrees with gold only by chance
@@ -75,7 +77,8 @@ def test_an_always_a_panel_on_labels_60_percent_a_scores_exactly_060_with_positi
     assert isinstance(equal, VoteAtEqualFigures) and equal.samples == 3  # the debate spent 3 calls an item
     assert len(llm_server.requests) == 10 * 2 * 3  # both orders, round 1 only, no extra samples needed
     assert r.per_item[6].answers["debate"] == "A>B" and r.per_item[6].gold == "B>A"
-    assert r.per_item[6].swapped == {"single": "B>A", "vote": "B>A", "debate": "B>A"}  # A again: the other response
+    # A again: the other response (vote@equal too is read in both orders now)
+    assert r.per_item[6].swapped == {"single": "B>A", "vote": "B>A", "vote@equal": "B>A", "debate": "B>A"}
 
 
 def test_two_always_right_judges_and_one_always_wrong_score_1_by_vote(
@@ -101,13 +104,13 @@ def test_two_always_right_judges_and_one_always_wrong_score_1_by_vote(
     assert (debate.accuracy, debate.round1_share, debate.calls_per_item) == (1.0, 0.0, 6.0)
     assert (debate.helpful_flips, debate.harmful_flips, debate.collapse) == (0, 0, 0)
     assert debate.threshold == 1.0 and "unanimity" in debate.note
-    # vote at equal cost: k = 6 round-1 answers an item, so one extra round-1 debate per item
+    # vote at equal cost: 6 calls an item, so k = 7 (odd) round-1 answers: two extra round-1 debates per item
     equal = r.strategies["vote@equal"]
     assert isinstance(equal, VoteAtEqualFigures)
-    assert (equal.samples, equal.calls_per_item, equal.accuracy) == (6, 6.0, 1.0)
-    assert len(llm_server.requests) == 5 * 6 + 5 * 3
+    assert (equal.samples, equal.calls_per_item, equal.accuracy, equal.ties) == (7, 7.0, 1.0, 0)
+    assert len(llm_server.requests) == 5 * 6 + 5 * 2 * 3
     assert r.swap_consistency is None and r.per_item[0].swapped is None
-    assert set(r.per_item[0].debate_ids) == {"given", "sample-1"}
+    assert set(r.per_item[0].debate_ids) == {"given", "sample-1", "sample-2"}
 
 
 def test_a_round_2_change_to_the_round_1_minoritys_right_answer_counts_one_helpful_flip(

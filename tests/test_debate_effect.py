@@ -23,6 +23,7 @@ from moot.protocols.decide_effect import decide_effect
 from moot.protocols.decide_state import DecideState
 from moot.protocols.evaluate_effect import evaluate_effect
 from moot.protocols.evaluate_state import DebateState
+from moot.reports.effect_text import summary
 from moot.reports.html_effect import effect_section
 from moot.reports.text import evaluation_report
 from moot.schemas.challenge import ChallengerReply, PositionChange, PositionVersion, RoundRecord
@@ -92,12 +93,13 @@ def final(verdict: str, score: float) -> Summary:
     )
 
 
-def test_evaluate_round1_mean_can_cross_a_threshold_while_no_judge_changes_its_verdict() -> None:
+def test_evaluate_round1_is_combined_by_the_final_verdicts_rule_so_no_verdict_moves_while_no_judge_does() -> None:
+    # the mean of round 1 (3.93) would read CONDITIONAL against a final PASS with no judge changing: issue 21
     state = evaluation({"judge-1": [4.0, 4.0], "judge-2": [4.8, 4.3], "judge-3": [3.0, 3.9]})
     effect = evaluate_effect(state, state.active, THRESHOLDS, final("PASS", 4.07))
-    assert (effect.round1_verdict, effect.round1_score) == ("CONDITIONAL", 3.93)
+    assert (effect.round1_verdict, effect.round1_score) == ("PASS", 4.0)  # no consensus, no majority: the median
     assert (effect.final_verdict, effect.final_score) == ("PASS", 4.07)
-    assert effect.differs is True and effect.changed_judges == [] and effect.rounds == 2
+    assert effect.differs is False and effect.changed_judges == [] and effect.rounds == 2
     third = effect.judges[2]
     assert (third.round1, third.round1_score, third.final, third.final_score) == (
         "CONDITIONAL",
@@ -106,6 +108,23 @@ def test_evaluate_round1_mean_can_cross_a_threshold_while_no_judge_changes_its_v
         3.9,
     )
     assert third.changed is False and third.reason == ""  # a score moved within one verdict's band
+
+
+def test_evaluate_stubborn_judges_4_5_4_5_2_0_give_the_majoritys_pass_in_round_1_as_at_the_end() -> None:
+    state = evaluation({"judge-1": [4.5, 4.5], "judge-2": [4.5, 4.5], "judge-3": [2.0, 2.0]})
+    effect = evaluate_effect(state, state.active, THRESHOLDS, final("PASS", 4.5))
+    assert (effect.round1_verdict, effect.round1_score) == ("PASS", 4.5)  # the mean, 3.67, was CONDITIONAL
+    assert effect.differs is False
+
+
+def test_evaluate_a_verdict_moved_by_the_combining_rule_alone_is_reported_apart_from_judges_changes() -> None:
+    # round 1: no majority within 0.5 (3.0, 3.9, 4.6): the median, 3.9 CONDITIONAL; at the end 3.95 and 4.45
+    # make a majority (mean 4.2, PASS), though no judge's own verdict moved
+    state = evaluation({"judge-1": [3.0, 3.0], "judge-2": [3.9, 3.95], "judge-3": [4.6, 4.45]})
+    effect = evaluate_effect(state, state.active, THRESHOLDS, final("PASS", 4.2))
+    assert (effect.round1_verdict, effect.final_verdict, effect.changed_judges) == ("CONDITIONAL", "PASS", [])
+    assert effect.aggregation_changed is True
+    assert "no judge changed its answer: the answers combine differently" in summary(effect)
 
 
 def test_evaluate_judge_that_crosses_a_threshold_changed_and_says_why() -> None:
@@ -168,7 +187,7 @@ def test_evaluate_dropped_judges_keep_their_last_answer() -> None:
     effect = evaluate_effect(state, seats, THRESHOLDS, final("PASS", 4.1))
     dropped = effect.judges[2]
     assert (dropped.round1, dropped.final, dropped.final_score, dropped.changed) == ("FAIL", "FAIL", 2.0, False)
-    assert effect.round1_score == 3.33  # judge-3 counted in round 1
+    assert effect.round1_score == 4.0  # judge-3 counted in round 1: the majority (4.0, 4.0) against its 2.0
     never = effect.judges[3]
     assert (never.round1, never.final, never.round1_score, never.changed) == (None, None, None, False)
 
@@ -405,11 +424,11 @@ def test_evaluate_end_to_end(
     assert data["summary"]["final_verdict"] == "PASS" and data["rounds_completed"] == 2
     effect = data["debate_effect"]
     assert {k: effect[k] for k in ("round1_verdict", "round1_score", "final_verdict", "final_score", "differs")} == {
-        "round1_verdict": "CONDITIONAL",
-        "round1_score": 3.63,
+        "round1_verdict": "PASS",  # round 1 by the final verdict's rule: the majority (4.0, 4.4) against 2.5
+        "round1_score": 4.2,
         "final_verdict": "PASS",
         "final_score": 4.1,
-        "differs": True,
+        "differs": False,
     }
     assert effect["changed_judges"] == ["judge-3"] and effect["rounds"] == 2
     assert effect["judges"][2] == {
@@ -421,14 +440,16 @@ def test_evaluate_end_to_end(
         "final_score": 4.0,
         "changed": True,
         "reason": reason,
+        "round1_confidence": None,  # evaluate's replies state no confidence of their own
+        "final_confidence": None,
     }
     text, html = shown_and_reported(capsys, data["debate_id"], tmp_path / "again.html")
-    assert "What the debate changed: round 1 CONDITIONAL 3.63/5 -> final PASS 4.1/5; 1 of 3 changed:" in text
+    assert "What the debate changed: the verdict held (round 1 PASS 4.2/5, final PASS 4.1/5); 1 of 3 changed:" in text
     assert f"judge-3: FAIL 2.5/5 -> PASS 4/5: {reason}" in text
     for page_text in (page.read_text(encoding="utf-8"), html):
         assert "<h2>What the debate changed</h2>" in page_text
         assert "&lt;b&gt;the tests&lt;/b&gt; cover the edge case" in page_text and "<b>the tests</b>" not in page_text
-        assert "Round 1 CONDITIONAL 3.63/5 -&gt; final PASS 4.1/5; 1 of 3 changed." in page_text
+        assert "The verdict held (round 1 PASS 4.2/5, final PASS 4.1/5); 1 of 3 changed." in page_text
 
 
 def test_decide_end_to_end(llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -73,10 +73,11 @@ def test_evaluate_returns_the_cli_json_and_reports_progress_per_round(
     in_process(body)
     data = results["evaluate"].structured_content
     assert data["summary"]["final_verdict"] == "PASS" and data["rounds_completed"] == 2
-    # what the debate changed: the round-1 mean (3.93) was CONDITIONAL, though no judge crossed a threshold
+    # what the debate changed: nothing; round 1 is combined by the final verdict's rule (no majority within
+    # range: the median, 4.0 PASS), so no verdict moves while no judge crosses a threshold
     effect = data["debate_effect"]
-    assert (effect["round1_verdict"], effect["round1_score"]) == ("CONDITIONAL", 3.93)
-    assert (effect["final_verdict"], effect["differs"], effect["changed_judges"]) == ("PASS", True, [])
+    assert (effect["round1_verdict"], effect["round1_score"]) == ("PASS", 4.0)
+    assert (effect["final_verdict"], effect["differs"], effect["changed_judges"]) == ("PASS", False, [])
     assert json.loads(results["evaluate"].content[0].text) == data  # the text is the same JSON
     # the same JSON as `moot show --format json` for that debate
     assert main(["show", data["debate_id"], "--format", "json"]) == 0

@@ -9,8 +9,15 @@ Every strategy reads the same debates (pure functions on plain data; `moot.bench
   seat order, then those of its extra round-1-only debates), at the cost of those k answers' calls.
 
 Answers are put in gold's terms: option A of the given order is "A>B"; evaluate's PASS is "pass" and
-anything else "fail"; a tie or no answer is None, which is never right. The swapped order's answers are
-kept as the judges gave them ("A>B" there means the item's B won), as `metrics.swap_consistency` reads them.
+anything else "fail"; no answer is None, which is never right. A tie is broken by a draw seeded by the
+item's id and `--seed` (`metrics.tie_break`), not by the order it was shown in: the same tie gives the
+same answer in both orders, so it is neither a wrong answer nor a position inconsistency; each column
+counts the items it broke a tie on. The swapped order's answers are kept as the judges gave them ("A>B"
+there means the item's B won), as `metrics.swap_consistency` reads them.
+
+Each answer of `single`, `vote` and `debate` carries a confidence (HIGH, MEDIUM or LOW): a judge's own
+as it stated it; a verdict's is the one most often stated by the judges who gave that answer (a tie
+between levels: the lower), given-order only.
 """
 
 from __future__ import annotations
@@ -19,12 +26,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from moot.bench.metrics import plurality
-from moot.schemas.bench import GoldItem, SuiteKind
+from moot.bench.metrics import tie_break, tied, unswap
+from moot.schemas.bench import GoldItem, PairwiseItem, SuiteKind
 from moot.schemas.effect import NO_ANSWER, TIE
 
 Reader = Callable[[str | None], str | None]
 _OPTION = {"A": "A>B", "B": "B>A"}
+LEVELS = ("LOW", "MEDIUM", "HIGH")  # a tie between stated levels gives the lower
 
 
 def reader(kind: SuiteKind) -> Reader:
@@ -69,6 +77,10 @@ class Debated:
         """Each judge's round-1 answer, in seat order, as the debate worded it."""
         return [(str(j["judge"]), j.get("round1")) for j in self.effect.get("judges", [])]
 
+    def stated(self, when: str) -> list[tuple[str | None, str | None]]:
+        """Each judge's (answer, confidence) in round 1 (`when` "round1") or at the end ("final")."""
+        return [(j.get(when), j.get(f"{when}_confidence")) for j in self.effect.get("judges", [])]
+
     def spend(self, *, round1: bool = False, seat: str | None = None) -> Spend:
         total = Spend()
         for c in self.calls:
@@ -85,67 +97,125 @@ class ItemRuns:
     given: Debated
     swapped: Debated | None = None
     samples: Sequence[Debated] = ()
+    swapped_samples: Sequence[Debated] = ()
 
     def debate_ids(self) -> dict[str, str]:
         ids = {"given": self.given.debate_id}
         if self.swapped is not None:
             ids["swapped"] = self.swapped.debate_id
         ids.update({f"sample-{n}": d.debate_id for n, d in enumerate(self.samples, 1)})
+        ids.update({f"swapped-sample-{n}": d.debate_id for n, d in enumerate(self.swapped_samples, 1)})
         return ids
 
 
 @dataclass
 class Column:
     """One strategy (or one judge alone) on every item, in item order. `backward` holds, by item index,
-    the answer given with the responses swapped, as said (items judged in both orders only)."""
+    the answer given with the responses swapped, as said (items judged in both orders only); `tied` the
+    indices of the items whose given-order answer broke a tie; `confidence` each given-order answer's."""
 
     answers: list[str | None] = field(default_factory=list)
     spends: list[Spend] = field(default_factory=list)
     backward: dict[int, str | None] = field(default_factory=dict)
+    tied: set[int] = field(default_factory=set)
+    confidence: list[str | None] = field(default_factory=list)
 
 
-def _vote(d: Debated, read: Reader) -> tuple[str | None, Spend]:
-    return read(d.effect.get("round1_verdict")), d.spend(round1=True)
+@dataclass(frozen=True)
+class Draw:
+    """How an item's ties are broken: its gold labels, its key, the run's seed, and whether the answers at
+    hand were given with the responses swapped (then they are put in the item's terms to draw, and back)."""
+
+    labels: tuple[str, ...]
+    key: str
+    seed: int
+    swapped: bool = False
+
+    def settle(self, candidates: Sequence[str | None]) -> tuple[str | None, bool]:
+        """The most common of `candidates` (as said), a tie broken by the item's draw; and whether it was a tie."""
+        top = tied(candidates)
+        if len(top) <= 1:
+            return (top[0] if top else None), False
+        ours = sorted(unswap(t) or t for t in top) if self.swapped else top
+        pick = tie_break(ours, self.key, self.seed)
+        return (unswap(pick) if self.swapped else pick), True
+
+    def word(self, word: str | None, read: Reader) -> tuple[str | None, bool]:
+        """A debate's verdict word in gold's terms; its `tie` broken between every label."""
+        if word == TIE:
+            return self.settle(list(self.labels))
+        return read(word), False
 
 
-def _debate(d: Debated, read: Reader) -> tuple[str | None, Spend]:
-    return read(d.effect.get("final_verdict")), d.spend()
+def draw_for(runs: ItemRuns, seed: int, *, swapped: bool = False) -> Draw:
+    labels = ("A>B", "B>A") if isinstance(runs.item, PairwiseItem) else ("fail", "pass")
+    return Draw(labels, runs.item.id, seed, swapped)
 
 
-def _at_equal_cost(runs: ItemRuns, k: int, read: Reader) -> tuple[str | None, Spend]:
-    drawn = [(d, seat, word) for d in (runs.given, *runs.samples) for seat, word in d.round1()][:k]
+def stated_confidence(stated: Sequence[tuple[str | None, str | None]], answer: str | None, read: Reader) -> str | None:
+    """The level stated most often by the judges whose answer is `answer` (a tie: the lower one)."""
+    levels = [c for a, c in stated if c in LEVELS and answer is not None and read(a) == answer]
+    if not levels:
+        return None
+    return max(LEVELS, key=lambda lv: (levels.count(lv), -LEVELS.index(lv)))
+
+
+def _vote(d: Debated, read: Reader, draw: Draw) -> tuple[str | None, bool, Spend]:
+    answer, tie = draw.word(d.effect.get("round1_verdict"), read)
+    return answer, tie, d.spend(round1=True)
+
+
+def _debate(d: Debated, read: Reader, draw: Draw) -> tuple[str | None, bool, Spend]:
+    answer, tie = draw.word(d.effect.get("final_verdict"), read)
+    return answer, tie, d.spend()
+
+
+def _at_equal_cost(debates: Sequence[Debated], k: int, read: Reader, draw: Draw) -> tuple[str | None, bool, Spend]:
+    drawn = [(d, seat, word) for d in debates for seat, word in d.round1()][:k]
     spend = sum((d.spend(round1=True, seat=seat) for d, seat, _ in drawn), Spend())
-    return plurality([read(word) for _, _, word in drawn]), spend
+    answer, tie = draw.settle([read(word) for _, _, word in drawn])
+    return answer, tie, spend
 
 
-def strategy_columns(runs: Sequence[ItemRuns], kind: SuiteKind, k: int) -> dict[str, Column]:
+def strategy_columns(runs: Sequence[ItemRuns], kind: SuiteKind, k: int, seed: int = 0) -> dict[str, Column]:
     """`vote`, `debate` and `vote@equal` (a majority of `k` samples) on every item."""
     read = reader(kind)
     columns = {"vote": Column(), "debate": Column(), "vote@equal": Column()}
     for i, r in enumerate(runs):
-        for name, (answer, spend) in (
-            ("vote", _vote(r.given, read)),
-            ("debate", _debate(r.given, read)),
-            ("vote@equal", _at_equal_cost(r, k, read)),
+        draw, back = draw_for(r, seed), draw_for(r, seed, swapped=True)
+        for name, (answer, tie, spend) in (
+            ("vote", _vote(r.given, read, draw)),
+            ("debate", _debate(r.given, read, draw)),
+            ("vote@equal", _at_equal_cost([r.given, *r.samples], k, read, draw)),
         ):
             columns[name].answers.append(answer)
             columns[name].spends.append(spend)
+            if tie:
+                columns[name].tied.add(i)
+        columns["vote"].confidence.append(stated_confidence(r.given.stated("round1"), columns["vote"].answers[i], read))
+        columns["debate"].confidence.append(
+            stated_confidence(r.given.stated("final"), columns["debate"].answers[i], read)
+        )
+        columns["vote@equal"].confidence.append(None)
         if r.swapped is not None:
-            columns["vote"].backward[i] = _vote(r.swapped, read)[0]
-            columns["debate"].backward[i] = _debate(r.swapped, read)[0]
+            columns["vote"].backward[i] = _vote(r.swapped, read, back)[0]
+            columns["debate"].backward[i] = _debate(r.swapped, read, back)[0]
+            columns["vote@equal"].backward[i] = _at_equal_cost([r.swapped, *r.swapped_samples], k, read, back)[0]
     return columns
 
 
 def judge_columns(runs: Sequence[ItemRuns], kind: SuiteKind) -> dict[str, Column]:
-    """Each judge alone (by seat, in seat order): its round-1 answer on every item."""
+    """Each judge alone (by seat, in seat order): its round-1 answer on every item, and the confidence it stated."""
     read = reader(kind)
     seats = list(dict.fromkeys(seat for r in runs for seat, _ in r.given.round1()))
     columns = {seat: Column() for seat in seats}
     for i, r in enumerate(runs):
         given = dict(r.given.round1())
+        stated = {str(j["judge"]): j.get("round1_confidence") for j in r.given.effect.get("judges", [])}
         swapped = dict(r.swapped.round1()) if r.swapped is not None else None
         for seat, column in columns.items():
             column.answers.append(read(given.get(seat)))
+            column.confidence.append(stated.get(seat) if stated.get(seat) in LEVELS else None)
             column.spends.append(r.given.spend(round1=True, seat=seat))
             if swapped is not None:
                 column.backward[i] = read(swapped.get(seat))

@@ -35,24 +35,38 @@ def debated(line: Mapping[str, Any] | None, store: Store) -> Debated | None:
 
 
 def collect(plan: BenchPlan, results: Path, store: Store, samples: int = 0) -> tuple[list[ItemRuns], list[str]]:
-    """The runs of every gold item whose given-order debate is done, and the ids of those left out."""
+    """The runs of every gold item whose debates are done (the given order, and with `--swap` the swapped
+    one too: JudgeBench's accuracy needs both), and the ids of those left out."""
     lines = read_results(results)
     runs: list[ItemRuns] = []
     left_out: list[str] = []
     for item in plan.suite.items:
         given = debated(lines.get(item.id), store)
-        if given is None:
+        swapped = debated(lines.get(item.id + SWAPPED), store) if plan.swap else None
+        if given is None or (plan.swap and swapped is None):
             left_out.append(item.id)
             continue
-        swapped = debated(lines.get(item.id + SWAPPED), store) if plan.swap else None
-        extra = [debated(lines.get(f"{item.id}{SAMPLE}{n}"), store) for n in range(1, samples + 1)]
-        runs.append(ItemRuns(item, given, swapped, [d for d in extra if d is not None]))
+        extra = _samples(lines, item.id, samples, store)
+        back = _samples(lines, item.id + SWAPPED, samples, store) if plan.swap else []
+        runs.append(ItemRuns(item, given, swapped, extra, back))
     return runs, left_out
 
 
+def _samples(lines: Mapping[str, Mapping[str, Any]], row_id: str, samples: int, store: Store) -> list[Debated]:
+    found = [debated(lines.get(f"{row_id}{SAMPLE}{n}"), store) for n in range(1, samples + 1)]
+    return [d for d in found if d is not None]
+
+
+def odd_at_least(mean_calls: float) -> int:
+    """vote@equal's k: the nearest odd number at or above the debate's mean calls per item, so that a vote
+    between two answers cannot tie (a tie would need a draw)."""
+    k = max(1, math.ceil(mean_calls - 1e-9))
+    return k if k % 2 else k + 1
+
+
 def samples_needed(runs: Sequence[ItemRuns]) -> tuple[int, int]:
-    """vote@equal's k (the debate's mean calls per item, rounded half up) and how many extra round-1-only
+    """vote@equal's k (`odd_at_least` the debate's mean calls per item) and how many extra round-1-only
     debates each item needs so that its round-1 answers number at least k."""
-    k = max(1, math.floor(sum(r.given.spend().calls for r in runs) / len(runs) + 0.5))
+    k = odd_at_least(sum(r.given.spend().calls for r in runs) / len(runs))
     panel = max(1, max(len(r.given.round1()) for r in runs))
     return k, max(0, math.ceil((k - panel) / panel))

@@ -3,11 +3,12 @@
 multiplied out over the run's debates.
 
 A bench's cost is a range, because how many rounds each debate takes is what the bench measures:
-- low: every debate ends in round 1 (then vote@equal needs no extra samples);
+- low: every debate ends in round 1 (then vote@equal needs extra samples only when the panel is even:
+  its k is odd);
 - high: every debate runs to its last round (and vote@equal samples as many round-1 answers as that
-  debate spends calls);
+  debate spends calls, rounded up to an odd number);
 - worst: every reply at its output bound with one clarification each, the cap `--max-cost` is checked against.
-The swapped order costs what the given order costs (the same texts).
+The swapped order costs what the given order costs (the same texts), its vote@equal samples included.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from moot.api.specs import estimate
 from moot.batch import load_items
+from moot.bench.collect import odd_at_least
 from moot.bench.plan import BenchPlan
 from moot.bench.runner import prepare_bench
 from moot.bench.suites import Suite
@@ -45,16 +47,19 @@ def _item_range(p: Mapping[str, Any], orders: int, samples: bool) -> dict[str, f
     debates that would bring its round-1 answers up to the debate's calls."""
     first, last = p["scenarios"][0], p["scenarios"][-1]
     panel = max(1, int(first["calls"]))
-    extra = math.ceil((last["calls"] - panel) / panel) if samples else 0
-    extra_worst = math.ceil((last["calls"] + last["max_clarifications"] - panel) / panel) if samples else 0
+
+    def extra(calls: int) -> int:
+        return orders * math.ceil((odd_at_least(calls) - panel) / panel) if samples else 0
+
+    low, high = extra(first["calls"]), extra(last["calls"])
     worst = max(_usd(s["worst_usd"]) for s in p["scenarios"])
     return {
-        "calls_low": first["calls"] * orders,
-        "calls_high": last["calls"] * orders + extra * first["calls"],
-        "usd_low": _usd(first["typical_usd"]) * orders,
-        "usd_high": _usd(last["typical_usd"]) * orders + extra * _usd(first["typical_usd"]),
-        "usd_worst": worst * orders + extra_worst * _usd(first["worst_usd"]),
-        "samples_high": extra,
+        "calls_low": first["calls"] * (orders + low),
+        "calls_high": last["calls"] * orders + high * first["calls"],
+        "usd_low": _usd(first["typical_usd"]) * (orders + low),
+        "usd_high": _usd(last["typical_usd"]) * orders + high * _usd(first["typical_usd"]),
+        "usd_worst": worst * orders + extra(last["calls"] + last["max_clarifications"]) * _usd(first["worst_usd"]),
+        "samples_high": high,
     }
 
 

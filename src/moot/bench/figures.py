@@ -1,32 +1,39 @@
 """A bench run's result from what its strategies answered (`moot.bench.answers`): accuracy with its 95%
-interval, κ, spend per item, position consistency, what the debate's later rounds changed, the paired
-test of debate against vote, and the verdict. Pure functions on plain data.
+interval, κ, spend per item, ties, position consistency and bias, calibration, what the debate's later
+rounds changed, the paired differences between strategies, and the verdict. Pure functions on plain data.
+
+For pairs judged in both orders, `accuracy` is JudgeBench's (right in both orders; `moot.bench.orders`)
+and every comparison uses it. `ci95` is Wilson's interval for 0/1 outcomes; the mean judge (a share per
+item) keeps the percentile bootstrap.
 
 `single` is reported for each judge, for the best one and for the mean judge. Its headline figures are
-the mean judge's: the best judge is picked on these very items, which flatters it. The verdict compares
-the best judge, since that is the one a user would keep.
+the mean judge's. The judge the verdict keeps is chosen on a seeded half of the items and compared on the
+other half (`chosen`, `chosen_on`, `held_out`, `chosen_accuracy`), so that picking it does not flatter it.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from moot.bench.answers import Column, ItemRuns, Spend, judge_columns, judge_models, reader, strategy_columns
+from moot.bench.calibration import better_calibrated, calibration
 from moot.bench.metrics import (
-    Contender,
+    DebateRecord,
     accuracy,
     bootstrap_ci,
     cohen_kappa,
     correctness,
     flips,
     mcnemar,
-    record_from_effect,
     swap_consistency,
     unswap,
-    verdict,
 )
+from moot.bench.orders import both_orders, position
+from moot.bench.stats import wilson
+from moot.bench.verdict import MARGIN, Contender, differences, verdict
 from moot.schemas.bench import (
     AnyFigures,
     BenchResult,
@@ -55,14 +62,24 @@ class Setting:
     threshold_from_file: bool = False
     round1_only: bool = False  # the debates stopped after round 1 (only single and vote asked)
     notes: tuple[str, ...] = ()
+    margin: float = MARGIN  # the verdict's equivalence margin (a share)
+    judges: int = 3  # the panel's size, as the threshold note states it
 
 
-def threshold_note(threshold: float, from_file: bool) -> str:
+def threshold_note(threshold: float, from_file: bool, judges: int = 3) -> str:
+    """Which consensus threshold pairwise debates used, and why, for a panel of `judges`."""
     if from_file:
         return f"Pairwise debates used the judges file's consensus threshold ({threshold:g})."
+    need = -(-2 * judges // 3)  # the fewest judges that make 2/3 of the panel
+    met = (
+        "is always met in round 1, so the debate would always equal the vote"
+        if judges >= 1 and -(-judges // 2) >= need
+        else f"is met in round 1 whenever {need} of the {judges} judges agree, so the debate would mostly equal "
+        "the vote"
+    )
     return (
-        f"Pairwise debates need unanimity (consensus threshold {threshold:g}): with two options and three judges, "
-        "decide's default 2/3 threshold is always met in round 1, so the debate would always equal the vote."
+        f"Pairwise debates need unanimity (consensus threshold {threshold:g}): with two options and {judges} "
+        f"judge{'s' if judges != 1 else ''}, decide's default 2/3 threshold {met}."
     )
 
 
@@ -72,30 +89,44 @@ def bench_result(runs: Sequence[ItemRuns], s: Setting) -> BenchResult:
         raise ValueError("a bench result needs at least one judged item")
     gold = [r.item.gold for r in runs]
     judges = judge_columns(runs, s.kind)
-    columns = strategy_columns(runs, s.kind, s.samples)
+    columns = strategy_columns(runs, s.kind, s.samples, s.seed)
     figures: dict[str, AnyFigures] = {}
     for name in s.strategies:
         if name == "single":
-            figures[name] = _single(judges, judge_models(runs), gold, s.seed)
+            figures[name] = _single(judges, judge_models(runs), gold, s)
         elif name == "debate":
             figures[name] = _debate(columns["debate"], columns["vote"], runs, gold, s)
         elif name == "vote@equal":
-            figures[name] = VoteAtEqualFigures(**_common(columns[name], gold, s.seed), samples=s.samples)
+            figures[name] = VoteAtEqualFigures(**_common(columns[name], gold, s), samples=s.samples)
         else:
-            figures[name] = StrategyFigures(**_common(columns[name], gold, s.seed))
+            figures[name] = StrategyFigures(**_common(columns[name], gold, s))
     panel_column = columns["vote" if s.round1_only else "debate"]
+    contenders = _contenders(s.strategies, figures, judges, columns, gold, s.seed)
     return BenchResult(
         suite=s.suite,
         kind=s.kind,
         items=len(runs),
         seed=s.seed,
         swap_consistency=_consistency(panel_column),
-        verdict=verdict(_contenders(s.strategies, figures, judges, columns, gold)),
+        verdict=_verdict(contenders, figures, s),
         strategies=figures,
         per_item=_per_item(runs, s, judges, columns, figures),
         by_source=_by_source(runs, s.strategies, judges, columns),
         notes=_notes(s),
+        differences=differences(contenders),
+        margin=s.margin,
+        both_orders=any(c.backward for c in columns.values()),
     )
+
+
+def _verdict(contenders: Mapping[str, Contender], figures: Mapping[str, AnyFigures], s: Setting) -> str:
+    sentence = verdict(list(contenders.values()), margin=s.margin)
+    vote, debate = figures.get("vote"), figures.get("debate")
+    if vote is not None and debate is not None:
+        calibrated = better_calibrated(vote.ece, debate.ece)
+        if calibrated:
+            sentence += " " + calibrated
+    return sentence
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -119,32 +150,61 @@ def _consistency(column: Column) -> float | None:
     return swap_consistency([column.answers[i] for i in idx], [column.backward[i] for i in idx])
 
 
-def _common(column: Column, gold: Sequence[str], seed: int) -> dict[str, Any]:
-    correct = correctness(column.answers, gold)
+def headline(column: Column, gold: Sequence[str]) -> list[bool]:
+    """What the accuracy counts: JudgeBench's both-order correctness for pairs judged both ways."""
+    return both_orders(column, gold) if column.backward else correctness(column.answers, gold)
+
+
+def _common(column: Column, gold: Sequence[str], s: Setting) -> dict[str, Any]:
+    correct = headline(column, gold)
+    given = correctness(column.answers, gold)
+    bins, ece = calibration(column.confidence, given) if column.confidence else (None, None)
     return {
         "accuracy": accuracy(correct),
-        "ci95": bootstrap_ci(correct, seed=seed),
+        "ci95": wilson(sum(correct), len(correct)),
         "kappa": cohen_kappa(column.answers, gold),
         **_spend_figures(column.spends),
         "swap_consistency": _consistency(column),
+        "ties": len(column.tied),
+        "accuracy_given_order": accuracy(given) if column.backward else None,
+        "position": position(column, gold) if s.kind == "pairwise" else None,
+        "calibration": bins,
+        "ece": ece,
     }
 
 
-def _single(judges: Mapping[str, Column], models: Mapping[str, str], gold: Sequence[str], seed: int) -> SingleFigures:
+def held_out(n: int, seed: int) -> tuple[list[int], list[int]]:
+    """A seeded split of the items: the half the single judge is chosen on, and the half it is compared on."""
+    idx = list(range(n))
+    random.Random(f"{seed}:held-out").shuffle(idx)
+    return sorted(idx[: n // 2]), sorted(idx[n // 2 :])
+
+
+def _chosen(judges: Mapping[str, Column], gold: Sequence[str], seed: int) -> tuple[str, list[int], list[int]]:
+    """The judge with the best accuracy on the choosing half (ties: the first seat), and the two halves."""
+    choose, keep = held_out(len(gold), seed)
+    right = {seat: headline(c, gold) for seat, c in judges.items()}
+    seat = max(right, key=lambda k: sum(right[k][i] for i in choose))
+    return seat, choose, keep
+
+
+def _single(judges: Mapping[str, Column], models: Mapping[str, str], gold: Sequence[str], s: Setting) -> SingleFigures:
     per = {
-        seat: JudgeFigures(**_without(_common(c, gold, seed), *_SPEND), model=models.get(seat, ""))
+        seat: JudgeFigures(**_without(_common(c, gold, s), *_SPEND), model=models.get(seat, ""))
         for seat, c in judges.items()
     }
     best = max(per, key=lambda seat: per[seat].accuracy)  # ties: the first seat
-    correct = [correctness(c.answers, gold) for c in judges.values()]
+    correct = [headline(c, gold) for c in judges.values()]
     mean_judge = [_mean([float(js[i]) for js in correct]) for i in range(len(gold))]
     kappas = [f.kappa for f in per.values() if f.kappa is not None]
     spends = [_spend_figures(c.spends) for c in judges.values()]
     costs = [sp["cost_per_item"] for sp in spends]
     swaps = [f.swap_consistency for f in per.values()]
+    chosen, choose, keep = _chosen(judges, gold, s.seed)
+    kept = headline(judges[chosen], gold)
     return SingleFigures(
         accuracy=accuracy(mean_judge),
-        ci95=bootstrap_ci(mean_judge, seed=seed),
+        ci95=bootstrap_ci(mean_judge, seed=s.seed),
         kappa=_mean(kappas) if kappas else None,
         calls_per_item=_mean([sp["calls_per_item"] for sp in spends]),
         tokens_per_item=_mean([sp["tokens_per_item"] for sp in spends]),
@@ -154,6 +214,13 @@ def _single(judges: Mapping[str, Column], models: Mapping[str, str], gold: Seque
         best=best,
         best_accuracy=per[best].accuracy,
         mean_accuracy=accuracy(mean_judge),
+        accuracy_given_order=_mean([f.accuracy_given_order for f in per.values() if f.accuracy_given_order is not None])
+        if all(f.accuracy_given_order is not None for f in per.values())
+        else None,
+        chosen=chosen,
+        chosen_on=len(choose),
+        held_out=len(keep),
+        chosen_accuracy=_mean([float(kept[i]) for i in keep]) if keep else None,
     )
 
 
@@ -164,16 +231,38 @@ def _without(data: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in keys}
 
 
-def _debate(column: Column, vote: Column, runs: Sequence[ItemRuns], gold: Sequence[str], s: Setting) -> DebateFigures:
+def _records(runs: Sequence[ItemRuns], s: Setting, vote: Column, debate: Column) -> list[DebateRecord]:
+    """Each debate's record with its verdicts as the strategies read them (ties broken by the item's draw)."""
     read = reader(s.kind)
-    changed = flips([record_from_effect(r.given.effect, r.item.gold, read) for r in runs])
+    out = []
+    for i, r in enumerate(runs):
+        judges = r.given.effect.get("judges", [])
+        out.append(
+            DebateRecord(
+                r.item.gold,
+                {str(j["judge"]): read(j.get("round1")) for j in judges},
+                vote.answers[i],
+                debate.answers[i],
+                int(r.given.effect.get("rounds", 1)),
+                {str(j["judge"]): read(j.get("final")) for j in judges},
+            )
+        )
+    return out
+
+
+def _debate(column: Column, vote: Column, runs: Sequence[ItemRuns], gold: Sequence[str], s: Setting) -> DebateFigures:
+    changed = flips(_records(runs, s, vote, column))
     test = mcnemar(correctness(column.answers, gold), correctness(vote.answers, gold))
     return DebateFigures(
-        **_common(column, gold, s.seed),
+        **_common(column, gold, s),
         round1_share=changed.round1_share,
         helpful_flips=changed.helpful_flips,
         harmful_flips=changed.harmful_flips,
         collapse=changed.collapse,
+        talked_out=changed.talked_out,
+        not_rescued=changed.not_rescued,
+        aggregator_changes=changed.aggregator_changes,
+        round1_vs_final=dict(changed.table),
         mcnemar=McNemarFigures(
             versus="vote",
             debate_only=test.first_only,
@@ -182,20 +271,20 @@ def _debate(column: Column, vote: Column, runs: Sequence[ItemRuns], gold: Sequen
             test=test.test,
         ),
         threshold=s.threshold,
-        note=threshold_note(s.threshold, s.threshold_from_file) if s.threshold is not None else "",
+        note=threshold_note(s.threshold, s.threshold_from_file, s.judges) if s.threshold is not None else "",
     )
 
 
-def _best_column(figures: Mapping[str, AnyFigures], judges: Mapping[str, Column]) -> Column:
+def _chosen_column(figures: Mapping[str, AnyFigures], judges: Mapping[str, Column]) -> Column:
     single = figures["single"]
     assert isinstance(single, SingleFigures)
-    return judges[single.best]
+    return judges[single.chosen]
 
 
 def _column(
     name: str, figures: Mapping[str, AnyFigures], judges: Mapping[str, Column], columns: Mapping[str, Column]
 ) -> Column:
-    return _best_column(figures, judges) if name == "single" else columns[name]
+    return _chosen_column(figures, judges) if name == "single" else columns[name]
 
 
 def _contenders(
@@ -204,22 +293,31 @@ def _contenders(
     judges: Mapping[str, Column],
     columns: Mapping[str, Column],
     gold: Sequence[str],
-) -> list[Contender]:
-    out = []
+    seed: int,
+) -> dict[str, Contender]:
+    """Each strategy as the verdict compares it; `single` is the chosen judge on its held-out half only."""
+    out = {}
     for name in strategies:
         column = _column(name, figures, judges, columns)
         spend = _spend_figures(column.spends)
-        label = _best_judge_label(figures) if name == "single" else name
-        out.append(Contender(label, correctness(column.answers, gold), spend["cost_per_item"], spend["calls_per_item"]))
+        correct: list[bool | None] = list(headline(column, gold))
+        label = name
+        if name == "single":
+            single = figures["single"]
+            assert isinstance(single, SingleFigures)
+            choose, _ = held_out(len(gold), seed)
+            for i in choose:
+                correct[i] = None
+            label = _chosen_label(single)
+        out[name] = Contender(label, correct, spend["cost_per_item"], spend["calls_per_item"])
     return out
 
 
-def _best_judge_label(figures: Mapping[str, AnyFigures]) -> str:
-    """`single` in the verdict is the best judge alone, named, so that its figure is not read as the mean's."""
-    single = figures["single"]
-    assert isinstance(single, SingleFigures)
-    model = single.judges[single.best].model
-    return f"{single.best} ({model}) alone" if model and model != single.best else f"{single.best} alone"
+def _chosen_label(single: SingleFigures) -> str:
+    """`single` in the verdict is the chosen judge alone, named, so that its figure is not read as the mean's."""
+    model = single.judges[single.chosen].model
+    name = f"{single.chosen} ({model})" if model and model != single.chosen else single.chosen
+    return f"{name} alone (chosen on {single.chosen_on} items, compared on the other {single.held_out})"
 
 
 def _per_item(
@@ -252,8 +350,8 @@ def _by_source(
 ) -> dict[str, SourceFigures]:
     """Accuracy per strategy on each source's items (`single`: the mean judge)."""
     gold = [r.item.gold for r in runs]
-    correct = {name: correctness(c.answers, gold) for name, c in columns.items()}
-    per_judge = [correctness(c.answers, gold) for c in judges.values()]
+    correct = {name: headline(c, gold) for name, c in columns.items()}
+    per_judge = [headline(c, gold) for c in judges.values()]
     mean_judge = [_mean([float(js[i]) for js in per_judge]) for i in range(len(gold))]
     out: dict[str, SourceFigures] = {}
     for source in sorted({r.item.source for r in runs if r.item.source}):
@@ -269,12 +367,18 @@ def _by_source(
 def _notes(s: Setting) -> list[str]:
     notes = []
     if s.threshold is not None and "debate" in s.strategies:
-        notes.append(threshold_note(s.threshold, s.threshold_from_file))
+        notes.append(threshold_note(s.threshold, s.threshold_from_file, s.judges))
     if "vote@equal" in s.strategies:
         notes.append(
-            f"vote@equal: a majority of {s.samples} independent round-1 answers per item (the debate's mean calls "
-            "per item, rounded); a tie counts as no answer."
+            f"vote@equal: a majority of {s.samples} independent round-1 answers per item (the nearest odd number "
+            "at or above the debate's mean calls per item)."
         )
+    notes.append(
+        "A tie is broken by a draw seeded by the item and --seed, the same in both orders; `ties` counts them."
+    )
     if "single" in s.strategies:
-        notes.append("single: the headline figures are the mean judge's; the best judge is picked on these same items.")
+        notes.append(
+            "single: the headline figures are the mean judge's; the verdict keeps the judge that did best on a "
+            "seeded half of the items and compares it on the other half."
+        )
     return [*notes, *s.notes]

@@ -14,7 +14,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 EXACT_BELOW = 25  # discordant pairs under which McNemar's test is the exact binomial one
@@ -106,6 +106,19 @@ def plurality(answers: Sequence[str | None]) -> str | None:
     return top[0][0]
 
 
+def tied(answers: Sequence[str | None]) -> list[str]:
+    """The answers given most often (several when they tie; none when nobody answered), sorted."""
+    counts = Counter(a for a in answers if a is not None)
+    top = max(counts.values(), default=0)
+    return sorted(a for a, c in counts.items() if c == top)
+
+
+def tie_break(labels: Sequence[str], key: str, seed: int) -> str:
+    """One of the tied `labels`, drawn from a stream seeded by the item (`key`) and `--seed`, never by the
+    order the item was shown in: the same tie gives the same answer in both orders and on every rerun."""
+    return random.Random(f"{seed}:{key}").choice(sorted(labels))
+
+
 def unswap(answer: str | None) -> str | None:
     """A pairwise answer given with the responses in the other order, in the item's own labels."""
     return _SWAP.get(answer, answer) if answer is not None else None
@@ -128,8 +141,9 @@ def swap_consistency(forward: Sequence[str | None], backward: Sequence[str | Non
 class DebateRecord:
     """What one debate did, from its `debate_effect`, with the item's gold label.
 
-    `round1` maps each judge to its round-1 answer; `round1_majority` is the round-1 verdict (None when
-    round 1 had none); `final` the debate's verdict; `rounds` how many rounds it ran.
+    `round1` maps each judge to its round-1 answer and `judge_final` to its last one; `round1_majority`
+    is the round-1 verdict (None when round 1 had none); `final` the debate's verdict; `rounds` how many
+    rounds it ran.
     """
 
     gold: str
@@ -137,112 +151,85 @@ class DebateRecord:
     round1_majority: str | None
     final: str | None
     rounds: int
+    judge_final: Mapping[str, str | None] = field(default_factory=dict)
 
 
 def record_from_effect(
     effect: Mapping[str, Any], gold: str, answer: Callable[[str | None], str | None]
 ) -> DebateRecord:
-    """A debate's `debate_effect` (its JSON: `round1_verdict`, `final_verdict`, `judges` with `judge` and
-    `round1`, `rounds`) as a record, every answer put in the gold label's terms by `answer` (for example
-    option "A" -> "A>B", "PASS" -> "pass", and "tie" or "none" -> None)."""
-    round1 = {str(j["judge"]): answer(j.get("round1")) for j in effect.get("judges", [])}
+    """A debate's `debate_effect` (its JSON: `round1_verdict`, `final_verdict`, `judges` with `judge`,
+    `round1` and `final`, `rounds`) as a record, every answer put in the gold label's terms by `answer` (for
+    example option "A" -> "A>B", "PASS" -> "pass", and "tie" or "none" -> None)."""
+    judges = effect.get("judges", [])
     return DebateRecord(
-        gold, round1, answer(effect["round1_verdict"]), answer(effect["final_verdict"]), int(effect["rounds"])
+        gold,
+        {str(j["judge"]): answer(j.get("round1")) for j in judges},
+        answer(effect["round1_verdict"]),
+        answer(effect["final_verdict"]),
+        int(effect["rounds"]),
+        {str(j["judge"]): answer(j.get("final")) for j in judges},
     )
 
 
 @dataclass(frozen=True)
 class Flips:
-    """What the rounds after the first changed, over a set of debates."""
+    """What the rounds after the first changed, over a set of debates. `collapse` = `talked_out` +
+    `not_rescued`; `table` counts round-1 against final correctness (`right_to_wrong`, ...)."""
 
     items: int
     round1_share: float
     helpful_flips: int
     harmful_flips: int
     collapse: int
+    talked_out: int = 0
+    not_rescued: int = 0
+    aggregator_changes: int = 0
+    table: Mapping[str, int] = field(default_factory=dict)
+
+
+def _moved(r: DebateRecord) -> bool:
+    """Whether any judge's own answer changed between round 1 and its last."""
+    return any(r.round1.get(j) != a for j, a in r.judge_final.items() if a is not None and r.round1.get(j))
 
 
 def flips(records: Sequence[DebateRecord]) -> Flips:
     """Count the debates decided in round 1 and what later rounds changed.
 
-    helpful: the round-1 majority was wrong (or absent) and the final verdict is right; harmful: the
-    round-1 majority was right and the final verdict is wrong; collapse: at least one judge was right in
-    round 1 and the final verdict is wrong (every harmful flip is also a collapse).
+    helpful: the round-1 verdict was wrong (or absent) and the final verdict is right; harmful: the
+    round-1 verdict was right and the final verdict is wrong. Either counts only when some judge changed
+    its answer: a verdict that moved while every judge kept its answer is an `aggregator_changes` (the
+    rule combining the answers differs, not a judge), never a flip. collapse: at least one judge was right
+    in round 1 and the final verdict is wrong; `talked_out` when such a judge switched to a wrong answer,
+    `not_rescued` when every such judge kept its right answer and was outvoted.
     """
     if not records:
         raise ValueError("flips of no debates")
-    helpful = harmful = collapse = 0
+    helpful = harmful = talked = outvoted = aggregator = 0
+    table = dict.fromkeys(("right_to_right", "right_to_wrong", "wrong_to_right", "wrong_to_wrong"), 0)
     for r in records:
         first_right, final_right = r.round1_majority == r.gold, r.final == r.gold
-        helpful += not first_right and final_right
-        harmful += first_right and not final_right
-        collapse += not final_right and any(a == r.gold for a in r.round1.values())
+        table[f"{_word(first_right)}_to_{_word(final_right)}"] += 1
+        if first_right != final_right and r.judge_final and not _moved(r):
+            aggregator += 1
+        else:
+            helpful += not first_right and final_right
+            harmful += first_right and not final_right
+        right = [j for j, a in r.round1.items() if a == r.gold]
+        if not final_right and right:
+            if any(r.judge_final.get(j, r.gold) != r.gold for j in right):
+                talked += 1
+            else:
+                outvoted += 1
     round1 = sum(1 for r in records if r.rounds <= 1)
-    return Flips(len(records), round1 / len(records), helpful, harmful, collapse)
+    return Flips(
+        len(records), round1 / len(records), helpful, harmful, talked + outvoted, talked, outvoted, aggregator, table
+    )
+
+
+def _word(right: bool) -> str:
+    return "right" if right else "wrong"
 
 
 def _same_length(a: Sequence[object], b: Sequence[object]) -> None:
     if len(a) != len(b):
         raise ValueError(f"paired sequences differ in length ({len(a)} and {len(b)})")
-
-
-@dataclass(frozen=True)
-class Contender:
-    """One strategy's correctness per item (the same items, in the same order, for every contender) and,
-    when known, what it cost per item (USD, else calls)."""
-
-    name: str
-    correct: Sequence[bool]
-    cost_per_item: float | None = None
-    calls_per_item: float | None = None
-
-
-def verdict(contenders: Sequence[Contender], *, alpha: float = 0.05) -> str:
-    """One sentence: which strategy wins for this panel, or which ones are within noise of each other.
-
-    The most accurate strategy (ties: the cheaper, then the one listed first) is tested against each
-    other one with McNemar's paired test. It wins when every test gives p < `alpha`. Otherwise the
-    strategies it cannot be told apart from are "within noise", and the cheapest of them is named: at
-    equal accuracy, the cheaper one is the better buy. Intervals are not compared: see the module's note.
-    """
-    if not contenders:
-        raise ValueError("a verdict needs at least one strategy")
-    ranked = sorted(enumerate(contenders), key=lambda ic: (-accuracy(ic[1].correct), _price(ic[1]), ic[0]))
-    best, rest = ranked[0][1], [c for _, c in ranked[1:]]
-    if not rest:
-        return f"Only {best.name} ran ({_pct(best)} right), so there is nothing to compare it with."
-    tests = {c.name: mcnemar(best.correct, c.correct) for c in rest}
-    close = [c for c in rest if tests[c.name].p_value >= alpha]
-    if not close:
-        runner = rest[0]
-        p = tests[runner.name].p_value
-        return (
-            f"{best.name} wins for this panel: {_pct(best)} right against {_pct(runner)} for {runner.name}, "
-            f"the next best (McNemar p = {p:.2g})."
-        )
-    group = [best, *close]
-    names = ", ".join(f"{c.name} ({_pct(c)})" for c in group[:-1]) + f" and {group[-1].name} ({_pct(group[-1])})"
-    p_min = min(tests[c.name].p_value for c in close)
-    sentence = f"No strategy wins for this panel: {names} are within noise of each other (McNemar p ≥ {p_min:.2g})"
-    cheapest = _cheapest(group)
-    if cheapest is not None:
-        sentence += f", and {cheapest.name} costs least"
-    return sentence + "."
-
-
-def _price(c: Contender) -> tuple[float, float]:
-    cost, calls = c.cost_per_item, c.calls_per_item
-    return (math.inf if cost is None else cost, math.inf if calls is None else calls)
-
-
-def _cheapest(group: Sequence[Contender]) -> Contender | None:
-    """The one strictly cheapest in USD, else in calls, when every member's price is known."""
-    for prices in ([c.cost_per_item for c in group], [c.calls_per_item for c in group]):
-        known = [p for p in prices if p is not None]
-        if len(known) == len(group) and known.count(min(known)) == 1:
-            return group[known.index(min(known))]
-    return None
-
-
-def _pct(c: Contender) -> str:
-    return f"{accuracy(c.correct):.1%}"

@@ -53,7 +53,7 @@ class BenchPanel:
     debate_config: dict[str, Any]  # decide's settings for every pairwise item, the threshold included
     threshold: float | None
     threshold_from_file: bool
-    digest: str  # what the judges say depends on: the run folder is named after it
+    digest: str  # what the judges say depends on (models, stances, settings; not api_base): the run folder's name
 
     def write(self, folder: Path) -> str | None:
         """The judges file the batch runs with."""
@@ -81,7 +81,7 @@ def bench_panel(judges: str | Path | None, kind: SuiteKind) -> BenchPanel:
     specs = [_graded(judge_spec(e, f"judge {n}"), n, source) for n, e in enumerate(entries, 1)]
     config, from_file = _config(panel)
     text = yaml.safe_dump(_file(specs, panel), sort_keys=False, allow_unicode=True)
-    judged = {"judges": [s.model_dump(mode="json", exclude_unset=True) for s in specs], "config": config}
+    judged = {"judges": [_without_keys(s.model_dump(mode="json", exclude_unset=True)) for s in specs], "config": config}
     return BenchPanel(source, text, config, config["consensus_threshold"], from_file, _digest(kind, judged))
 
 
@@ -118,9 +118,13 @@ def _file(specs: list[JudgeSpec], panel: PanelFile | None) -> dict[str, Any]:
     return data
 
 
+_NOT_IN_KEY = ("api_key", "api_base")  # where a judge is served is not what it says: a new port reruns nothing
+
+
 def _without_keys(data: Any) -> Any:
+    """`data` without keys and endpoints, for the digest the run folder is named after (the model stays)."""
     if isinstance(data, dict):
-        return {k: _without_keys(v) for k, v in data.items() if k != "api_key"}
+        return {k: _without_keys(v) for k, v in data.items() if k not in _NOT_IN_KEY}
     if isinstance(data, list):
         return [_without_keys(v) for v in data]
     return data

@@ -4,7 +4,9 @@ the same `moot bench` again continues it exactly as running `moot batch` again c
 Its items, by id:
 - `<id>`: the gold item in its given order (pairwise: option A is response_A); every strategy reads it;
 - `<id>~swapped`: the two responses the other way round (`--swap`), read for position consistency only;
-- `<id>~sample-<n>`: round-1-only debates of the given order: more independent samples for `vote@equal`.
+- `<id>~sample-<n>`: round-1-only debates of the given order: more independent samples for `vote@equal`;
+- `<id>~swapped~sample-<n>`: the same for the swapped order (`--swap`), so that vote@equal is read in both
+  orders as every other strategy is.
 
 The folder is named after the suite, the panel (what its judges say depends on) and whether debates go
 past round 1; not after `--limit`, `--seed` or `--swap`. A run over more items, or with `--swap` added,
@@ -55,6 +57,8 @@ class BenchPlan:
     strategies: tuple[str, ...]
     swap: bool
     folder: Path
+    judges: int = 3  # the panel's size, once the panel is built
+    warnings: tuple[str, ...] = ()  # said before the run and kept in the result's notes
 
     @property
     def protocol(self) -> str:
@@ -76,6 +80,11 @@ class BenchPlan:
             if self.swap:
                 rows.append(self._row(item, item.id + SWAPPED, swapped=True))
             rows += [self._row(item, f"{item.id}{SAMPLE}{n}", round1=True) for n in range(1, samples + 1)]
+            if self.swap:
+                rows += [
+                    self._row(item, f"{item.id}{SWAPPED}{SAMPLE}{n}", swapped=True, round1=True)
+                    for n in range(1, samples + 1)
+                ]
         return rows
 
     def samples_written(self) -> int:
@@ -94,14 +103,16 @@ class BenchPlan:
         return self.items_path
 
     def _row(self, item: GoldItem, row_id: str, *, swapped: bool = False, round1: bool = False) -> dict[str, Any]:
+        sample = round1
         round1 = round1 or self.round1_only
         if isinstance(item, PairwiseItem):
             return self._pair(item, row_id, swapped, round1)
-        return _scored(item, row_id, round1)
+        return _scored(item, row_id, sample=sample, round1=round1)
 
     def _pair(self, item: PairwiseItem, row_id: str, swapped: bool, round1: bool) -> dict[str, Any]:
         first, second = (item.response_B, item.response_A) if swapped else (item.response_A, item.response_B)
-        config = {**self.panel.debate_config, **({"max_rounds": 1} if round1 else {})}
+        # round 1 only, with the very prompt of the debate's round 1 ("of at most <max_rounds>")
+        config = {**self.panel.debate_config, **({"stop_after_round": 1} if round1 else {})}
         return {
             "id": row_id,
             "question": item.question,
@@ -113,8 +124,22 @@ class BenchPlan:
         }
 
 
-def _scored(item: ScoredItem, row_id: str, round1: bool) -> dict[str, Any]:
+# A vote@equal sample of a scored item ends after round 1 through a consensus rule round 1 always meets, so
+# that its judges get the debate's very round-1 prompt ("of at most 3"): the bench reads only each judge's
+# round-1 answer from a sample, never its verdict. (The consensus settings are not in the round-1 prompt.)
+SETTLED_AT_ONCE = {
+    "overall_score_range": 5.0,
+    "dimension_score_range": 5.0,
+    "critical_finding_agreement": False,
+    "require_explicit_acceptance": False,
+}
+
+
+def _scored(item: ScoredItem, row_id: str, *, sample: bool, round1: bool) -> dict[str, Any]:
+    """A round-1-only run (`single,vote`) stops with `max_rounds` 1: its verdict is read, by the final rule."""
     row: dict[str, Any] = {"id": row_id, "task": item.task, "artifacts": [{"path": item.id, "text": item.artifact}]}
+    if sample:
+        return {**row, "consensus": SETTLED_AT_ONCE}
     return {**row, "max_rounds": 1} if round1 else row
 
 

@@ -15,9 +15,10 @@ The harness never knows which judge is which: answers are read per seat from eac
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from moot.api.specs import spec_for
 from moot.batch import BatchProgress, BatchSummary, load_items, run_batch
@@ -29,6 +30,8 @@ from moot.bench.figures import Setting, bench_result
 from moot.bench.panel import bench_panel
 from moot.bench.plan import BenchPlan, plan_bench
 from moot.bench.suites import Suite
+from moot.bench.verdict import MARGIN
+from moot.errors import UsageError
 from moot.judges.factory import require_credentials, seat_judges
 from moot.schemas.bench import STRATEGIES, BenchResult
 from moot.store.db import Store
@@ -73,7 +76,20 @@ async def prepare_bench(
             require_credentials(seat_judges(prepared.seats))
     finally:
         await close_judges(prepared)
-    return plan, judges_path
+    return replace(plan, judges=len(prepared.seats), warnings=_warnings(plan, prepared.seats)), judges_path
+
+
+def _warnings(plan: BenchPlan, seats: Sequence[Any]) -> tuple[str, ...]:
+    """A judge at temperature 0 gives vote@equal copies of one answer, not independent samples."""
+    if "vote@equal" not in plan.strategies:
+        return ()
+    cold = [f"{s.id} ({s.label})" for s in seats if s.spec.get("temperature") == 0]
+    if not cold:
+        return ()
+    return (
+        f"vote@equal: {', '.join(cold)} run{'s' if len(cold) == 1 else ''} at temperature 0, so its extra samples "
+        "are likely copies of its first answer rather than independent votes.",
+    )
 
 
 async def run_bench(
@@ -86,14 +102,18 @@ async def run_bench(
     max_cost: float | None = None,
     store: Store | None = None,
     progress: BenchProgressSink | None = None,
+    margin: float = MARGIN,
 ) -> BenchRun:
     """Bench `suite` with the panel of `judges` (a judges file; default: the project's, else moot's).
 
     `swap` None judges pairs in both orders (pairwise suites only). `max_cost` (USD) caps the whole run,
-    earlier runs of it included. Raises UsageError for bad input before any call; cancelled (Ctrl-C),
-    the cancellation propagates and calling `run_bench` again continues the run.
+    earlier runs of it included. `margin` (a share) is the equivalence margin of the verdict's TOST.
+    Raises UsageError for bad input before any call; cancelled (Ctrl-C), the cancellation propagates and
+    calling `run_bench` again continues the run.
     """
     check_options(concurrency, max_cost, "local")
+    if not 0 < margin < 1:
+        raise UsageError(f"--margin is a share of the items between 0 and 1, such as 0.03 (got {margin:g})")
     plan, judges_path = await prepare_bench(suite, judges=judges, strategies=strategies, swap=swap)
     store = store or Store.open_default()
     batch = partial(
@@ -115,7 +135,7 @@ async def run_bench(
             plan.write(extra)
             summary = await batch(progress=_step(progress, "samples"))
         runs, left_out = collect(plan, Path(summary.results), store, extra)
-    result = bench_result(runs, _setting(plan, k, left_out, summary)) if runs else None
+    result = bench_result(runs, _setting(plan, k, left_out, summary, margin)) if runs else None
     if result is not None:  # beside the run's items, for `moot view` to show without running anything
         write_atomic(plan.folder / "result.json", result.model_dump_json(indent=1).encode("utf-8"))
     return BenchRun(plan, summary, result, tuple(left_out))
@@ -125,11 +145,12 @@ def _step(progress: BenchProgressSink | None, step: str) -> Callable[[BatchProgr
     return None if progress is None else partial(progress, step)
 
 
-def _setting(plan: BenchPlan, k: int, left_out: Sequence[str], summary: BatchSummary) -> Setting:
-    notes = []
+def _setting(plan: BenchPlan, k: int, left_out: Sequence[str], summary: BatchSummary, margin: float) -> Setting:
+    notes = list(plan.warnings)
     if plan.swap:
         notes.append(
-            "Accuracy reads the pairs in their given order; the swapped order feeds position consistency only."
+            "Accuracy is JudgeBench's: a pair counts right only when it is answered right in both orders (an "
+            "answer that changes with the order counts wrong); accuracy_given_order reads the given order alone."
         )
     if left_out:
         notes.append(
@@ -147,4 +168,6 @@ def _setting(plan: BenchPlan, k: int, left_out: Sequence[str], summary: BatchSum
         threshold_from_file=panel.threshold_from_file,
         round1_only=plan.round1_only,
         notes=tuple(notes),
+        margin=margin,
+        judges=plan.judges,
     )

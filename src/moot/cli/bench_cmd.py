@@ -12,7 +12,7 @@ import typer
 
 from moot.cli.batch_progress import ProgressDisplay, bar_wanted, progress_display, run_with_bar
 from moot.cli.output import check_format, emit, text_for
-from moot.errors import Interrupted
+from moot.errors import Interrupted, UsageError
 
 if TYPE_CHECKING:
     from moot.bench.runner import BenchRun
@@ -34,7 +34,9 @@ def bench(
         str, typer.Option(help="Comma-separated: single, vote, vote@equal, debate.")
     ] = DEFAULT_STRATEGIES,
     limit: Annotated[int | None, typer.Option(help="Judge a seeded sample of this many items.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the sample and of the bootstrap intervals.")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the sample, the tie draws, the held-out half and the bootstrap.")
+    ] = 0,
     concurrency: Annotated[int, typer.Option(help="Most debates in flight at once.")] = 8,
     max_cost: Annotated[
         float | None, typer.Option("--max-cost", help="USD cap for the whole bench, earlier runs of it included.")
@@ -51,6 +53,12 @@ def bench(
         bool | None,
         typer.Option("--progress/--no-progress", help="Progress bar on stderr (default: on, off with --format json)."),
     ] = None,
+    margin: Annotated[
+        float,
+        typer.Option(
+            "--margin", help="Equivalence margin of the verdict's TOST, in accuracy points (default ±3 points)."
+        ),
+    ] = 3.0,
 ) -> int:
     """Measure on gold-labelled items whether this panel's debate beats one judge, or a vote at equal cost.
 
@@ -65,12 +73,14 @@ def bench(
     from moot.bench.suites import load_suite
 
     check_format(fmt, ("text", "json"))
+    if not 0 < margin < 100:
+        raise UsageError(f"--margin is in accuracy points, between 0 and 100 (got {margin:g})")
     chosen = parse_strategies(strategies)
     loaded = load_suite(suite, data=Path(data) if data else None, limit=limit, seed=seed)
     if dry_run:
         return _dry_run(loaded, judges, chosen, swap, fmt)
     run = run_with_bar(
-        lambda bar: _run(loaded, judges, chosen, swap, concurrency, max_cost, bar),
+        lambda bar: _run(loaded, judges, chosen, swap, concurrency, max_cost, bar, margin / 100),
         bar=progress_display("bench {task.description}") if bar_wanted(progress, fmt) else None,
         interrupted=BenchInterrupted,
     )
@@ -85,11 +95,19 @@ async def _run(
     concurrency: int,
     max_cost: float | None,
     bar: ProgressDisplay | None,
+    margin: float,
 ) -> BenchRun:
     from moot.bench.runner import run_bench
 
     return await run_bench(
-        suite, judges=judges, strategies=strategies, swap=swap, concurrency=concurrency, max_cost=max_cost, progress=bar
+        suite,
+        judges=judges,
+        strategies=strategies,
+        swap=swap,
+        concurrency=concurrency,
+        max_cost=max_cost,
+        progress=bar,
+        margin=margin,
     )
 
 
@@ -107,6 +125,8 @@ def _report(run: BenchRun, fmt: str, html: str | None) -> int:
     from moot.reports.bench_text import bench_report
     from moot.reports.serialize import to_json
 
+    for warning in run.plan.warnings:  # also among the result's notes
+        sys.stderr.write(f"moot: warning: {warning}\n")
     failed = run.failed
     if failed:
         sys.stderr.write(

@@ -34,4 +34,11 @@ def assemble(
         judges=list(judges),
         changed_judges=[j.judge for j in judges if j.changed],
         rounds=rounds,
+        aggregation_changed=round1[0] != final[0] and not any(j.changed for j in judges),
     )
+
+
+def stated_level(said: str | None) -> str | None:
+    """HIGH, MEDIUM or LOW as a judge stated its confidence (any case, words around it aside); None otherwise."""
+    words = (said or "").upper().replace('"', " ").replace(".", " ").split()
+    return next((w for w in words if w in ("HIGH", "MEDIUM", "LOW")), None)

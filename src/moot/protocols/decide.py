@@ -72,7 +72,7 @@ class Decision:
 
     def plan(self) -> Step | None:
         st = self.state
-        if st.stopped or st.settled or st.rounds_done >= self.config.max_rounds:
+        if st.stopped or st.settled or st.rounds_done >= self.config.rounds_run:
             return None
         round_no = st.rounds_done + 1
         calls = [self._call(seat, round_no) for seat in st.active]
@@ -271,6 +271,8 @@ class Decision:
         st.answered_by[sid] = j.answer.answered_by or st.answered_by.get(sid, "")
         if j.reply is not None:
             st.counted[sid] = _carry_perspective(st.counted.get(sid), j.reply)
+            if j.recommendation is not None:
+                st.confidences.setdefault(sid, {})[round_no] = j.reply.confidence
         if j.note:
             st.notes.append(j.note)
             outcome.events.append(Event("note", round_no, sid, {"text": j.note}))

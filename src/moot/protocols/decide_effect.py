@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from moot.judges.base import Seat
-from moot.protocols.debate_effect import assemble, plurality
+from moot.protocols.debate_effect import assemble, plurality, stated_level
 from moot.protocols.decide_state import DecideState
 from moot.schemas.effect import DebateEffect, JudgeEffect
 
@@ -24,6 +24,8 @@ def _judge(seat: Seat, recs: Mapping[int, str | None], state: DecideState) -> Ju
     last = next((recs[r] for r in sorted(recs, reverse=True) if recs[r] is not None), None)
     changed = first is not None and last is not None and first != last
     logged = [e.reason for e in state.change_log if e.judge == seat.id]
+    stated = state.confidences.get(seat.id, {})
+    last_round = next((r for r in sorted(recs, reverse=True) if recs[r] is not None), None)
     return JudgeEffect(
         judge=seat.id,
         model=seat.label,
@@ -31,6 +33,8 @@ def _judge(seat: Seat, recs: Mapping[int, str | None], state: DecideState) -> Ju
         final=last,
         changed=changed,
         reason=logged[-1].strip() if changed and logged else "",
+        round1_confidence=stated_level(stated.get(1)),
+        final_confidence=stated_level(stated.get(last_round)) if last_round is not None else None,
     )
 
 

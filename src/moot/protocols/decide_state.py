@@ -20,6 +20,7 @@ class DecideState:
     recommendations: dict[str, dict[int, str | None]] = field(default_factory=dict)
     counted: dict[str, StanceReply] = field(default_factory=dict)  # the reply behind each latest recommendation
     texts: dict[str, dict[int, str]] = field(default_factory=dict)
+    confidences: dict[str, dict[int, str]] = field(default_factory=dict)  # judge -> round -> stated confidence
     dropped: dict[str, tuple[int, str]] = field(default_factory=dict)
     answered_by: dict[str, str] = field(default_factory=dict)
     tallies: dict[int, OptionConsensus] = field(default_factory=dict)

@@ -1,10 +1,13 @@
 """What a scored evaluation's debate changed: the verdict its round-1 mean would have given, against the final.
 
-Round 1 is the plain vote the bench compares debate with: the mean of every round-1 score (a judge dropped
-later still counted then), under the thresholds the final verdict uses. No CRITICAL finding can cap it:
-findings are answered from round 2 on, so none is agreed in round 1. A debate that ended in round 1
-changed nothing, so its round 1 is its final verdict (which, without consensus, is the majority's or the
-median's rather than the mean's).
+Round 1 is the plain vote the bench compares debate with, combined by the same rule as the final verdict
+(`decide_verdict`: the mean when round 1 reached consensus, else a strict majority's mean, else the
+median) over every round-1 score (a judge dropped later still counted then), under the same thresholds.
+One rule for both ends, so that a verdict moves only when a judge's score does (issue 21: aggregating
+round 1 by the mean and the final by the majority made three judges who never changed their scores look
+like a debate that flipped). No CRITICAL finding can cap it: findings are answered from round 2 on, so
+none is agreed in round 1. A debate that ended in round 1 changed nothing, so its round 1 is its final
+verdict.
 
 A judge's answer is the verdict its overall score alone would give (the score beside it); it changed when
 that verdict did, not when its score moved within one verdict's band. Its reason is the `change_reason`
@@ -17,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from moot.consensus.evaluate import mean, verdict_for
+from moot.consensus.evaluate import decide_verdict, verdict_for
 from moot.judges.base import Seat
 from moot.protocols.debate_effect import assemble
 from moot.protocols.evaluate_state import DebateState
-from moot.schemas.config import VerdictThresholds
+from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.effect import DebateEffect, JudgeEffect
 from moot.schemas.evaluate import ScoredPosition, Summary
 
@@ -56,14 +59,25 @@ def _judge(seat: Seat, positions: Sequence[ScoredPosition], thresholds: VerdictT
 
 
 def evaluate_effect(
-    state: DebateState, seats: Sequence[Seat], thresholds: VerdictThresholds, summary: Summary
+    state: DebateState,
+    seats: Sequence[Seat],
+    thresholds: VerdictThresholds,
+    summary: Summary,
+    settings: ConsensusSettings | None = None,
 ) -> DebateEffect:
-    """`summary`: the final verdict and score the result reports."""
+    """`summary`: the final verdict and score the result reports; `settings`: the consensus settings the
+    final verdict was decided under (the default ones when not given)."""
     judges = [_judge(s, state.positions.get(s.id, []), thresholds) for s in seats]
     final = (summary.final_verdict, summary.consensus_score)
     rounds = len(state.progression)
-    scores = [j.round1_score for j in judges if j.round1_score is not None]
+    scores = {j.judge: j.round1_score for j in judges if j.round1_score is not None}
     if rounds <= 1 or not scores:
         return assemble(final, final, judges, rounds)
-    r1 = mean(scores)
-    return assemble((verdict_for(r1, thresholds), r1), final, judges, rounds)
+    first = state.progression.get("round_1")
+    d = decide_verdict(
+        scores,
+        consensus_reached=bool(first is not None and first.consensus),
+        settings=settings or ConsensusSettings(),
+        thresholds=thresholds,
+    )
+    return assemble((d.verdict, d.score), final, judges, rounds)

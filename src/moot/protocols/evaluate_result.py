@@ -31,7 +31,7 @@ def build_result(
     """The verdict, the engine's synthesis, and the moderator's prose over it when it gave any; and what the
     debate changed against its round 1."""
     result = engine_synthesis(verdict_result(request, seats, state, debate_id), state, request)
-    result.debate_effect = evaluate_effect(state, seats, request.thresholds, result.summary)
+    result.debate_effect = evaluate_effect(state, seats, request.thresholds, result.summary, request.consensus)
     if state.moderator_reply is not None:
         return merge_moderator(result, state.moderator_reply, moderator_label)
     if state.moderated:

@@ -16,12 +16,19 @@ from pathlib import Path
 import jinja2
 
 from moot.errors import UsageError
+from moot.reports.bench_reliability import Reliability, reliability
 from moot.reports.bench_text import (
+    CALIBRATION_COLUMNS,
+    DIFFERENCE_COLUMNS,
     JUDGE_COLUMNS,
+    POSITION_COLUMNS,
     STRATEGY_COLUMNS,
+    calibration_rows,
+    difference_rows,
     flip_rows,
     judge_rows,
     pct,
+    position_rows,
     strategy_label,
     strategy_rows,
     usd,
@@ -69,6 +76,7 @@ class BenchPage:
     chart: Scatter | None
     chart_caption: str
     sections: list[Section] = field(default_factory=list)
+    reliability: Reliability | None = None
 
 
 def _step(span: float) -> float:
@@ -188,6 +196,41 @@ def _items(result: BenchResult) -> Section:
     return _table("Every item", ["Item", "Source", "Gold", *names, *seats], rows)
 
 
+def _statistics(result: BenchResult) -> list[Section]:
+    """The paired differences, position bias and calibration tables, each when the run has them."""
+    out = []
+    if result.differences:
+        text = (
+            "First minus second, in accuracy points, on the same items: Tango's score interval and the mid-p "
+            f"McNemar test. The verdict calls two strategies equivalent only when the 90% interval lies within "
+            f"±{result.margin * 100:g} points (TOST)."
+        )
+        out.append(_table("Paired differences", DIFFERENCE_COLUMNS, difference_rows(result), text))
+    rows = position_rows(result)
+    if rows:
+        text = "Over every judgment in both orders: 50% picks of the first-shown response means no position bias."
+        out.append(_table("Position bias", POSITION_COLUMNS, rows, text))
+    rows = calibration_rows(result)
+    if rows:
+        text = (
+            "Accuracy of the answers stated at each confidence (given order); the expected calibration error "
+            "reads HIGH as 0.9, MEDIUM as 0.7 and LOW as 0.5."
+        )
+        out.append(_table("Calibration", CALIBRATION_COLUMNS, rows, text))
+    return out
+
+
+def _round1_vs_final(debate: DebateFigures) -> Section | None:
+    t = debate.round1_vs_final
+    if not t:
+        return None
+    rows = [
+        ["Round 1 right", str(t.get("right_to_right", 0)), str(t.get("right_to_wrong", 0))],
+        ["Round 1 wrong", str(t.get("wrong_to_right", 0)), str(t.get("wrong_to_wrong", 0))],
+    ]
+    return _table("Round 1 against final", ["", "Final right", "Final wrong"], rows)
+
+
 def bench_page(result: BenchResult) -> BenchPage:
     sections = [_table("Figures per strategy", STRATEGY_COLUMNS, strategy_rows(result))]
     single = result.strategies.get("single")
@@ -196,6 +239,9 @@ def bench_page(result: BenchResult) -> BenchPage:
     debate = result.strategies.get("debate")
     if isinstance(debate, DebateFigures):
         sections.append(_table("What the debate changed", ["", "Debates"], flip_rows(debate), debate.note))
+        table = _round1_vs_final(debate)
+        sections += [table] if table is not None else []
+    sections += _statistics(result)
     sections.append(_consistency(result))
     by_source = _sources(result)
     sections += [by_source] if by_source is not None else []
@@ -203,11 +249,22 @@ def bench_page(result: BenchResult) -> BenchPage:
         sections.append(Section("Notes", items=list(result.notes)))
     sections.append(_items(result))
     facts = [("Items", str(result.items)), ("Kind", result.kind), ("Seed", str(result.seed))]
+    if result.both_orders:
+        facts.append(("Accuracy", "JudgeBench's: right in both orders"))
     if result.swap_consistency is not None:
         facts.append(("Position consistency", pct(result.swap_consistency)))
-    caption = "Each strategy's accuracy against gold (bars: 95% bootstrap interval) and what it spent per item."
+    caption = (
+        "Each strategy's accuracy against gold (bars: 95% Wilson interval; the mean judge's, a bootstrap) and what "
+        "it spent per item."
+    )
     return BenchPage(
-        f"moot bench: {result.suite}", result.verdict, facts, accuracy_cost_chart(result), caption, sections
+        f"moot bench: {result.suite}",
+        result.verdict,
+        facts,
+        accuracy_cost_chart(result),
+        caption,
+        sections,
+        reliability(result),
     )
 
 

@@ -10,7 +10,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from moot.reports.terminal import Paragraph, Section, Table, TextReport
-from moot.schemas.bench import AnyFigures, BenchResult, DebateFigures, SingleFigures, VoteAtEqualFigures
+from moot.schemas.bench import (
+    AnyFigures,
+    BenchResult,
+    DebateFigures,
+    JudgeFigures,
+    SingleFigures,
+    StrategyFigures,
+    VoteAtEqualFigures,
+)
 
 
 def pct(value: float | None) -> str:
@@ -43,7 +51,9 @@ def strategy_rows(result: BenchResult) -> list[list[str]]:
             strategy_label(name, f),
             pct(f.accuracy),
             interval(f.ci95),
+            pct(f.accuracy_given_order),
             kappa(f.kappa),
+            str(f.ties),
             f"{f.calls_per_item:.2f}",
             f"{f.tokens_per_item:,.0f}",
             usd(f.cost_per_item),
@@ -53,17 +63,81 @@ def strategy_rows(result: BenchResult) -> list[list[str]]:
     ]
 
 
+def points(value: float) -> str:
+    return f"{value * 100:+.1f}"
+
+
+DIFFERENCE_COLUMNS = ["Difference", "Points", "95% interval (points)", "p (mid-p McNemar)", "Items"]
+
+
+def difference_rows(result: BenchResult) -> list[list[str]]:
+    """Each paired difference of the contract (first minus second, in accuracy points)."""
+    return [
+        [name, points(d.estimate), f"{points(d.ci95[0])} to {points(d.ci95[1])}", f"{d.p_value:.3g}", str(d.n)]
+        for name, d in result.differences.items()
+    ]
+
+
+POSITION_COLUMNS = ["Who", "Picked the first shown", "95% interval", "Right when shown first", "Right when second"]
+
+
+def named_figures(result: BenchResult) -> list[tuple[str, StrategyFigures | JudgeFigures]]:
+    """Every strategy by name, `single` as each of its judges."""
+    out: list[tuple[str, StrategyFigures | JudgeFigures]] = []
+    for name, f in result.strategies.items():
+        if isinstance(f, SingleFigures):
+            out += [(f"judge {seat}", j) for seat, j in f.judges.items()]
+        else:
+            out.append((name, f))
+    return out
+
+
+def position_rows(result: BenchResult) -> list[list[str]]:
+    """Position bias with its direction, for every judge and strategy that has it."""
+    rows = []
+    for name, f in named_figures(result):
+        p = f.position
+        if p is None:
+            continue
+        ci = interval(p.first_ci95) if p.first_ci95 is not None else "-"
+        rows.append([name, pct(p.first_share), ci, pct(p.accuracy_right_first), pct(p.accuracy_right_second)])
+    return rows
+
+
+CALIBRATION_COLUMNS = ["Who", "HIGH", "MEDIUM", "LOW", "ECE"]
+
+
+def calibration_rows(result: BenchResult) -> list[list[str]]:
+    """Accuracy at each stated confidence (n answers), and the expected calibration error."""
+    rows = []
+    for name, f in named_figures(result):
+        if f.calibration is None:
+            continue
+        cells = [
+            f"{pct(b.accuracy)} (n = {b.n})" if b.n else "-"
+            for b in (f.calibration.get(level) for level in LEVELS)
+            if b is not None
+        ]
+        rows.append([name, *cells, "-" if f.ece is None else f"{f.ece:.3f}"])
+    return rows
+
+
+LEVELS = ("HIGH", "MEDIUM", "LOW")
+
+
 STRATEGY_COLUMNS = [
     "Strategy",
     "Accuracy",
     "95% interval",
+    "Given order",
     "κ",
+    "Ties",
     "Calls/item",
     "Tokens/item",
     "USD/item",
     "Same both orders",
 ]
-JUDGE_COLUMNS = ["Judge", "Model", "Accuracy", "95% interval", "κ", "Same both orders"]
+JUDGE_COLUMNS = ["Judge", "Model", "Accuracy", "95% interval", "Given order", "κ", "Same both orders"]
 
 
 def judge_rows(single: SingleFigures, *, strong: bool = True) -> list[list[str]]:
@@ -71,7 +145,17 @@ def judge_rows(single: SingleFigures, *, strong: bool = True) -> list[list[str]]
     rows = []
     for seat, f in single.judges.items():
         name = (f"**{seat}** (best)" if strong else f"{seat} (best)") if seat == single.best else seat
-        rows.append([name, f.model, pct(f.accuracy), interval(f.ci95), kappa(f.kappa), pct(f.swap_consistency)])
+        rows.append(
+            [
+                name,
+                f.model,
+                pct(f.accuracy),
+                interval(f.ci95),
+                pct(f.accuracy_given_order),
+                kappa(f.kappa),
+                pct(f.swap_consistency),
+            ]
+        )
     return rows
 
 
@@ -81,7 +165,19 @@ def flip_rows(debate: DebateFigures) -> list[list[str]]:
         ["Helpful flips (round-1 majority wrong, final right)", str(debate.helpful_flips)],
         ["Harmful flips (round-1 majority right, final wrong)", str(debate.harmful_flips)],
         ["Collapse (a right round-1 answer lost in the final verdict)", str(debate.collapse)],
+        ["  of which talked out (a right judge switched to wrong)", str(debate.talked_out)],
+        ["  of which not rescued (right judges kept it, outvoted)", str(debate.not_rescued)],
+        ["Verdict moved with no judge moving (not a flip)", str(debate.aggregator_changes)],
     ]
+    t = debate.round1_vs_final
+    if t:
+        rows.append(
+            [
+                "Round 1 against final (right/wrong)",
+                f"right→right {t.get('right_to_right', 0)}, right→wrong {t.get('right_to_wrong', 0)}, "
+                f"wrong→right {t.get('wrong_to_right', 0)}, wrong→wrong {t.get('wrong_to_wrong', 0)}",
+            ]
+        )
     if debate.mcnemar is not None:
         m = debate.mcnemar
         rows.append(
@@ -104,6 +200,8 @@ def source_table(result: BenchResult) -> Table | None:
 def bench_report(result: BenchResult) -> TextReport:
     """The figures as tables, then the verdict sentence."""
     facts = [f"{result.items} items ({result.kind}), seed {result.seed}"]
+    if result.both_orders:
+        facts.append("accuracy: JudgeBench's, right in both orders (the given order alone under 'Given order')")
     if result.swap_consistency is not None:
         facts.append(
             f"position consistency (the panel's verdict the same in both orders): {pct(result.swap_consistency)}"
@@ -115,6 +213,14 @@ def bench_report(result: BenchResult) -> TextReport:
     debate = result.strategies.get("debate")
     if isinstance(debate, DebateFigures):
         blocks.append(Table(["What the debate changed", ""], flip_rows(debate), title="Debate"))
+    if result.differences:
+        blocks.append(Table(DIFFERENCE_COLUMNS, difference_rows(result), title="Paired differences (first - second)"))
+    for columns, rows, title in (
+        (POSITION_COLUMNS, position_rows(result), "Position bias (both orders)"),
+        (CALIBRATION_COLUMNS, calibration_rows(result), "Calibration (accuracy at each stated confidence)"),
+    ):
+        if rows:
+            blocks.append(Table(columns, rows, title=title))
     table = source_table(result)
     if table is not None:
         blocks.append(table)

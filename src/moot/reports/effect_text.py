@@ -29,6 +29,11 @@ def summary(effect: DebateEffect) -> str:
         f"round 1 {first} -> final {final}" if effect.differs else f"the verdict held (round 1 {first}, final {final})"
     )
     moved = len(effect.changed_judges)
+    if effect.aggregation_changed:
+        return (
+            f"{verdict}; no judge changed its answer: the answers combine differently (scores moving within "
+            "their bands, or a judge leaving), which is not a judge's change of mind"
+        )
     return f"{verdict}; " + (f"{moved} of {len(effect.judges)} changed" if moved else "no judge changed")
 
 

@@ -9,13 +9,21 @@ The JSON form of `BenchResult` is a contract: `suite`, `items`, `swap_consistenc
 each strategy's answer), `verdict`, and `strategies.<name>` with `accuracy`, `ci95`, `kappa`,
 `calls_per_item`, `tokens_per_item`, `cost_per_item`; `debate` adds `round1_share`, `helpful_flips`,
 `harmful_flips`, `collapse` and `mcnemar`. What a user needs beyond that is added, never renamed.
+
+Issue 21 added, as contracts: every strategy's `ties`; `accuracy_given_order` (for pairs judged in both
+orders `accuracy` is JudgeBench's: right in both orders, an inconsistent pair wrong); `position` (the
+share of first-shown picks with its interval, and accuracy by where the right response was shown);
+`calibration` (`HIGH`, `MEDIUM`, `LOW` -> `{n, accuracy, ci95}`) with `ece`; `debate`'s `talked_out`,
+`not_rescued` (their sum is `collapse`, which keeps its meaning), `aggregator_changes` and
+`round1_vs_final`; and the result's `differences` (`"debate-vote"`, `"debate-vote@equal"`,
+`"vote-single"`, `"vote@equal-vote"`, each `{estimate, ci95, p_value, test}`) and `margin`.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 PairLabel = Literal["A>B", "B>A"]
 ScoredGold = Literal["pass", "fail"]
@@ -49,6 +57,13 @@ class PairwiseItem(BaseModel):
     label: PairLabel
     source: str | None = None
 
+    @model_validator(mode="after")
+    def _two_responses(self) -> PairwiseItem:
+        """Identical responses leave nothing to judge: any answer is both right and wrong."""
+        if self.response_A == self.response_B:
+            raise ValueError("response_A and response_B are identical: there is nothing to judge between them")
+        return self
+
     @property
     def gold(self) -> str:
         return self.label
@@ -73,7 +88,40 @@ class _Figures(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class JudgeFigures(_Figures):
+class CalibrationBin(_Figures):
+    """The answers stated at one confidence level: how many, and the share of them that were right."""
+
+    n: int
+    accuracy: float | None  # None when no answer was stated at this level
+    ci95: tuple[float, float] | None
+
+
+class PositionFigures(_Figures):
+    """Position bias with its direction, over every judgment in both orders.
+
+    `first_share`: the share of answers that picked the response shown first (0.5 without bias), with
+    its Wilson interval; `accuracy_right_first` / `accuracy_right_second`: accuracy on the judgments
+    where the right response was shown first / second.
+    """
+
+    judgments: int
+    first_share: float | None
+    first_ci95: tuple[float, float] | None
+    accuracy_right_first: float | None
+    accuracy_right_second: float | None
+
+
+class _Extras(_Figures):
+    """What issue 21 added to every strategy and judge (see the module's note)."""
+
+    ties: int = 0  # items whose answer broke a tie (by the item's seeded draw)
+    accuracy_given_order: float | None = None  # pairs judged in both orders: the given order alone
+    position: PositionFigures | None = None
+    calibration: dict[str, CalibrationBin] | None = None  # HIGH / MEDIUM / LOW; None: no confidence stated
+    ece: float | None = None  # expected calibration error, HIGH = 0.9, MEDIUM = 0.7, LOW = 0.5
+
+
+class JudgeFigures(_Extras):
     """One judge alone (strategy `single`). `model` is the seat's model (or label); `swap_consistency`
     its own position consistency, None when the pairs were not judged in both orders."""
 
@@ -84,8 +132,9 @@ class JudgeFigures(_Figures):
     swap_consistency: float | None = None
 
 
-class StrategyFigures(_Figures):
-    """The figures every strategy has. `kappa` is None when it is undefined (gold and answers each constant)."""
+class StrategyFigures(_Extras):
+    """The figures every strategy has. `kappa` is None when it is undefined (gold and answers each constant);
+    `ci95` is Wilson's score interval (the mean judge's, a bootstrap: its outcomes are not 0/1)."""
 
     accuracy: float
     ci95: tuple[float, float]
@@ -103,6 +152,10 @@ class SingleFigures(StrategyFigures):
     best: str
     best_accuracy: float
     mean_accuracy: float
+    chosen: str = ""  # the judge the verdict keeps: the best on a seeded half of the items
+    chosen_on: int = 0  # items it was chosen on
+    held_out: int = 0  # the other items, on which the verdict compares it
+    chosen_accuracy: float | None = None  # its accuracy on those held-out items
 
 
 class VoteAtEqualFigures(StrategyFigures):
@@ -131,8 +184,12 @@ class DebateFigures(StrategyFigures):
     round1_share: float
     helpful_flips: int
     harmful_flips: int
-    collapse: int
+    collapse: int  # talked_out + not_rescued
     mcnemar: McNemarFigures | None
+    talked_out: int = 0  # a judge right in round 1 switched to a wrong answer, and the verdict is wrong
+    not_rescued: int = 0  # every judge right in round 1 kept its answer and was outvoted
+    aggregator_changes: int = 0  # the verdict moved while no judge's answer did (never counted as a flip)
+    round1_vs_final: dict[str, int] = Field(default_factory=dict)  # right_to_right, right_to_wrong, ...
     threshold: float | None = None  # the consensus threshold used for pairwise items (unanimity by default)
     note: str = ""
 
@@ -164,6 +221,19 @@ class SourceFigures(_Figures):
     accuracy: dict[str, float]
 
 
+class DifferenceFigures(_Figures):
+    """first - second on the same items (a share; +0.05 is five points in the first's favour)."""
+
+    estimate: float
+    ci95: tuple[float, float]
+    p_value: float
+    test: str
+    n: int  # the items compared (`vote-single`: the half the single judge was not chosen on)
+
+
+DIFFERENCES = (("debate", "vote"), ("debate", "vote@equal"), ("vote", "single"), ("vote@equal", "vote"))
+
+
 class BenchResult(_Figures):
     """A bench run over one suite with one panel."""
 
@@ -177,3 +247,6 @@ class BenchResult(_Figures):
     per_item: list[PerItem]
     by_source: dict[str, SourceFigures] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    differences: dict[str, DifferenceFigures] = Field(default_factory=dict)  # "debate-vote", ...
+    margin: float = 0.03  # the equivalence margin the verdict's TOST used (a share)
+    both_orders: bool = False  # accuracy is JudgeBench's: right in both orders

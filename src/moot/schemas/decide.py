@@ -122,13 +122,21 @@ class DebateConfig(BaseModel):
     timeout_per_judge: float = 120.0
     require_stance_maintenance: bool = True
     require_change_documentation: bool = True
+    # end after this round whatever the tally, without telling the judges: their prompts still say "of at
+    # most max_rounds" (moot bench's round-1-only samples send the very round-1 prompt of the debate)
+    stop_after_round: int | None = None
 
-    @field_validator("max_rounds")
+    @field_validator("max_rounds", "stop_after_round")
     @classmethod
-    def _rounds(cls, v: int) -> int:
-        if v < 1:
+    def _rounds(cls, v: int | None) -> int | None:
+        if v is not None and v < 1:
             raise ValueError(f"must be at least 1 (got {v})")
         return v
+
+    @property
+    def rounds_run(self) -> int:
+        """The most rounds the debate runs: `max_rounds`, or fewer with `stop_after_round`."""
+        return min(self.max_rounds, self.stop_after_round or self.max_rounds)
 
     @field_validator("consensus_threshold")
     @classmethod

@@ -25,6 +25,8 @@ class JudgeEffect(BaseModel):
     final_score: float | None = None
     changed: bool = False
     reason: str = ""  # what it said convinced it, in its own words; "" when it did not change
+    round1_confidence: str | None = None  # HIGH / MEDIUM / LOW as the judge stated it (None: not stated)
+    final_confidence: str | None = None  # with its last answer (moot bench measures their calibration)
 
 
 class DebateEffect(BaseModel):
@@ -36,3 +38,6 @@ class DebateEffect(BaseModel):
     judges: list[JudgeEffect] = Field(default_factory=list)
     changed_judges: list[str] = Field(default_factory=list)
     rounds: int
+    # the verdict moved while no judge's own answer did: the combining rule's doing (scores moving within
+    # their bands can still carry a majority across a threshold), never a judge's change of mind
+    aggregation_changed: bool = False
