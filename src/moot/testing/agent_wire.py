@@ -61,17 +61,20 @@ class AgentRequest:
             if not isinstance(tool, dict):
                 continue
             for decl in tool.get("functionDeclarations") or tool.get("function_declarations") or []:
-                offered[str(decl.get("name"))] = _param_names(decl.get("parameters") or decl.get("parametersJsonSchema"))
+                offered[str(decl.get("name"))] = _param_names(
+                    decl.get("parameters") or decl.get("parametersJsonSchema")
+                )
             fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
             if fn.get("name"):
                 schema = fn.get("parameters") or fn.get("input_schema") or {}
                 offered[str(fn["name"])] = _param_names(schema)
         return offered
 
-    def has_tool_results(self) -> bool:
-        """Whether the conversation already holds a tool's result (the agent ran, or refused, a call)."""
-        text = json.dumps(self.body.get("messages") or self.body.get("contents") or self.body.get("input") or [])
-        return any(mark in text for mark in _RESULT_MARKS)
+    def answers_a_tool(self) -> bool:
+        """Whether the last message is a tool's result (the agent ran, or refused, the model's call)."""
+        turns = self.body.get("messages") or self.body.get("contents") or self.body.get("input") or []
+        last = json.dumps(turns[-1] if isinstance(turns, list) and turns else turns)
+        return any(mark in last for mark in _RESULT_MARKS)
 
     def text(self) -> str:
         return self.raw.decode("utf-8", errors="replace")
@@ -118,10 +121,11 @@ def _shell_call(request: AgentRequest, command: str) -> ToolCall:
 
 def hostile(read_path: str, write_path: str, final_text: str) -> Brain:
     """The model a planted instruction makes: first ask to read `read_path` (a file tool and `cat`) and to write
-    `write_path`, in the wire's native tool-call form; once any tool result (or refusal) is back, answer."""
+    `write_path`, in the wire's native tool-call form, whenever it is asked (helper agents included); once
+    the agent sends back the tools' results (or refusals), answer."""
 
     def brain(request: AgentRequest) -> Turn:
-        if request.has_tool_results():
+        if request.answers_a_tool():
             return Turn(text=final_text)
         offered = request.tools()
         calls = [_shell_call(request, f"cat {read_path}; echo pwned > {write_path}")]
@@ -333,11 +337,14 @@ def _anthropic_stream(model: str, turn: Turn) -> Iterator[Event]:
         yield "content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": i}
     stop = "tool_use" if turn.tool_calls else "end_turn"
-    yield "message_delta", {
-        "type": "message_delta",
-        "delta": {"stop_reason": stop, "stop_sequence": None},
-        "usage": {"output_tokens": _USAGE_OUT},
-    }
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {"output_tokens": _USAGE_OUT},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 
@@ -346,7 +353,12 @@ def _anthropic_stream(model: str, turn: Turn) -> Iterator[Event]:
 
 def _chat_calls(turn: Turn) -> list[dict[str, Any]]:
     return [
-        {"index": i, "id": f"call_{i:04d}", "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.args)}}
+        {
+            "index": i,
+            "id": f"call_{i:04d}",
+            "type": "function",
+            "function": {"name": c.name, "arguments": json.dumps(c.args)},
+        }
         for i, c in enumerate(turn.tool_calls)
     ]
 
@@ -396,11 +408,19 @@ def _responses_items(turn: Turn) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     if turn.text or not turn.tool_calls:
         content = [{"type": "output_text", "text": turn.text, "annotations": []}]
-        items.append({"type": "message", "id": "msg_0001", "role": "assistant", "status": "completed", "content": content})
+        items.append(
+            {"type": "message", "id": "msg_0001", "role": "assistant", "status": "completed", "content": content}
+        )
     for i, c in enumerate(turn.tool_calls):
         items.append(
-            {"type": "function_call", "id": f"fc_{i:04d}", "call_id": f"call_{i:04d}", "name": c.name,
-             "arguments": json.dumps(c.args), "status": "completed"}  # fmt: skip
+            {
+                "type": "function_call",
+                "id": f"fc_{i:04d}",
+                "call_id": f"call_{i:04d}",
+                "name": c.name,
+                "arguments": json.dumps(c.args),
+                "status": "completed",
+            }
         )
     return items
 
@@ -429,8 +449,13 @@ def _responses_stream(model: str, turn: Turn) -> Iterator[Event]:
     for i, item in enumerate(whole["output"]):
         yield "response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": item}
         if item["type"] == "message":
-            delta = {"type": "response.output_text.delta", "item_id": item["id"], "output_index": i,
-                     "content_index": 0, "delta": item["content"][0]["text"]}  # fmt: skip
+            delta = {
+                "type": "response.output_text.delta",
+                "item_id": item["id"],
+                "output_index": i,
+                "content_index": 0,
+                "delta": item["content"][0]["text"],
+            }
             yield "response.output_text.delta", delta
         yield "response.output_item.done", {"type": "response.output_item.done", "output_index": i, "item": item}
     yield "response.completed", {"type": "response.completed", "response": whole}
