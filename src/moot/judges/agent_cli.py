@@ -154,7 +154,7 @@ class AgentCliJudge:
             detail = error_line(err, out) or "no message"
             hint = ""
             if _AUTH_WORDS.search(detail) and self.profile is not None:
-                hint = f" (not logged in? {self.profile.login_hint})"
+                hint = f" (not logged in? log in with: {self.profile.login_hint})"
             raise JudgeError(f"agent CLI '{self.name}' exited with code {code}: {detail}{hint}")
         reply = _ANSI.sub("", out.decode("utf-8", errors="replace")).strip()
         if not reply:
