@@ -77,6 +77,10 @@ def test_qwen_takes_the_positional_prompt_and_codex_reads_stdin() -> None:
         ("Warning: 256-color support not detected.\nInvalid approval mode: default,yolo\nUsage: gemini [options]",
          "Invalid approval mode: default,yolo"),
         ("something odd happened\nsecond line\nthird", "something odd happened"),
+        ("WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries\n"
+         "error: unexpected argument '--full-auto' found", "error: unexpected argument '--full-auto' found"),
+        ("An unexpected critical error occurred:\nTypeError: value.trim is not a function\n    at parse (x.js:1:2)",
+         "An unexpected critical error occurred: TypeError: value.trim is not a function"),
     ],
 )  # fmt: skip
 def test_the_error_line_names_the_cause(agents: FakeAgents, stderr: str, line: str) -> None:
@@ -124,7 +128,8 @@ def test_failures_are_named_judge_errors(agents: FakeAgents) -> None:
     agents.add("codex", {"mode": "fail", "code": 2, "stderr": "401 Unauthorized: run codex login"}, {"mode": "empty"})
     judge = build(JudgeSpec(cli="codex"), "")
     with pytest.raises(
-        JudgeError, match=r"agent CLI 'codex' exited with code 2: 401 Unauthorized.*not logged in\? log in with: codex login"
+        JudgeError,
+        match=r"agent CLI 'codex' exited with code 2: 401 Unauthorized.*not logged in\? log in with: codex login",
     ):
         ask(judge)
     with pytest.raises(JudgeError, match="agent CLI 'codex' printed nothing"):

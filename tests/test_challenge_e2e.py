@@ -227,7 +227,10 @@ def test_all_challengers_failing_aborts_with_exit_3(
     assert code == 3 and out == {}
     assert err.startswith("moot: error: all challengers failed:") and err.count("\n") == 1
     assert "challenger-1 (ch-a): unparsed" in err
-    assert "agent CLI 'gemini' exited with code 41: Error: please login first (not logged in? log in with: run gemini" in err
+    assert (
+        "agent CLI 'gemini' exited with code 41: Error: please login first (not logged in? log in with: run gemini"
+        in err
+    )
     assert "agent CLI 'claude' printed nothing" in err
     store = Store.open_default()
     (row,) = store.list_debates()

@@ -36,6 +36,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 _AUTH_WORDS = re.compile(r"\b(log ?in|logged in|sign ?in|auth\w*|unauthori[sz]ed|api[ _-]?key|credential\w*)\b", re.I)
 # a line that names the failure: clap's "error: unexpected argument", Node's "TypeError: ...", gemini's
 # "Invalid approval mode", "not running in a trusted directory", ...
+_WARNING = re.compile(r"\s*(warn(ing)?\b|\[warn)", re.I)
 _ERROR_LINE = re.compile(
     r"(\berror\b|\w+Error\b|\bfatal\b|\binvalid\b|\bunexpected\b|\bunknown (argument|option)|not found\b|"
     r"\bdenied\b|unauthori[sz]ed|forbidden|\bfailed\b|\bcannot\b|\brefus\w*|\bnot (logged|running|trusted))",
@@ -84,12 +85,17 @@ def _lines(data: bytes) -> list[str]:
 
 
 def error_line(err: bytes, out: bytes = b"") -> str:
-    """The line that names a CLI's failure: the first that looks like an error, else the head of stderr (then
-    of stdout). Not the tail: a Node stack trace or a usage text ends far from the cause."""
+    """The line that names a CLI's failure: the first that looks like an error (warnings aside; a heading
+    such as "An unexpected critical error occurred:" joined to the line after it), else the head of stderr
+    (then of stdout). Not the tail: a Node stack trace or a usage text ends far from the cause."""
     for lines in (_lines(err), _lines(out)):
-        found = next((ln for ln in lines if _ERROR_LINE.search(ln)), lines[0] if lines else "")
-        if found:
-            return found[:_MAX_ERR]
+        for i, line in enumerate(lines):
+            if _ERROR_LINE.search(line) and not _WARNING.match(line):
+                if line.endswith(":") and i + 1 < len(lines):
+                    line = f"{line} {lines[i + 1]}"
+                return line[:_MAX_ERR]
+        if lines:
+            return lines[0][:_MAX_ERR]
     return ""
 
 

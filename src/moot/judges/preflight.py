@@ -148,8 +148,8 @@ async def check_cli(spec: JudgeSpec, *, use_cache: bool = True) -> Availability:
         return Availability(False, "agent-cli", vendor, f"'{argv[0]}' not found on PATH", login=hint, tools=tools)
     if profile is None:
         # a command template may not know --version: being there and executable is what can be checked
-        login = "not checked (command template)"
-        return Availability(True, "agent-cli", vendor, "on PATH", executable=exe, login=login, tools=tools)
+        unchecked = "not checked (command template)"
+        return Availability(True, "agent-cli", vendor, "on PATH", executable=exe, login=unchecked, tools=tools)
     ok, version, cached = await _version(exe, profile, use_cache)
     blocks = "" if spec.allow_tools else profile.safe_blocks
     found = Availability(ok, "agent-cli", vendor, version, executable=exe, tools=tools, blocks=blocks, cached=cached)

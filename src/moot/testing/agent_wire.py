@@ -64,7 +64,7 @@ class AgentRequest:
                 offered[str(decl.get("name"))] = _param_names(
                     decl.get("parameters") or decl.get("parametersJsonSchema")
                 )
-            fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+            fn: dict[str, Any] = tool["function"] if isinstance(tool.get("function"), dict) else tool
             if fn.get("name"):
                 schema = fn.get("parameters") or fn.get("input_schema") or {}
                 offered[str(fn["name"])] = _param_names(schema)
@@ -328,6 +328,7 @@ def _anthropic_stream(model: str, turn: Turn) -> Iterator[Event]:
     head = {**_anthropic_whole(model, turn), "content": [], "stop_reason": None}
     yield "message_start", {"type": "message_start", "message": head}
     for i, block in enumerate(_anthropic_blocks(turn)):
+        start: dict[str, Any]
         if block["type"] == "text":
             start, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
         else:
