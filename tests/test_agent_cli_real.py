@@ -97,12 +97,16 @@ def test_a_challenge_through_all_four_real_clis_in_a_fresh_untrusted_folder(
 
 def test_allow_tools_judges_answer_and_their_tools_really_run(real: AgentModelServer, tmp_path: Path) -> None:
     """allow_tools replaces the safe flags (two approval modes were an argument error or a crash): every CLI
-    answers, and the hostile model's tool calls now run, which shows the safe-mode test below can fail."""
+    answers (claude too, as root in CI: its tools mode does not use bypassPermissions, which Claude Code
+    refuses as root), and the hostile model's tool calls now run, which shows the safe-mode test below can
+    fail."""
     secret, written = plant(tmp_path)
     real.brain = hostile(str(secret), str(written), "four")
-    replies = ask_all({cli: JudgeSpec(cli=cli, allow_tools=True) for cli in ("gemini", "qwen", "codex")})
-    assert replies == {"gemini": "four", "qwen": "four", "codex": "four"}, replies
+    replies = ask_all({cli: JudgeSpec(cli=cli, allow_tools=True) for cli in CLIS})
+    assert replies == dict.fromkeys(CLIS, "four"), replies
     assert real.saw(SECRET) and written.exists()
+    for cli, wire in WIRES.items():  # each CLI ran a tool that read the file, and sent it to the model
+        assert any(SECRET.encode() in r.raw for r in real.model_requests(wire)), cli
 
 
 SECRET = "moot-planted-secret-7f3a9c"
@@ -154,7 +158,7 @@ def test_a_hung_cli_is_killed_with_its_whole_process_group(real: AgentModelServe
     os.environ["MOOT_TEST_MARK"] = mark  # inherited by every process the CLIs start
     try:
         t0 = time.monotonic()
-        results = ask_all({cli: JudgeSpec(cli=cli) for cli in ("qwen", "codex")}, timeout=4)
+        results = ask_all({cli: JudgeSpec(cli=cli) for cli in CLIS}, timeout=4)
         elapsed = time.monotonic() - t0
     finally:
         del os.environ["MOOT_TEST_MARK"]

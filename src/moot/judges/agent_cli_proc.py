@@ -17,6 +17,20 @@ def kill_group(proc: asyncio.subprocess.Process, sig: int = signal.SIGKILL) -> N
         os.killpg(proc.pid, sig)
 
 
+async def _reap(proc: asyncio.subprocess.Process) -> None:
+    """Wait (briefly) until the killed group has let go of the pipes, so that nothing of the child process is
+    left for the event loop to clean up after it has closed."""
+
+    async def drain(stream: asyncio.StreamReader | None) -> None:
+        if stream is not None:
+            while await stream.read(65536):
+                pass
+
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError, OSError, ValueError):
+        async with asyncio.timeout(_KILL_GRACE):
+            await asyncio.shield(asyncio.gather(proc.wait(), drain(proc.stdout), drain(proc.stderr)))
+
+
 async def run_process(
     argv: list[str], stdin: bytes | None, *, timeout: float, cwd: str | None = None
 ) -> tuple[int, bytes, bytes]:
@@ -42,6 +56,7 @@ async def run_process(
         kill_group(proc, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
+        await _reap(proc)
         raise
     # the tool is done; helpers it left behind in its group go with it
     kill_group(proc, signal.SIGKILL)

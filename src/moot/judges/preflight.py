@@ -32,7 +32,7 @@ from moot.judges.providers import api_key_for, key_hint, resolve, sdk_missing
 from moot.schemas.config import JudgeSpec
 
 CACHE_TTL_S = 300.0
-PROBE_TIMEOUT_S = 10.0
+PROBE_TIMEOUT_S = 30.0  # gemini loads its whole bundle to print its version: 2.4 s idle, over 10 s on a busy machine
 
 
 @dataclass
