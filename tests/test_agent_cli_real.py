@@ -18,6 +18,7 @@ import pytest
 
 from moot.cli.app import main
 from moot.errors import JudgeError, JudgeTimeout
+from moot.judges import agent_cli_login
 from moot.judges.agent_cli import AgentCliJudge, build
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Message, Prompt
@@ -78,9 +79,9 @@ def test_a_challenge_through_all_four_real_clis_in_a_fresh_untrusted_folder(
     real: AgentModelServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     real.brain = debate_brain
-    judges = write_judges(
-        tmp_path / "judges.yaml", {"cli": "claude"}, [{"cli": "gemini"}, {"cli": "codex"}, {"cli": "qwen"}]
-    )
+    models = {cli: f"{cli}-model-7" for cli in CLIS}  # each judge names its model: the flag must carry it
+    challengers = [{"cli": cli, "model": models[cli]} for cli in ("gemini", "codex", "qwen")]
+    judges = write_judges(tmp_path / "judges.yaml", {"cli": "claude", "model": models["claude"]}, challengers)
     t0 = time.monotonic()
     code = main(["challenge", "Shard orders by customer id?", "--judges", str(judges), "--format", "json"])
     out = capsys.readouterr()
@@ -92,6 +93,7 @@ def test_a_challenge_through_all_four_real_clis_in_a_fresh_untrusted_folder(
     for cli, wire in WIRES.items():  # each CLI reached the model in its own wire format, streamed
         asked = [r for r in real.model_requests(wire) if "Shard orders by customer id" in r.text()]
         assert asked and any(r.stream for r in asked), cli
+        assert {r.model for r in asked} == {models[cli]}, cli
     print(f"challenge through claude, gemini, codex, qwen: {wall:.1f}s")
 
 
@@ -146,6 +148,7 @@ def test_with_no_credentials_none_is_usable_and_codex_fails_fast(
     for cli, row in clis.items():
         assert row["usable"] is False and row["detail"].startswith("not usable: log in with: "), (cli, row)
         assert row["version"]  # found and answering: the login is what is missing
+    agent_cli_login._cache.clear()  # the judge runs its own check: `codex login status`, no doctor's result
     t0 = time.monotonic()
     with pytest.raises(JudgeError, match="agent CLI 'codex' is not usable: codex login status: not logged in"):
         asyncio.run(build(JudgeSpec(cli="codex"), "").complete(PROMPT, timeout=120))
