@@ -129,7 +129,7 @@ PROFILES: dict[str, CliProfile] = {
         "qwen",
         (
             CliFlags(
-                (0, 24, 0),
+                (0, 24, 4),
                 ("qwen",),
                 ("--approval-mode", "default", f"--exclude-tools={QWEN_EXCLUDED}"),
                 ("--approval-mode", "yolo"),
@@ -144,7 +144,7 @@ PROFILES: dict[str, CliProfile] = {
         "claude",
         (
             CliFlags(
-                (2, 1, 0),
+                (2, 1, 330),
                 ("claude",),
                 ("-p", "--output-format", "text", "--permission-mode", "plan", "--tools", ""),
                 # not bypassPermissions: Claude Code refuses it as root
