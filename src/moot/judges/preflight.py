@@ -157,9 +157,10 @@ async def check_cli(spec: JudgeSpec, *, use_cache: bool = True) -> Availability:
         return found
     KNOWN_VERSIONS[exe] = version
     login = await check_login(profile.name, exe)
-    found.version, found.login = version, login.evidence
+    finding, _, hint = login.evidence.partition("; log in with: ")
+    found.version, found.login = version, finding
     if login.ok is False:
-        found.usable, found.detail = False, f"not usable: {login.evidence.split('; ')[-1]}"
+        found.usable, found.detail = False, f"not usable: log in with: {hint}"
     else:
         found.detail = "on PATH, answers --version" + _too_old(version, profile)
     return found
