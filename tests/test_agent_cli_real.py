@@ -171,6 +171,29 @@ def test_a_hung_cli_is_killed_with_its_whole_process_group(real: AgentModelServe
     assert processes_marked(mark) == []
 
 
+def test_a_cancelled_call_kills_the_cli_too(real: AgentModelServer) -> None:
+    """Ctrl-C cancels the debate's tasks: each CLI's whole group goes with its call."""
+    real.brain = lambda request: Turn(text="late", delay=60)
+    mark = f"moot-cancel-{uuid.uuid4().hex}"
+
+    async def cancel_midway() -> None:
+        tasks = [asyncio.create_task(build(JudgeSpec(cli=c), "").complete(PROMPT, timeout=120)) for c in CLIS]
+        await asyncio.sleep(3)
+        assert processes_marked(mark), "the CLIs should be running by now"
+        for task in tasks:
+            task.cancel()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        assert all(isinstance(r, asyncio.CancelledError) for r in results), results
+
+    os.environ["MOOT_TEST_MARK"] = mark
+    try:
+        asyncio.run(cancel_midway())
+    finally:
+        del os.environ["MOOT_TEST_MARK"]
+    time.sleep(0.3)
+    assert processes_marked(mark) == []
+
+
 def processes_marked(mark: str) -> list[int]:
     """Live processes (zombies aside) whose environment holds `mark`."""
     found = []
