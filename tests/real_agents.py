@@ -59,6 +59,9 @@ def install() -> Path:
         r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
         if r.returncode != 0:
             raise RuntimeError(f"installing the agent CLIs: {' '.join(cmd)} failed: {(r.stderr or r.stdout)[-2000:]}")
+    if all((bin_dir / c).exists() for c in CLIS):  # another run installed them meanwhile
+        shutil.rmtree(work, ignore_errors=True)
+        return bin_dir
     shutil.rmtree(target, ignore_errors=True)
     work.rename(target)
     return bin_dir
