@@ -69,6 +69,7 @@ def install() -> Path:
 
 def point_at(server: AgentModelServer, home: Path, monkeypatch: pytest.MonkeyPatch, bin_dir: Path) -> None:
     """Configure all four CLIs, through HOME and the environment, to use `server` and nothing else."""
+    clear_vendor_env(monkeypatch)
     home.mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}")
@@ -95,9 +96,14 @@ def point_at(server: AgentModelServer, home: Path, monkeypatch: pytest.MonkeyPat
 
 def no_credentials(home: Path, monkeypatch: pytest.MonkeyPatch, bin_dir: Path) -> None:
     """The four CLIs on PATH, an empty HOME, and none of the variables any of them reads a credential from."""
+    clear_vendor_env(monkeypatch)
     home.mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}")
+
+
+def clear_vendor_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No variable any of the four CLIs reads a credential, an endpoint or a model from."""
     for name in list(os.environ):
-        if name.startswith(("OPENAI_", "CODEX_", "ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_", "DASHSCOPE_")):
+        if name.startswith(("OPENAI_", "CODEX_", "ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_", "DASHSCOPE_", "QWEN_")):
             monkeypatch.delenv(name)
