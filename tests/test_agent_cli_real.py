@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from moot.cli.app import main
 from moot.errors import JudgeError, JudgeTimeout
@@ -26,6 +27,7 @@ from moot.testing.agent_wire import AgentModelServer, AgentRequest, Turn, hostil
 
 from .challenge_helpers import opening, verdict, write_judges
 from .real_agents import CLIS, install, no_credentials, point_at
+from .replies import CRITERIA, round1
 
 pytestmark = [pytest.mark.agent_clis, pytest.mark.timeout(900)]
 
@@ -95,6 +97,25 @@ def test_a_challenge_through_all_four_real_clis_in_a_fresh_untrusted_folder(
         assert asked and any(r.stream for r in asked), cli
         assert {r.model for r in asked} == {models[cli]}, cli
     print(f"challenge through claude, gemini, codex, qwen: {wall:.1f}s")
+
+
+def test_an_evaluate_through_all_four_real_clis(
+    real: AgentModelServer, tmp_path: Path, artifact: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real.brain = lambda r: Turn(text=round1(4.0) if "INDEPENDENT ANALYSIS" in r.text() else "ok")
+    stances = ["neutral", "for", "against", "neutral"]
+    panel = {"debate_judges": [{"cli": cli, "stance": st} for cli, st in zip(CLIS, stances, strict=True)]}
+    judges = tmp_path / "panel.yaml"
+    judges.write_text(yaml.safe_dump(panel))
+    args = ["--solution", str(artifact), "--task", "Implement REST API", "--criteria", CRITERIA]
+    code = main(["evaluate", *args, "--judges", str(judges), "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    result = json.loads(out.out)
+    assert result["consensus_reached"] is True and result["rounds_completed"] == 1, result
+    assert result["summary"]["final_verdict"] == "PASS" and result["spend"]["judge_calls"] == 4
+    for cli, wire in WIRES.items():
+        assert any("INDEPENDENT ANALYSIS" in r.text() for r in real.model_requests(wire)), cli
 
 
 def test_allow_tools_judges_answer_and_their_tools_really_run(real: AgentModelServer, tmp_path: Path) -> None:
