@@ -82,13 +82,17 @@ def artifact(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    """Fake agent CLIs (tests/fake_agents.py); PATH holds only them and HOME is empty, so no real CLI or
-    login on this machine leaks into a test."""
+    """Fake agent CLIs (tests/fake_agents.py); PATH holds only them and HOME is a fresh folder, so no real
+    CLI or login on this machine leaks into a test. HOME holds the sign-in files gemini and qwen read (codex's
+    and claude's fakes answer their login checks), so the fakes count as logged in."""
     from .fake_agents import FakeAgents
 
     fake = FakeAgents(tmp_path / "agents")
     monkeypatch.setenv("PATH", str(fake.bin_dir))
     home = tmp_path / "home"
-    home.mkdir()
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "oauth_creds.json").write_text("{}")
+    (home / ".qwen").mkdir()
+    (home / ".qwen" / "settings.json").write_text('{"security": {"auth": {"selectedType": "openai"}}}')
     monkeypatch.setenv("HOME", str(home))
     return fake

@@ -25,6 +25,9 @@ args = sys.argv[1:]
 stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
 with open(HERE / (NAME + ".log"), "a") as log:
     log.write(json.dumps({{"argv": args, "stdin": stdin}}) + "\n")
+if args in (["login", "status"], ["auth", "status"]):  # codex's and claude's login checks
+    print("Logged in" if conf.get("logged_in", True) else "Not logged in")
+    sys.exit(0 if conf.get("logged_in", True) else 1)
 if args == ["--version"]:
     if conf.get("version") is None:
         sys.stderr.write("fatal: broken install\n")
@@ -63,10 +66,14 @@ class FakeAgents:
         self.bin_dir.mkdir(parents=True, exist_ok=True)
         self.state.mkdir(parents=True, exist_ok=True)
 
-    def add(self, name: str, *steps: dict[str, Any] | str, version: str | None = "1.0.0") -> Path:
-        """An executable `name` playing `steps` in order (a bare string is an answer)."""
+    def add(
+        self, name: str, *steps: dict[str, Any] | str, version: str | None = "1.0.0", logged_in: bool = True
+    ) -> Path:
+        """An executable `name` playing `steps` in order (a bare string is an answer); `login status` /
+        `auth status` answer as `logged_in` says."""
         script = [s if isinstance(s, dict) else {"mode": "answer", "text": s} for s in steps]
-        (self.state / f"{name}.json").write_text(json.dumps({"version": version, "steps": script}))
+        conf = {"version": version, "steps": script, "logged_in": logged_in}
+        (self.state / f"{name}.json").write_text(json.dumps(conf))
         path = self.bin_dir / name
         path.write_text(_SCRIPT.format(python=sys.executable, state=str(self.state), name=name))
         path.chmod(0o755)
@@ -78,7 +85,8 @@ class FakeAgents:
         if not log.exists():
             return []
         entries = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-        return [e for e in entries if probes or e["argv"] != ["--version"]]
+        checks = (["--version"], ["login", "status"], ["auth", "status"])
+        return [e for e in entries if probes or e["argv"] not in checks]
 
     def probes(self, name: str) -> int:
         return sum(1 for e in self.calls(name, probes=True) if e["argv"] == ["--version"])

@@ -54,7 +54,7 @@ def test_fast_exit_on_unanimous_substantive_agreement(
     assert len(llm_server.requests) == 2 and out["spend"]["calls"] == 3
     # the agent CLI ran once, non-interactively in its safe mode, with the prompt on stdin
     (call,) = agents.calls("gemini")
-    assert call["argv"][:3] == ["--approval-mode", "default", "-p"] and "yolo" not in call["argv"]
+    assert call["argv"][:4] == ["--skip-trust", "--approval-mode", "default", "-p"] and "yolo" not in call["argv"]
     assert TOPIC in call["stdin"] and "Shard orders by customer id" in call["stdin"]
     assert [c["seat"] for c in out["challengers"]] == ["challenger-1", "challenger-2"]
     assert out["challengers"][1]["kind"] == "agent-cli" and out["challengers"][1]["status"] == "agreed"
@@ -227,7 +227,10 @@ def test_all_challengers_failing_aborts_with_exit_3(
     assert code == 3 and out == {}
     assert err.startswith("moot: error: all challengers failed:") and err.count("\n") == 1
     assert "challenger-1 (ch-a): unparsed" in err
-    assert "agent CLI 'gemini' exited with code 41: Error: please login first (not logged in? run: gemini" in err
+    assert (
+        "agent CLI 'gemini' exited with code 41: Error: please login first (not logged in? log in with: run gemini"
+        in err
+    )
     assert "agent CLI 'claude' printed nothing" in err
     store = Store.open_default()
     (row,) = store.list_debates()

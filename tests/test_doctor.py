@@ -37,9 +37,7 @@ def test_doctor_reports_every_kind_of_judge(
     monkeypatch.setenv("XAI_API_KEY", "xai-secret-123")
     agents.add("gemini", version="0.9.1")
     agents.add("qwen", version=None)
-    (Path.home() / ".codex").mkdir()
     agents.add("codex", version="codex-cli 1.2")
-    (Path.home() / ".codex" / "auth.json").write_text("{}")
     judges = tmp_path / "j.yaml"
     judges.write_text(
         yaml.safe_dump(
@@ -67,7 +65,9 @@ def test_doctor_reports_every_kind_of_judge(
     assert by["x"]["usable"] is False and by["x"]["endpoint_state"].startswith("not answering")
     assert by["gemini"] == {**by["gemini"], "usable": True, "kind": "agent-cli", "tools": "ALLOWED (allow_tools)"}
     assert by["gemini"]["version"] == "0.9.1" and by["gemini"]["executable"].endswith("/gemini")
-    assert by["codex"]["tools"] == "read-only" and by["codex"]["login"] == "~/.codex/auth.json found"
+    assert "older than 0.61.0, the oldest version moot's flags were checked on" in by["gemini"]["detail"]
+    assert by["codex"]["tools"] == "read-only" and by["codex"]["login"] == "codex login status: logged in"
+    assert by["codex"]["blocks"].startswith("shell") and "blocks" not in by["gemini"]
     assert by["qwen"]["usable"] is False and "exited with code 3" in by["qwen"]["detail"]
     assert by["claude"]["usable"] is False and by["claude"]["detail"] == "'claude' not found on PATH"
     assert by["scripted-one"]["usable"] is True and by["scripted-one"]["kind"] == "scripted"

@@ -25,7 +25,7 @@ def _text(rows: list[Row], in_effect: dict[str, str | None]) -> str:
         lines.append(f"{mark} {r['role']:10} {r['judge']:28} {r['kind']:9} {r.get('vendor', ''):10} {r['detail']}")
         extra = []
         if r["kind"] == "agent-cli":
-            extra.append(f"tools: {r.get('tools', '?')}")
+            extra.append(f"tools: {r.get('tools', '?')}" + (f" (blocks {r['blocks']})" if r.get("blocks") else ""))
             if r.get("login"):
                 extra.append(f"login: {r['login']}")
             if r.get("executable"):

@@ -4,7 +4,9 @@
     API judges            usable when their provider is known, its SDK is installed (the pip extra is
                           named when not) and their credential is present (local endpoints and
                           `api_base` endpoints need none)
-    agent CLIs            usable when the executable is on PATH and answers a cheap probe (`--version`)
+    agent CLIs            usable when the executable is on PATH, answers a cheap probe (`--version`) and
+                          has a credential it really uses (`agent_cli_login`: `codex login status`,
+                          `claude auth status`, the environment rules of gemini and qwen)
 
 No check sends a prompt to a model. Probe results of agent CLIs are cached for a short time under
 MOOT_HOME (as the seed's available-challengers file is), keyed by the executable's path and modification
@@ -24,11 +26,13 @@ from pathlib import Path
 
 from moot.errors import UsageError
 from moot.judges.agent_cli import command_template, profile_for, run_process, which
+from moot.judges.agent_cli_login import check_login
+from moot.judges.agent_cli_profiles import KNOWN_VERSIONS, CliProfile, parse_version
 from moot.judges.providers import api_key_for, key_hint, resolve, sdk_missing
 from moot.schemas.config import JudgeSpec
 
 CACHE_TTL_S = 300.0
-PROBE_TIMEOUT_S = 10.0
+PROBE_TIMEOUT_S = 30.0  # gemini loads its whole bundle to print its version: 2.4 s idle, over 10 s on a busy machine
 
 
 @dataclass
@@ -41,6 +45,7 @@ class Availability:
     version: str = ""
     login: str = ""  # agent CLIs: the credential evidence found, or a hint
     tools: str = ""  # agent CLIs: "read-only" | "ALLOWED (allow_tools)"
+    blocks: str = ""  # agent CLIs in safe mode: what their safe flags block (and so what they do not)
     endpoint: str = ""
     credential: str = ""  # API judges: "present" | "missing: set X" | "not needed" (never the value)
     cached: bool = False
@@ -86,24 +91,6 @@ def _cache_key(exe: str, probe: Sequence[str]) -> str:
     return hashlib.sha256(json.dumps([exe, mtime, list(probe)]).encode()).hexdigest()[:24]
 
 
-def login_evidence(spec: JudgeSpec) -> str:
-    """What suggests the CLI is logged in: a credential variable or file. A hint when none is found.
-
-    Only presence is reported, never a value.
-    """
-    profile = profile_for(spec)
-    if profile is None or spec.command:
-        return "not checked (command template)"
-    for env in profile.credential_envs:
-        if os.environ.get(env):
-            return f"{env} is set"
-    home = Path.home()
-    for rel in profile.credential_files:
-        if (home / rel).exists():
-            return f"~/{rel} found"
-    return f"no credential found (run: {profile.login_hint})"
-
-
 async def _probe(exe: str, args: Sequence[str]) -> tuple[bool, str]:
     try:
         code, out, err = await run_process([exe, *args], None, timeout=PROBE_TIMEOUT_S)
@@ -118,50 +105,65 @@ async def _probe(exe: str, args: Sequence[str]) -> tuple[bool, str]:
     return True, first
 
 
-async def check_cli(spec: JudgeSpec, *, use_cache: bool = True) -> Availability:
-    profile = profile_for(spec)
-    vendor = spec.cli or "command"
-    tools = (
-        "ALLOWED (allow_tools)"
-        if spec.allow_tools
-        else ("read-only" if profile and not spec.command else "as configured")
-    )
-    try:
-        argv = command_template(spec)
-    except UsageError as e:
-        return Availability(False, "agent-cli", vendor, str(e), tools=tools)
-    exe = which(argv[0])
-    login = login_evidence(spec)
-    if exe is None:
-        return Availability(False, "agent-cli", vendor, f"'{argv[0]}' not found on PATH", login=login, tools=tools)
-    if profile is None or spec.command:
-        # a command template may not know --version: being there and executable is what can be checked
-        return Availability(True, "agent-cli", vendor, "on PATH", executable=exe, login=login, tools=tools)
+def _tools(spec: JudgeSpec, profile: CliProfile | None) -> str:
+    if spec.allow_tools:
+        return "ALLOWED (allow_tools)"
+    return "read-only" if profile else "as configured"
+
+
+async def _version(exe: str, profile: CliProfile, use_cache: bool) -> tuple[bool, str, bool]:
+    """(answers, its version line or why not, from the cache)."""
     key = _cache_key(exe, profile.version_args)
     entries = _load_cache() if use_cache else {}
     hit = entries.get(key)
     now = time.time()
     if hit and now - float(hit.get("at", 0)) < CACHE_TTL_S:  # type: ignore[arg-type]
-        ok, version, cached = bool(hit.get("ok")), str(hit.get("version", "")), True
+        return bool(hit.get("ok")), str(hit.get("version", "")), True
+    ok, version = await _probe(exe, profile.version_args)
+    entries = _load_cache()
+    entries = {k: v for k, v in entries.items() if now - float(v.get("at", 0)) < CACHE_TTL_S}  # type: ignore[arg-type]
+    entries[key] = {"ok": ok, "version": version, "at": now, "exe": exe}
+    _save_cache(entries)
+    return ok, version, False
+
+
+def _too_old(version: str, profile: CliProfile) -> str:
+    found = parse_version(version)
+    if found is not None and found < profile.ranges[-1].since:
+        return f"; older than {profile.checked_since}, the oldest version moot's flags were checked on: update it"
+    return ""
+
+
+async def check_cli(spec: JudgeSpec, *, use_cache: bool = True) -> Availability:
+    profile = None if spec.command else profile_for(spec)
+    vendor = spec.cli or "command"
+    tools = _tools(spec, profile)
+    try:
+        argv = command_template(spec)
+    except UsageError as e:
+        return Availability(False, "agent-cli", vendor, str(e), tools=tools)
+    exe = which(argv[0])
+    if exe is None:
+        hint = f"not checked (run: {profile.login_hint})" if profile else "not checked (command template)"
+        return Availability(False, "agent-cli", vendor, f"'{argv[0]}' not found on PATH", login=hint, tools=tools)
+    if profile is None:
+        # a command template may not know --version: being there and executable is what can be checked
+        unchecked = "not checked (command template)"
+        return Availability(True, "agent-cli", vendor, "on PATH", executable=exe, login=unchecked, tools=tools)
+    ok, version, cached = await _version(exe, profile, use_cache)
+    blocks = "" if spec.allow_tools else profile.safe_blocks
+    found = Availability(ok, "agent-cli", vendor, version, executable=exe, tools=tools, blocks=blocks, cached=cached)
+    if not ok:
+        return found
+    KNOWN_VERSIONS[exe] = version
+    login = await check_login(profile.name, exe)
+    finding, _, hint = login.evidence.partition("; log in with: ")
+    found.version, found.login = version, finding
+    if login.ok is False:
+        found.usable, found.detail = False, f"not usable: log in with: {hint}"
     else:
-        ok, version = await _probe(exe, profile.version_args)
-        cached = False
-        entries = _load_cache()
-        entries = {k: v for k, v in entries.items() if now - float(v.get("at", 0)) < CACHE_TTL_S}  # type: ignore[arg-type]
-        entries[key] = {"ok": ok, "version": version, "at": now, "exe": exe}
-        _save_cache(entries)
-    detail = "on PATH, answers --version" if ok else version
-    return Availability(
-        ok,
-        "agent-cli",
-        vendor,
-        detail,
-        executable=exe,
-        version=version if ok else "",
-        login=login,
-        tools=tools,
-        cached=cached,
-    )
+        found.detail = "on PATH, answers --version" + _too_old(version, profile)
+    return found
 
 
 def check_api(spec: JudgeSpec, aliases: dict[str, str] | None = None) -> Availability:
