@@ -1,8 +1,10 @@
 """One item of a batch becomes one debate: prepared from its arguments (or again from the store, to
 resume it), given the batch's shared limits, prices and cost cap, run, and turned into an `Outcome`.
 
-A failing item never raises: its error is the outcome. Only an interruption (cancellation, Ctrl-C)
-propagates, after `run_debate` has marked the debate interrupted, so the next run resumes it.
+A failing item never raises: its error is the outcome. Only an interruption (cancellation, Ctrl-C) and a
+store that cannot be written (`StoreError`: a full disk stops the whole batch at once, so that no further
+call is paid for and lost) propagate, after `run_debate` has marked the debate interrupted, so the next
+run resumes it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from moot.panel_file import PanelFile
 from moot.reports.serialize import to_data
 from moot.runs import RunOptions
 from moot.store import batches
-from moot.store.db import Store
+from moot.store.db import Store, StoreError
 
 
 @dataclass
@@ -95,6 +97,8 @@ async def prepare(work: Work, shared: Shared) -> Ready | Outcome:
             return Outcome(work.item, row.id, "done", result=row.result)
     try:
         ready = await (_again(work, shared) if work.resume else _fresh(work, shared))
+    except StoreError:
+        raise
     except Exception as e:
         return failed(work, e, started=work.resume)
     ready.options.limits = shared.limits
@@ -181,6 +185,8 @@ async def execute(ready: Ready, shared: Shared) -> Outcome:
     mark_running(work, shared)
     try:
         result = await run_prepared(ready.prepared, ready.options, resuming=work.resume)
+    except StoreError:
+        raise
     except Exception as e:
         return failed(work, e, started=shared.store.get_debate(work.debate_id) is not None)
     finally:

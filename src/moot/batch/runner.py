@@ -4,11 +4,16 @@ rate limiter and one price table, each result written to RESULTS.jsonl as its it
 A batch's id comes from its protocol and the items file's resolved path, so running the same command
 again continues it: done items are kept, interrupted ones resume from the store (completed calls are
 replayed, not paid again), failed ones are tried again (their debates resumed), the rest start.
+
+One run per batch: a second one is refused while the first holds the batch's lock (`moot.batch.lock`).
+A store that cannot be written (a full disk) or a results file replaced under the run stops the batch
+at once; what it had answered is kept (`moot.batch.spill`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import time
 import uuid
@@ -22,13 +27,17 @@ from moot.batch.backends import Backend, backend_for
 from moot.batch.cap import CostCap
 from moot.batch.debates import Outcome, Work, mark_item
 from moot.batch.items import BatchItem, load_items
-from moot.batch.results import ResultsFile, read_done_lines, result_line
+from moot.batch.lock import BatchLock, lock_paths
+from moot.batch.results import ResultsFile, ResultsReplaced, read_done_lines, read_lines, result_line
 from moot.batch.setup import BatchSetup, check_keys, check_options, shared_for
+from moot.batch.spill import keep_unsaved, restore_unsaved
 from moot.batch.summary import BatchSummary, Ended, summarize
 from moot.engine.events import Event
+from moot.errors import MootError
 from moot.store import batches
 from moot.store.batches import SpendTotals
-from moot.store.db import Store
+from moot.store.db import Store, StoreError, StoreFull
+from moot.store.guard import RESTORE
 
 SUMMARY_EVERY_S = 1.0  # the stored summary (what `moot show BATCH_ID` reads mid-run) is refreshed this often
 
@@ -92,8 +101,9 @@ async def run_batch(
     # a missing `ray`, or a Ray cluster that takes no connection, is bad input too (tried off the loop)
     engine = await asyncio.to_thread(backend_for, backend, concurrency, ray_address)
     run = _Run.plan(items, protocol, judges, out, max_cost, store, progress)
-    await check_keys(run.setup)
-    return await run.go(engine)
+    with BatchLock(run.batch_id, lock_paths(run.batch_id, run.out, run.store.path)):
+        await check_keys(run.setup)
+        return await run.go(engine)
 
 
 def run_batch_sync(*args: Any, **kwargs: Any) -> BatchSummary:
@@ -139,15 +149,30 @@ class _Run:
 
     async def go(self, engine: Backend) -> BatchSummary:
         self.live_spend = engine.live_spend
-        works = self._start()
-        shared = shared_for(self.setup, self.batch_id, self.store, self._spent_before(), self._event)
-        status = "interrupted"
+        self.results.probe()  # a results folder that cannot be written is bad input, before the store's row
+        restore_unsaved(self.store, self.out)
+        status, stopped = "interrupted", False
         try:
+            works = self._start()
+            shared = shared_for(self.setup, self.batch_id, self.store, self._spent_before(), self._event)
             await engine.run(works, shared, self._started, self._ended)
             status = "finished" if len(self.ended) == len(self.setup.items) else "interrupted"
+        except (StoreError, ResultsReplaced) as e:
+            stopped = True
+            raise self._stopped(e) from None
+        except BaseExceptionGroup as group:  # the local backend's task group: the first debate that stopped it
+            stopped = True
+            raise self._stopped(_first_stop(group)) from None
         finally:
-            summary = self._finish(status)
+            summary = self._finish(status, stopped=stopped)
         return summary
+
+    def _stopped(self, e: MootError) -> MootError:
+        """What stopped the batch, said once: for a full disk, where the answered calls went."""
+        if isinstance(e, StoreFull):
+            kept = keep_unsaved(self.store, self.out)
+            return StoreFull(e.path, e.problem, f"the batch stopped; {kept}; free some space and run it again")
+        return e
 
     # the start: where each item stands
 
@@ -160,6 +185,7 @@ class _Run:
             self.earlier_wall = float(batch.summary.get("wall_seconds") or 0.0)
         rows = batches.batch_items(self.store, self.batch_id)
         statuses = batches.debate_statuses(self.store, self.batch_id)
+        self._check_store_holds_results()
         works: list[Work] = []
         done: dict[str, tuple[BatchItem, str]] = {}
         for item in self.setup.items:
@@ -173,6 +199,21 @@ class _Run:
         self.spend = batches.batch_spend(self.store, self.batch_id)
         self._store_summary("running", force=True)
         return works
+
+    def _check_store_holds_results(self) -> None:
+        """Done lines in RESULTS.jsonl name debates that must be in the store: an emptied, truncated or
+        other store would silently pay for every one of them again."""
+        named = {str(line["debate_id"]) for line in read_lines(self.out) if line.get("status") == "done"}
+        named.discard("None")
+        if not named:
+            return
+        missing = len(named) - len(batches.known_debates(self.store, named))
+        if missing:
+            raise StoreError(
+                str(self.store.path),
+                f"lacks {missing} of the {len(named)} finished debates that {self.out} names",
+                f"{RESTORE}, or move {self.out.name} aside to start the batch afresh",
+            )
 
     def _work(self, item: BatchItem, row: batches.BatchItemRow | None, debate: str | None) -> Work | str:
         """The item's work, or the id of its finished debate when it is done (`debate`: the status of the
@@ -259,9 +300,23 @@ class _Run:
                 self.spend = batches.batch_spend(self.store, self.batch_id)
             batches.set_batch(self.store, self.batch_id, status, self._summary(status).to_dict())
 
-    def _finish(self, status: str) -> BatchSummary:
+    def _finish(self, status: str, *, stopped: bool = False) -> BatchSummary:
+        """The batch's end, stored; a batch stopped by its store writes what it still can."""
         self.results.close()
-        self.spend = batches.batch_spend(self.store, self.batch_id)
+        with contextlib.suppress(StoreError) if stopped else contextlib.nullcontext():
+            self.spend = batches.batch_spend(self.store, self.batch_id)
         summary = self._summary(status)
-        batches.set_batch(self.store, self.batch_id, status, summary.to_dict())
+        with contextlib.suppress(StoreError) if stopped else contextlib.nullcontext():
+            batches.set_batch(self.store, self.batch_id, status, summary.to_dict())
         return summary
+
+
+def _first_stop(group: BaseExceptionGroup[BaseException]) -> MootError:
+    """The store or results fault inside a task group's exceptions (anything else is raised as it is)."""
+    for e in group.exceptions:
+        if isinstance(e, BaseExceptionGroup):
+            with contextlib.suppress(BaseExceptionGroup):
+                return _first_stop(e)
+        elif isinstance(e, StoreError | ResultsReplaced):
+            return e
+    raise group

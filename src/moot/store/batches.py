@@ -171,6 +171,16 @@ def debate_statuses(store: Store, batch_id: str) -> dict[str, str]:
     return {r["id"]: r["status"] for r in rows}
 
 
+def known_debates(store: Store, debate_ids: Iterable[str]) -> set[str]:
+    """Which of these debates the store holds."""
+    ids, found = list(debate_ids), set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        found |= {r["id"] for r in store.execute(f"SELECT id FROM debates WHERE id IN ({marks})", chunk)}  # noqa: S608 - placeholders only
+    return found
+
+
 def done_results(store: Store, batch_id: str, item_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """The result of each of these done items' debates, by item id (as the store reads it back)."""
     wanted = set(item_ids)
