@@ -101,9 +101,13 @@ async def run_batch(
     # a missing `ray`, or a Ray cluster that takes no connection, is bad input too (tried off the loop)
     engine = await asyncio.to_thread(backend_for, backend, concurrency, ray_address)
     run = _Run.plan(items, protocol, judges, out, max_cost, store, progress)
-    with BatchLock(run.batch_id, lock_paths(run.batch_id, run.out, run.store.path)):
-        await check_keys(run.setup)
-        return await run.go(engine)
+    try:
+        with BatchLock(run.batch_id, lock_paths(run.batch_id, run.out, run.store.path)):
+            await check_keys(run.setup)
+            return await run.go(engine)
+    finally:
+        if store is None:  # the store this run opened
+            run.store.close()
 
 
 def run_batch_sync(*args: Any, **kwargs: Any) -> BatchSummary:

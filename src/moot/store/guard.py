@@ -52,12 +52,19 @@ def is_full(e: sqlite3.Error) -> bool:
 
 @contextmanager
 def translated(path: str) -> Iterator[None]:
-    """sqlite3 errors as StoreError (StoreFull for a full disk)."""
+    """sqlite3 errors of the file as StoreError (StoreFull for a full disk); a constraint or a misused API
+    is a bug of moot's and stays what it is."""
     try:
         yield
+    except (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError):
+        raise  # the store's own statements at fault, not the file
     except sqlite3.Error as e:
         if is_full(e):
             raise StoreFull(path, f"cannot be written ({e})", "free some space, then run the same command again") from e
+        if "locked" in str(e).lower() or "busy" in str(e).lower():
+            raise StoreError(
+                path, f"is busy ({e})", "another process holds it: wait for it to end, or point MOOT_HOME elsewhere"
+            ) from e
         raise StoreError(path, _problem(e)) from e
 
 
