@@ -160,9 +160,15 @@ def test_a_lock_held_elsewhere_names_its_pid(tmp_path: Path) -> None:
     paths = [tmp_path / "r.lock", tmp_path / "locks" / "b.lock"]
     with BatchLock("batch-x", paths):
         holder = subprocess.run(
-            [sys.executable, "-c", "import sys; from moot.batch.lock import BatchLock;"
-             f"BatchLock('batch-x', [__import__('pathlib').Path(p) for p in {[str(p) for p in paths]!r}]).acquire()"],
-            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+            [
+                sys.executable,
+                "-c",
+                "import sys; from moot.batch.lock import BatchLock;"
+                f"BatchLock('batch-x', [__import__('pathlib').Path(p) for p in {[str(p) for p in paths]!r}]).acquire()",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
         )
         assert f"batch batch-x is already running (pid {os.getpid()})" in holder.stderr
     with BatchLock("batch-x", paths):  # released: taken again at once

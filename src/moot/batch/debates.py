@@ -83,9 +83,17 @@ def failed(work: Work, error: BaseException | str, *, started: bool = True) -> O
 
 
 def _message(e: BaseException) -> str:
-    from moot.errors import MootError
+    """One line: moot's own message, pydantic's first complaint, else the exception's type and text."""
+    from pydantic import ValidationError
 
-    return str(e) if isinstance(e, MootError) else f"{type(e).__name__}: {e}"
+    from moot.errors import MootError
+    from moot.inputs import validation_message
+
+    if isinstance(e, MootError):
+        return str(e)
+    if isinstance(e, ValidationError):
+        return validation_message(e, "invalid arguments")
+    return f"{type(e).__name__}: {e}"
 
 
 async def prepare(work: Work, shared: Shared) -> Ready | Outcome:

@@ -130,7 +130,7 @@ class _Run:
         progress: ProgressSink | None,
     ) -> _Run:
         """Everything checked and settled before any call (bad input raises UsageError here)."""
-        setup = BatchSetup.load(protocol, judges, load_items(items, protocol), max_cost)
+        setup = BatchSetup.load(protocol, judges, load_items(items, protocol), max_cost, str(items))
         results_path = Path(out).resolve() if out else default_out(items)
         batch_id = batch_id_for(protocol, items)
         return cls(store or Store.open_default(), setup, batch_id, str(Path(items).resolve()), results_path, progress)
