@@ -179,3 +179,39 @@ def test_a_lock_held_elsewhere_names_its_pid(tmp_path: Path) -> None:
         BatchLock("batch-x", paths[1:]).acquire()  # flock is per open file: a second one in this process fails too
     lock.release()
     assert time.monotonic() - started < 5
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether the process has a handler for `signum` (Linux: its SigCgt mask)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    mask = next(int(line.split()[1], 16) for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(mask & (1 << (signum - 1)))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the signal mask from /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_at_any_moment_of_a_batch_is_exit_130_with_the_batch_s_message(
+    signum: int, llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    """From the moment Python hands the process to moot (its handler is in place) to the run itself:
+    while typer and the batch load, while the items are planned, and while debates run."""
+    serve(llm_server, delay=0.5)
+    judges = judges_for("evaluate", tmp_path, llm_server)
+    items = write_items(tmp_path / "items.jsonl", [item("evaluate", n) for n in range(4)])
+    for delay in (0.0, 0.05, 0.15, 0.4, 1.0):
+        proc = _start(items, judges, isolated_home)
+        deadline = time.monotonic() + 30
+        # moot's own code runs once SIGTERM is caught (Python itself catches SIGINT from before it can
+        # print: a Ctrl-C while the interpreter starts is CPython's to report)
+        while not _catches(proc.pid, signal.SIGTERM) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        time.sleep(delay)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, (delay, err)
+        assert out == ""
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and "run the same command again to continue" in lines[0], (delay, err)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -78,12 +78,22 @@ def batch(
 
     Exit codes: 0 every item done, 1 some item failed, 2 bad input (nothing sent), 130 interrupted.
     """
+    try:
+        return _batch(locals())
+    except KeyboardInterrupt:  # while loading or planning, before the run's own handling
+        from moot.batch.runner import batch_id_for
+
+        raise BatchInterrupted(batch_id_for(protocol, items)) from None
+
+
+def _batch(given: dict[str, Any]) -> int:
     from moot.batch import run_batch, summary_text
     from moot.batch.runner import batch_id_for
     from moot.reports.serialize import to_json
 
+    items, protocol, fmt, progress = given["items"], given["protocol"], given["fmt"], given["progress"]
     check_format(fmt, ("text", "json"))
-    passed = {name: value for name, value in locals().items() if name in RUN_BATCH_OPTIONS}
+    passed = {name: value for name, value in given.items() if name in RUN_BATCH_OPTIONS}
     summary = run_with_bar(
         lambda bar: run_batch(items, protocol, **passed, progress=None if bar is None else partial(bar, "batch")),
         bar=ProgressBar("batch") if bar_wanted(progress, fmt) else None,
