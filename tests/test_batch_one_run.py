@@ -37,7 +37,7 @@ def _batch(items: Path, judges: Path, home: Path) -> subprocess.CompletedProcess
 def test_a_second_run_of_a_running_batch_is_refused_and_pays_for_nothing(
     llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path
 ) -> None:
-    serve(llm_server, delays={"ev-against": 0.3})
+    serve(llm_server, delays={"ev-against": 1.0})  # the first run lasts about 12 s: long past the second's start
     judges = judges_for("evaluate", tmp_path, llm_server)
     items = write_items(tmp_path / "items.jsonl", [item("evaluate", n) for n in range(N)])
     results = tmp_path / "items.results.jsonl"
@@ -45,6 +45,7 @@ def test_a_second_run_of_a_running_batch_is_refused_and_pays_for_nothing(
     first = _start(items, judges, isolated_home)
     _wait_for(first, lambda: _lines(results) >= 1, "the first run under way")
     second = _batch(items, judges, isolated_home)
+    assert first.poll() is None  # refused while the first ran
     assert second.returncode == 2, second.stderr
     assert second.stderr.strip().splitlines() == [
         f"moot: error: batch {json.loads(first.communicate(timeout=120)[0])['batch_id']} is already running "
@@ -84,7 +85,7 @@ def test_a_killed_runs_lock_is_taken_over(llm_server: FakeLLMServer, tmp_path: P
 def test_a_results_file_replaced_under_a_running_batch_stops_it(
     llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    serve(llm_server, delays={"ev-against": 0.3})
+    serve(llm_server, delays={"ev-against": 0.6})
     judges = judges_for("evaluate", tmp_path, llm_server)
     items = write_items(tmp_path / "items.jsonl", [item("evaluate", n) for n in range(N)])
     results = tmp_path / "items.results.jsonl"
