@@ -27,6 +27,8 @@ SUMMARY_KEYS = {
     "debates_per_minute",
     "results",
     "failures",
+    "degraded",
+    "degraded_items",
 }
 # item n of 50 gets the other verdict when n % 5 == 0: 10 of them
 EXPECTED = {

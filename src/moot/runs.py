@@ -56,6 +56,9 @@ async def run_debate(
     engine = Engine.from_options(store, debate_id, options)
     try:
         result = await body(engine)
+        # finished before the judges' clients close: a stop (SIGTERM, Ctrl-C) while they close must not
+        # leave a debate whose result is known marked running
+        store.set_status(debate_id, "finished", result=result.model_dump(mode="json"))
     except DebateAborted as e:
         store.set_status(debate_id, "failed", error=str(e))
         raise
@@ -71,7 +74,6 @@ async def run_debate(
         for seat in seats:
             for judge in seat.judges:
                 await judge.aclose()
-    store.set_status(debate_id, "finished", result=result.model_dump(mode="json"))
     return result
 
 

@@ -49,6 +49,7 @@ class Work:
     item: BatchItem
     debate_id: str
     resume: bool  # the item's debate is in the store: continue it
+    again: bool = False  # its debate finished without a judge an outage dropped: run it again (replaying)
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def _message(e: BaseException) -> str:
 async def prepare(work: Work, shared: Shared) -> Ready | Outcome:
     """The item's debate ready to run (with its share of the cap), or how the item ended without one:
     already finished in the store, bad arguments, or no room left under `--max-cost`."""
-    if work.resume:
+    if work.resume and not work.again:
         row = shared.store.get_debate(work.debate_id)
         if row is not None and row.status == "finished" and row.result is not None:
             return Outcome(work.item, row.id, "done", result=row.result)

@@ -26,6 +26,7 @@ from moot.api.history import verdict_word
 from moot.batch.backends import Backend, backend_for
 from moot.batch.cap import CostCap
 from moot.batch.debates import Outcome, Work, mark_item
+from moot.batch.dropped import retry_worthy
 from moot.batch.items import BatchItem, load_items
 from moot.batch.lock import BatchLock, lock_paths
 from moot.batch.results import ResultsFile, ResultsReplaced, read_done_lines, read_lines, result_line
@@ -83,6 +84,7 @@ async def run_batch(
     ray_address: str | None = None,
     store: Store | None = None,
     progress: ProgressSink | None = None,
+    retry_dropped: bool = True,
 ) -> BatchSummary:
     """Debate every item of `items` (ITEMS.jsonl) with `protocol` ("evaluate", "decide", "challenge").
 
@@ -91,7 +93,8 @@ async def run_batch(
     (default: `<items>.results.jsonl` beside the items file) as soon as it ends. `max_cost` (USD) caps
     what the whole batch spends, earlier runs of it included (see `moot.batch.cap`). `backend` is
     "local" (this process) or "ray" (Ray tasks; `ray_address` names an existing cluster). `progress` is
-    called as items end and as calls complete.
+    called as items end and as calls complete. `retry_dropped` runs again (replaying every answered call)
+    the done items whose debate dropped a judge after a transport failure (`moot.batch.dropped`).
 
     Raises UsageError for bad input, before any call. A failing item never stops the others: it is
     `failed` in the summary and in its results line. Cancelled (Ctrl-C), the batch is marked interrupted
@@ -101,6 +104,7 @@ async def run_batch(
     # a missing `ray`, or a Ray cluster that takes no connection, is bad input too (tried off the loop)
     engine = await asyncio.to_thread(backend_for, backend, concurrency, ray_address)
     run = _Run.plan(items, protocol, judges, out, max_cost, store, progress)
+    run.retry_dropped = retry_dropped
     try:
         with BatchLock(run.batch_id, lock_paths(run.batch_id, run.out, run.store.path)):
             await check_keys(run.setup)
@@ -150,6 +154,8 @@ class _Run:
         self.last_stored = 0.0
         self.results = ResultsFile(out)
         self.live_spend = True
+        self.retry_dropped = True
+        self.failed_calls: dict[str, list[batches.FailedCall]] = {}
 
     async def go(self, engine: Backend) -> BatchSummary:
         self.live_spend = engine.live_spend
@@ -190,6 +196,7 @@ class _Run:
         rows = batches.batch_items(self.store, self.batch_id)
         statuses = batches.debate_statuses(self.store, self.batch_id)
         self._check_store_holds_results()
+        self.failed_calls = batches.failed_calls(self.store, self.batch_id)
         works: list[Work] = []
         done: dict[str, tuple[BatchItem, str]] = {}
         for item in self.setup.items:
@@ -227,6 +234,8 @@ class _Run:
             return Work(item, str(uuid.uuid4()), resume=False)
         debate_id = row.debate_id or str(uuid.uuid4())
         if debate == "finished":
+            if self.retry_dropped and retry_worthy(self.failed_calls.get(debate_id, ())):
+                return Work(item, debate_id, resume=True, again=True)
             if row.status != "done":  # killed between the debate's end and its row's
                 mark_item(self.store, self.batch_id, item, "done")
             return debate_id
@@ -241,7 +250,11 @@ class _Run:
         lines = list(kept.values())
         lines += [result_line(done[i][0].given_id, done[i][1], "done", stored.get(i), None) for i in missing]
         for line in lines:
-            self._count(str(line["id"]), Ended("done", verdict_word(line.get("result"))))
+            item_id = str(line["id"])
+            degraded = done[item_id][1] in self.failed_calls if item_id in done else False
+            if degraded:
+                line["degraded"] = True
+            self._count(item_id, Ended("done", verdict_word(line.get("result")), degraded=degraded))
         self.results.start(lines)
 
     def _spent_before(self) -> CostCap | None:
@@ -258,8 +271,14 @@ class _Run:
         item = outcome.item
         self.running -= 1
         mark_item(self.store, self.batch_id, item, outcome.status, debate_id=outcome.debate_id, error=outcome.error)
-        self.results.write(result_line(item.given_id, outcome.debate_id, outcome.status, outcome.result, outcome.error))
-        self._count(item.id, Ended(outcome.status, verdict_word(outcome.result), outcome.error))
+        degraded = outcome.status == "done" and bool(
+            outcome.debate_id and batches.debate_failed_calls(self.store, outcome.debate_id)
+        )
+        line = result_line(item.given_id, outcome.debate_id, outcome.status, outcome.result, outcome.error)
+        if degraded:
+            line["degraded"] = True
+        self.results.write(line)
+        self._count(item.id, Ended(outcome.status, verdict_word(outcome.result), outcome.error, degraded))
         self._store_summary("running")
         self._notify()
 
@@ -271,6 +290,10 @@ class _Run:
         if event.kind != "call_done" or event.data.get("replayed"):
             return
         d = event.data
+        if not d.get("ok", True):  # a failed attempt: not paid, counted apart
+            self.spend = replace(self.spend, failed_attempts=self.spend.failed_attempts + 1)
+            self._notify()
+            return
         tokens = int(d.get("input_tokens") or 0) + int(d.get("output_tokens") or 0)
         self.spend = replace(
             self.spend,
