@@ -189,3 +189,35 @@ def test_store_error_names_the_file(tmp_path: Path) -> None:
     path.write_bytes(b"SQLite format 3\0" + b"\xff" * 200)
     with pytest.raises(StoreError, match=f"the store {path} .*restore it or point MOOT_HOME elsewhere"):
         Store(path)
+
+
+def test_a_read_only_store_is_one_line_and_no_call(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    serve(llm_server)
+    judges = judges_for("evaluate", tmp_path, llm_server)
+    items = write_items(tmp_path / "items.jsonl", [item("evaluate", n) for n in range(2)])
+    home = tmp_path / "ro-home"
+    home.mkdir()
+    Store(home / "moot.db").close()
+    if os.geteuid() == 0:  # root ignores modes: a read-only mount
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(home)], check=False).returncode:
+            pytest.skip("cannot mount a tmpfs here")
+        Store(home / "moot.db").close()
+        subprocess.run(["mount", "-o", "remount,ro", str(home)], check=True)
+    else:
+        (home / "moot.db").chmod(0o444)
+        home.chmod(0o555)
+    try:
+        done = _batch_cli(items, judges, home)
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["umount", "-l", str(home)], check=False)
+        else:
+            home.chmod(0o755)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"moot: error: the store {home / 'moot.db'} is read-only (on a read-only file system, or without write "
+        "permission): restore it or point MOOT_HOME elsewhere"
+    ]
+    assert llm_server.requests == []

@@ -98,6 +98,19 @@ def _dumps(value: Any) -> str:
     return text
 
 
+def _read_only(path: Path) -> StoreError | None:
+    """A store SQLite could not open or write because the file or its file system is read-only, said so."""
+    if str(path) == ":memory:":
+        return None
+    try:
+        folder_ro = bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        folder_ro = False
+    if folder_ro or (path.exists() and not os.access(path, os.W_OK)):
+        return StoreError(str(path), "is read-only (on a read-only file system, or without write permission)")
+    return None
+
+
 class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -109,7 +122,10 @@ class Store:
             if self.path.is_dir():
                 raise StoreError(str(path), "is a folder, not a SQLite file")
         self._lock = threading.Lock()
-        self._db = connect(str(path))
+        try:
+            self._db = connect(str(path))
+        except StoreError as e:
+            raise _read_only(self.path) or e from None
         self.unsaved: list[CallRecord] = []  # answered calls a full disk kept out of the store
         try:
             self._db.row_factory = sqlite3.Row
@@ -119,9 +135,9 @@ class Store:
             self._blobs = Blobs()
             self._migrate()
             self._db.execute("SELECT COUNT(*) FROM debates").fetchone()  # a foreign or damaged file fails here
-        except StoreError:
+        except StoreError as e:
             self._db.close()
-            raise
+            raise _read_only(self.path) or e from None
 
     @classmethod
     def open_default(cls) -> Store:
