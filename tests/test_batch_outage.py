@@ -106,3 +106,36 @@ def test_the_summary_text_shows_degraded_items_and_failed_attempts_apart() -> No
     assert "5 calls (+2 failed attempts, not paid)" in text
     assert "degraded (a judge dropped after a failed call): b" in text
     assert s.distribution == {"PASS": 2}
+
+
+def test_a_single_debate_s_dropped_judge_is_asked_again_with_resume_retry_dropped(
+    llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outage = Outage()
+    llm_server.responder = outage
+    judges = judges_for("evaluate", tmp_path, llm_server)
+    solution = tmp_path / "f.py"
+    solution.write_text(item("evaluate", 1)["artifact"], encoding="utf-8")
+    args = ["--solution", str(solution), "--task", "add 1", "--criteria", item("evaluate", 1)["criteria"]]
+    code = main(["evaluate", *args, "--judges", str(judges), "--format", "json", "--no-progress"])
+    assert code == 0, capsys.readouterr().err
+    debate_id = json.loads(capsys.readouterr().out)["debate_id"]
+
+    assert main(["resume", debate_id]) == 2
+    err = capsys.readouterr().err
+    assert "already finished, without the judge of 1 failed call(s) (r1/judge-3)" in err
+    assert f"'moot resume {debate_id} --retry-dropped' asks them again" in err
+
+    outage.down = False
+    sent = len(llm_server.requests)
+    assert main(["resume", debate_id, "--retry-dropped", "--format", "json", "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["debate_id"] == debate_id
+    asked = [r.model for r in llm_server.requests[sent:]]
+    assert asked.count("ev-against") >= 1
+    with sqlite3.connect(isolated_home / "moot.db") as con:
+        counts = dict(
+            con.execute("SELECT call_key, COUNT(*) FROM calls WHERE debate_id = ? GROUP BY call_key", (debate_id,))
+        )
+        assert counts["r1/judge-1"] == counts["r1/judge-2"] == 1 and counts["r1/judge-3"] == 2
+    assert main(["resume", debate_id]) == 2
+    assert "already finished: use 'moot show" in capsys.readouterr().err
