@@ -62,6 +62,26 @@ def test_a_second_run_of_a_running_batch_is_refused_and_pays_for_nothing(
     assert _rows(isolated_home / "moot.db", "SELECT COUNT(*) FROM debates") == [(N,)]
 
 
+def test_two_runs_started_together_one_is_refused_and_nothing_is_paid_twice(
+    llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    serve(llm_server, delays={"ev-against": 0.8})  # the first run lasts ~8 s: both start well within it
+    judges = judges_for("evaluate", tmp_path, llm_server)
+    items = write_items(tmp_path / "items.jsonl", [item("evaluate", n) for n in range(N)])
+
+    both = [_start(items, judges, isolated_home) for _ in range(2)]
+    ended = [proc.communicate(timeout=120) for proc in both]
+    codes = sorted(proc.returncode for proc in both)
+    assert codes == [0, 2], ended
+    (refused,) = [err for proc, (_, err) in zip(both, ended, strict=True) if proc.returncode == 2]
+    winner = next(proc for proc in both if proc.returncode == 0)
+    assert refused.strip().endswith(f"is already running (pid {winner.pid})")
+    sent = _sent_once(llm_server)
+    assert set(sent) == {(n, m) for n in range(N) for m in EVALUATE_MODELS} and set(sent.values()) == {1}
+    lines = read_results(tmp_path / "items.results.jsonl")
+    assert sorted(line["id"] for line in lines) == sorted(f"e{n}" for n in range(N))
+
+
 def test_a_killed_runs_lock_is_taken_over(llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path) -> None:
     serve(llm_server, delays={"ev-against": 0.3})
     judges = judges_for("evaluate", tmp_path, llm_server)
