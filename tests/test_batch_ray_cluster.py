@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -40,22 +41,27 @@ N = 6  # items: two per task, three tasks (one per node)
 def cluster() -> Iterator[Any]:
     from ray.cluster_utils import Cluster
 
-    small = {"num_cpus": 1, "object_store_memory": 80 * 2**20}
-    c = Cluster(initialize_head=True, head_node_args={**small, "include_dashboard": False})
-    try:
-        for _ in range(2):
-            c.add_node(**small)
-        c.wait_for_nodes()
-        yield c
-    finally:
-        c.shutdown()
+    small: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 80 * 2**20}
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("RAY_AUTH_MODE", "token")  # a token of this cluster's own, not ~/.ray's (shared, rewritten)
+        env.setenv("RAY_AUTH_TOKEN", secrets.token_hex(32))
+        c = Cluster(initialize_head=True, head_node_args={**small, "include_dashboard": False})
+        try:
+            for _ in range(2):
+                c.add_node(**small)
+            c.wait_for_nodes()
+            yield c
+        finally:
+            c.shutdown()  # type: ignore[no-untyped-call]
 
 
 class Holding:
     """Answers as `Responder` does, holding each request `hold[model]` seconds (else `default`) and
     counting the requests held at once; `special(n)` may answer the n-th request instead."""
 
-    def __init__(self, hold: dict[str, float], default: float = 0.05, special: Callable[[int], Reply | None] | None = None):
+    def __init__(
+        self, hold: dict[str, float], default: float = 0.05, special: Callable[[int], Reply | None] | None = None
+    ):
         self.hold, self.default, self.special = hold, default, special
         self.lock = threading.Lock()
         self.held = self.most = self.seen = 0

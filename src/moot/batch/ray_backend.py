@@ -30,6 +30,7 @@ import importlib.util
 import os
 import socket
 import sys
+import time
 import uuid
 from collections.abc import Sequence
 from contextlib import suppress
@@ -79,10 +80,16 @@ class RayBackend:
         self.size = chunk_size(concurrency)
         self.tasks = max(1, -(-concurrency // self.size))
         self.address = address
-        self.drain: Drain | None = None  # after a run: how many calls the driver stored, and how long it took
-        self.limiter_stats: dict[str, Any] = {}
+        self.drain: Drain | None = None  # the journal's calls into the batch's store
+        self.ends_seconds = 0.0  # time spent storing the debates' ends as tasks return
+        self.limiter_stats: dict[str, Any] = {}  # the limiter's messages, when the run ended
         if not _ray_running():  # a Ray the caller started is used as it is, whatever the address says
             check_reachable(address or os.environ.get("RAY_ADDRESS") or "")
+
+    @property
+    def merge_seconds(self) -> float:
+        """The driver's time merging the workers' records into the batch's store (calls and ends)."""
+        return self.ends_seconds + (self.drain.seconds if self.drain is not None else 0.0)
 
     async def run(self, works: Sequence[Work], shared: Shared, started: Started, ended: Ended) -> None:
         ray = await asyncio.to_thread(_ray)
@@ -182,7 +189,9 @@ class RayBackend:
             results: list[UnitResult] = await asyncio.to_thread(ray.get, ref)
         except Exception as e:  # the task failed for good (retries spent, moot not importable there)
             results = [UnitResult(u.item_id, u.debate_id, "failed", None, f"Ray task failed: {e}", None) for u in units]
+        t0 = time.perf_counter()
         _store_ends(shared, [r.export for r in results if r.export is not None])
+        self.ends_seconds += time.perf_counter() - t0
         journal.forget.remote([r.debate_id for r in results])
         for r in results:
             if shared.cap is not None:

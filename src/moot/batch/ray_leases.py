@@ -63,8 +63,7 @@ class LeasedLimits(Limits):
         try:
             if wait > 0:
                 await asyncio.sleep(wait)
-            while (left := local.paused_until - time.monotonic()) > 0:  # a Retry-After, here or elsewhere
-                await asyncio.sleep(left)
+            await _unpaused(local)
             yield
         finally:
             self._give(provider, local)
@@ -90,12 +89,12 @@ class LeasedLimits(Limits):
             self._watch = asyncio.get_running_loop().create_task(self._watching())
         return self._local.setdefault(provider, _Local())
 
-    def _paced(self, provider: str) -> bool:
+    def _bucketed(self, provider: str) -> bool:
         limit = self.limit_for(provider)
         return bool(limit.rpm or limit.tpm)
 
     async def _take(self, provider: str, local: _Local, tokens: int) -> float:
-        if local.held - local.busy - local.returning > 0 and not local.waiters and not self._paced(provider):
+        if local.held - local.busy - local.returning > 0 and not local.waiters and not self._bucketed(provider):
             local.busy += 1
             return 0.0
         waiter = _Waiter(tokens, asyncio.get_running_loop().create_future())
@@ -142,7 +141,7 @@ class LeasedLimits(Limits):
         """A call is done with its slot: kept for this worker's next call while nobody else waits for the
         provider (and no bucket is involved), else given back to the limiter."""
         local.busy -= 1
-        if local.contended or self._paced(provider):
+        if local.contended or self._bucketed(provider):
             local.returning += 1
             asyncio.get_running_loop().call_soon(self._flush, provider, local)
             return
@@ -174,3 +173,9 @@ class LeasedLimits(Limits):
                 if local.contended and idle > 0:  # others queue: slots this worker is not using go back
                     local.returning += idle
                     self._flush(provider, local)
+
+
+async def _unpaused(local: _Local) -> None:
+    """Wait out a Retry-After, here or elsewhere; one that arrives meanwhile lengthens the wait."""
+    while (left := local.paused_until - time.monotonic()) > 0:  # noqa: ASYNC110 - a deadline that may move
+        await asyncio.sleep(left)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter, deque
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,13 +120,14 @@ class ClusterLimiter:
         self.messages["watch"] += 1
         if epoch == self.epoch:
             changed = self._event()
-            try:
+            with suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), WATCH_S)
-            except TimeoutError:
-                pass
             self._touch(holder)
         now = time.monotonic()
-        state = {name: {"pause": max(0.0, p.pace.paused_until - now), "contended": p.contended} for name, p in self.providers.items()}
+        state = {
+            name: {"pause": max(0.0, p.pace.paused_until - now), "contended": p.contended}
+            for name, p in self.providers.items()
+        }
         return {"epoch": self.epoch, "providers": state}
 
     async def drop(self, holder: str) -> None:

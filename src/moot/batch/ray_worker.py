@@ -103,7 +103,10 @@ async def _run_unit(unit: Unit, store: Store, limits: Limits, journal: Any) -> U
     started = store.get_debate(unit.debate_id) is not None
     export = None
     if started:
-        export = store.final(unit.debate_id) if isinstance(store, JournaledStore) else export_debate(store, unit.debate_id)
+        if isinstance(store, JournaledStore):
+            export = store.final(unit.debate_id)
+        else:
+            export = export_debate(store, unit.debate_id)
     return UnitResult(unit.item_id, unit.debate_id, status, result, error, export)
 
 

@@ -85,16 +85,7 @@ def export_since(
         calls = db.execute(
             "SELECT * FROM calls WHERE debate_id = ? AND id > ? ORDER BY id", (debate_id, after_call)
         ).fetchall()
-        rows = (
-            db.execute("SELECT round, data_json FROM rounds WHERE debate_id = ? ORDER BY round", (debate_id,)).fetchall()
-            if rounds
-            else []
-        )
-        sections = (
-            db.execute("SELECT path, section FROM report_sections WHERE debate_id = ?", (debate_id,)).fetchall()
-            if rounds
-            else []
-        )
+        rows, sections = _rounds(db, debate_id) if rounds else ([], [])
         texts = [debate["request_json"], debate["result_json"] or "", *(c["prompt_json"] for c in calls)]
         blobs = _referenced(db, texts, known)
         export = {
@@ -106,6 +97,12 @@ def export_since(
             "blobs": blobs,
         }
         return export, max([after_call, *(c["id"] for c in calls)])
+
+
+def _rounds(db: sqlite3.Connection, debate_id: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
+    rounds = db.execute("SELECT round, data_json FROM rounds WHERE debate_id = ? ORDER BY round", (debate_id,))
+    sections = db.execute("SELECT path, section FROM report_sections WHERE debate_id = ?", (debate_id,))
+    return rounds.fetchall(), sections.fetchall()
 
 
 def import_debate(store: Store, data: dict[str, Any]) -> None:
