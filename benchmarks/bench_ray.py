@@ -161,9 +161,42 @@ def _child(out: Any, name: str, base_url: str, folder: str, debates: int, concur
     out.put(figures)
 
 
+def _limiter_child(out: Any, messages: int) -> None:
+    """The limiter actor alone, on a one-node cluster: the round trip of one awaited message, and how many
+    messages a second it answers when they come pipelined (what sets its ceiling at 100 nodes)."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    from moot.batch.ray_limiter import ClusterLimiter
+    from moot.engine.limits import ProviderLimit
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
+        actor = ray.remote(ClusterLimiter).options(max_concurrency=10_000).remote(None, {"p": ProviderLimit(64)})
+
+        async def go() -> tuple[float, float]:
+            await actor.stats.remote()
+            t0 = time.perf_counter()
+            for _ in range(500):
+                await actor.acquire.remote("h", "p", 1, [])
+                await actor.release.remote("h", "p", 1)
+            trip = (time.perf_counter() - t0) / 1000
+            t0 = time.perf_counter()
+            await asyncio.gather(*(actor.release.remote("h", "p", 0) for _ in range(messages)))
+            return trip, messages / (time.perf_counter() - t0)
+
+        trip, rate = asyncio.run(go())
+        ray.shutdown()
+    finally:
+        cluster.shutdown()
+    out.put({"trip_ms": trip * 1000, "per_s": rate})
+
+
 def _measure(ctx: Any, *args: Any) -> dict[str, Any]:
+    target = _limiter_child if args[0] == "limiter" else _child
     q = ctx.Queue()
-    child = ctx.Process(target=_child, args=(q, *args))
+    child = ctx.Process(target=target, args=(q, *args[1:]) if target is _limiter_child else (q, *args))
     child.start()
     while True:
         try:
@@ -182,9 +215,15 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=48, help="debates at once (both backends)")
     ap.add_argument("--latency", type=float, default=0.2, help="seconds the server holds each call")
     ap.add_argument("--limit", type=int, default=64, help="the provider's concurrency limit (limits: {custom: ...})")
+    ap.add_argument("--limiter-only", action="store_true", help="only the limiter actor's message figures")
     args = ap.parse_args()
 
     ctx = multiprocessing.get_context("spawn")
+    f = _measure(ctx, "limiter", 20_000)
+    print(f"limiter actor: {f['trip_ms']:.2f} ms per awaited message; {f['per_s']:.0f} pipelined messages/s")
+    if args.limiter_only:
+        return
+
     q = ctx.Queue()
     server = ctx.Process(target=_serve, args=(q, args.latency), daemon=True)
     server.start()

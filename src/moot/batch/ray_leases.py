@@ -78,9 +78,10 @@ class LeasedLimits(Limits):
         """Give every slot back and stop watching (the end of a task)."""
         if self._watch is not None:
             self._watch.cancel()
-            with suppress(asyncio.CancelledError):
+            with suppress(asyncio.CancelledError, Exception):
                 await self._watch
-        await self.actor.drop.remote(self.holder)
+        with suppress(Exception):  # a limiter gone (its node lost) takes the leases with it
+            await self.actor.drop.remote(self.holder)
 
     # slots
 
