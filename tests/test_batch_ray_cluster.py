@@ -33,6 +33,7 @@ from moot.testing import FakeLLMServer, Reply
 from .test_batch_support import Responder, item, judges_for, read_results, write_items
 
 pytest.importorskip("ray")
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="finds Ray's processes in /proc")
 
 N = 6  # items: two per task, three tasks (one per node)
 
