@@ -6,13 +6,8 @@ from the driver's environment."""
 from __future__ import annotations
 
 import json
-import secrets
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,60 +17,24 @@ import yaml
 
 from moot.testing import FakeLLMServer
 
+from .ray_nodes import RayNodes
 from .test_batch_support import item, judges_for, read_results, serve, write_items
 
 pytest.importorskip("ray")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-    return port
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def ray_head() -> Iterator[dict[str, int]]:
-    """`ray start --head --block` on free ports, with its own temp folder (so that no `ray.init()` on this
-    machine takes it for the current cluster) and its own auth token; terminating it stops its processes."""
-    ports = {name: _free_port() for name in ("gcs", "client", "agent", "agent_grpc", "metrics", "env_agent")}
-    temp = tempfile.mkdtemp(prefix="moot-ray-")
-    ray = str(Path(sys.executable).with_name("ray"))
-    cmd = [ray, "start", "--head", "--block", "--node-ip-address=127.0.0.1", f"--port={ports['gcs']}"]
-    cmd += [f"--ray-client-server-port={ports['client']}", f"--dashboard-agent-listen-port={ports['agent']}"]
-    cmd += [f"--dashboard-agent-grpc-port={ports['agent_grpc']}", f"--metrics-export-port={ports['metrics']}"]
-    cmd += [f"--runtime-env-agent-port={ports['env_agent']}", "--num-cpus=1", "--include-dashboard=false"]
-    cmd += ["--object-store-memory=80000000", "--disable-usage-stats", f"--temp-dir={temp}"]
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("RAY_AUTH_MODE", "token")  # what Ray does by default, with a token of this cluster's own
-        env.setenv("RAY_AUTH_TOKEN", secrets.token_hex(32))
-        yield from _head(cmd, ports, temp)
-
-
-def _head(cmd: list[str], ports: dict[str, int], temp: str) -> Iterator[dict[str, int]]:
-    head = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """`ray start --head` alone (tests/ray_nodes.py); its GCS and Ray Client ports."""
+    nodes = RayNodes()
     try:
-        end = time.monotonic() + 120
-        while not (_listening(ports["gcs"]) and _listening(ports["client"])):
-            assert head.poll() is None and time.monotonic() < end, "ray start --head did not come up"
-            time.sleep(0.5)
-        yield ports
+        nodes.start()
+        with pytest.MonkeyPatch.context() as env:  # the drivers the tests start carry the cluster's token
+            for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
+                env.setenv(name, nodes.env[name])
+            yield {"gcs": nodes.gcs, "client": nodes.client}
     finally:
-        head.terminate()
-        try:
-            head.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            head.kill()
-            head.wait()
-        shutil.rmtree(temp, ignore_errors=True)
+        nodes.stop()
 
 
 @pytest.mark.parametrize("form", ["127.0.0.1:{gcs}", "ray://127.0.0.1:{client}"])

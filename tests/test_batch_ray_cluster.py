@@ -1,5 +1,6 @@
 """`moot batch --backend ray` on a real multi-node Ray cluster on this machine (a head and two worker nodes,
-one CPU each, `ray.cluster_utils.Cluster`), with the driver a `moot batch` process of its own:
+one CPU each, `ray.cluster_utils.Cluster` kept by a process of its own: tests/ray_nodes.py), with the
+driver a `moot batch` process of its own:
 
 - one limit for the whole cluster: `limits: {custom: {concurrency: 2}}` over three workers, and the
   server never holds more than two requests; a 429's Retry-After stops every worker's calls;
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -30,6 +30,7 @@ import yaml
 from moot.store import Store
 from moot.testing import FakeLLMServer, Reply
 
+from .ray_nodes import ClusterKeeper
 from .test_batch_support import Responder, item, judges_for, read_results, write_items
 
 pytest.importorskip("ray")
@@ -39,21 +40,15 @@ N = 6  # items: two per task, three tasks (one per node)
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    from ray.cluster_utils import Cluster
-
-    small: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 80 * 2**20}
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("RAY_AUTH_MODE", "token")  # a token of this cluster's own, not ~/.ray's (shared, rewritten)
-        env.setenv("RAY_AUTH_TOKEN", secrets.token_hex(32))
-        c = Cluster(initialize_head=True, head_node_args={**small, "include_dashboard": False})
-        try:
-            for _ in range(2):
-                c.add_node(**small)
-            c.wait_for_nodes()
-            yield c
-        finally:
-            c.shutdown()  # type: ignore[no-untyped-call]
+def cluster() -> Iterator[ClusterKeeper]:
+    keeper = ClusterKeeper(workers=2)
+    try:
+        with pytest.MonkeyPatch.context() as env:  # the drivers the tests start carry the cluster's token
+            for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
+                env.setenv(name, keeper.env[name])
+            yield keeper
+    finally:
+        keeper.stop()
 
 
 class Holding:
@@ -66,7 +61,7 @@ class Holding:
         self.hold, self.default, self.special = hold, default, special
         self.lock = threading.Lock()
         self.held = self.most = self.seen = 0
-        self.answered: list[tuple[float, int]] = []  # (when, status) of each reply
+        self.answered: list[tuple[float, int, str, int]] = []  # (when, item, model, status) of each reply
 
     def __call__(self, model: str, body: dict[str, Any]) -> Reply:
         with self.lock:
@@ -83,7 +78,7 @@ class Holding:
         finally:
             with self.lock:
                 self.held -= 1
-                self.answered.append((time.monotonic(), reply.status if reply else 0))
+                self.answered.append((time.monotonic(), _item_of(body), model, reply.status if reply else 0))
 
 
 def _item_of(body: dict[str, Any]) -> int:
@@ -155,7 +150,9 @@ def _one_line_each(tmp_path: Path) -> None:
     assert all(line["status"] == "done" for line in lines)
 
 
-def test_one_concurrency_limit_for_three_workers(cluster: Any, llm_server: FakeLLMServer, tmp_path: Path) -> None:
+def test_one_concurrency_limit_for_three_workers(
+    cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
     holding = Holding({}, default=0.3)
     llm_server.responder = holding
     items, judges = _setup(tmp_path, llm_server, {"custom": {"concurrency": 2}})
@@ -171,7 +168,7 @@ def test_one_concurrency_limit_for_three_workers(cluster: Any, llm_server: FakeL
     _one_line_each(tmp_path)
 
 
-def test_a_retry_after_pauses_every_worker(cluster: Any, llm_server: FakeLLMServer, tmp_path: Path) -> None:
+def test_a_retry_after_pauses_every_worker(cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path) -> None:
     pause = 2.0
 
     def special(n: int) -> Reply | None:
@@ -182,7 +179,7 @@ def test_a_retry_after_pauses_every_worker(cluster: Any, llm_server: FakeLLMServ
     items, judges = _setup(tmp_path, llm_server, {"custom": {"concurrency": 3}})
     summary = _finish(_driver(items, judges, cluster.address))
     assert summary["done"] == N
-    (refused,) = [t for t, status in holding.answered if status == 429]
+    (refused,) = [t for t, _, _, status in holding.answered if status == 429]
     arrivals = [r.at for r in llm_server.requests]
     during = [t - refused for t in arrivals if refused + 0.3 < t < refused + pause - 0.1]
     assert during == []  # no worker sent anything while the vendor asked to wait
@@ -192,62 +189,68 @@ def test_a_retry_after_pauses_every_worker(cluster: Any, llm_server: FakeLLMServ
 
 def _kill_test(
     llm_server: FakeLLMServer, tmp_path: Path, address: str, fast: float = 0.05
-) -> tuple[Path, Path, subprocess.Popen[str]]:
+) -> tuple[Holding, Path, Path, subprocess.Popen[str]]:
     """A batch whose fast judges are answered (after `fast` seconds) while every 'ev-against' call is held."""
-    llm_server.responder = Holding({"ev-against": 4.0}, default=fast)
+    holding = llm_server.responder = Holding({"ev-against": 4.0}, default=fast)
     items, judges = _setup(tmp_path, llm_server)
-    driver = _driver(items, judges, address)
-    _until(lambda: len(llm_server.requests) == 3 * N, what="every first call sent")
-    return items, judges, driver
+    return holding, items, judges, _driver(items, judges, address)
 
 
-def _no_completed_call_twice(llm_server: FakeLLMServer, resent: set[int]) -> None:
-    """Fast judges were answered once each; only the held calls of `resent` items were asked again."""
+def _no_completed_call_twice(llm_server: FakeLLMServer, holding: Holding, cut: float) -> set[int]:
+    """No call answered before `cut` (when a worker, a node or the driver was lost) was sent again: only
+    calls in flight then were. Returns the items whose calls were sent again."""
     sent = _sent(llm_server)
-    assert {k: v for k, v in sent.items() if v > 1} == {(i, "ev-against"): 2 for i in resent}
-    assert len(sent) == 3 * N
+    completed = {(i, model) for t, i, model, status in holding.answered if status == 200 and t < cut}
+    twice = {key for key, n in sent.items() if n > 1}
+    assert completed and not twice & completed
+    assert {model for _, model in twice} == {"ev-against"} and max(sent.values()) == 2 and len(sent) == 3 * N
+    return {i for i, _ in twice}
 
 
-def test_a_killed_worker_costs_no_completed_call(cluster: Any, llm_server: FakeLLMServer, tmp_path: Path) -> None:
-    _, _, driver = _kill_test(llm_server, tmp_path, cluster.address)
+def test_a_killed_worker_costs_no_completed_call(
+    cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    holding, _, _, driver = _kill_test(llm_server, tmp_path, cluster.address)
     _until(lambda: _ok_calls() == 2 * N, what="the fast calls in the batch's store")  # as they complete
-    victim = _tasks()[0]
-    held = {_item_of(r.body) for r in llm_server.requests}
-    os.kill(victim, signal.SIGKILL)
+    cut = time.monotonic()
+    os.kill(_tasks()[0], signal.SIGKILL)
     summary = _finish(driver)
     assert summary["done"] == N
-    again = {i for (i, m), v in _sent(llm_server).items() if v > 1}
-    assert len(again) == 2 and again <= held  # the dead worker's two debates, their held calls only
-    _no_completed_call_twice(llm_server, again)
+    assert len(_no_completed_call_twice(llm_server, holding, cut)) == 2  # the dead worker's two debates
     _one_line_each(tmp_path)
 
 
-def test_a_driver_killed_with_kill_9_is_rerun(cluster: Any, llm_server: FakeLLMServer, tmp_path: Path) -> None:
-    items, judges, driver = _kill_test(llm_server, tmp_path, cluster.address, fast=0.6)
+def test_a_driver_killed_with_kill_9_is_rerun(
+    cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    holding, items, judges, driver = _kill_test(llm_server, tmp_path, cluster.address, fast=1.0)
+    _until(lambda: len(llm_server.requests) > 0, what="a first call")
     os.kill(driver.pid, signal.SIGSTOP)  # the driver stores nothing more: the fast calls wait in the journal
-    time.sleep(1.5)
+    time.sleep(2.5)  # they are answered meanwhile; the 'ev-against' calls are held
     assert _ok_calls() == 0
+    cut = time.monotonic()
     os.kill(driver.pid, signal.SIGKILL)
     driver.wait()
     _until(lambda: not _tasks(), what="the dead driver's workers to go")
     summary = _finish(_driver(items, judges, cluster.address))
     assert summary["done"] == N
-    _no_completed_call_twice(llm_server, set(range(N)))  # held when the driver died, so asked again
+    assert _no_completed_call_twice(llm_server, holding, cut)  # the calls held when the driver died
     _one_line_each(tmp_path)
 
 
-def test_a_removed_node_s_tasks_run_elsewhere(cluster: Any, llm_server: FakeLLMServer, tmp_path: Path) -> None:
-    _, _, driver = _kill_test(llm_server, tmp_path, cluster.address)
+def test_a_removed_node_s_tasks_run_elsewhere(
+    cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    holding, _, _, driver = _kill_test(llm_server, tmp_path, cluster.address)
     _until(lambda: _ok_calls() == 2 * N, what="the fast calls in the batch's store")
-    raylets = {node.all_processes["raylet"][0].process.pid: node for node in cluster.worker_nodes}
-    (node, *_) = [raylets[_parent(pid)] for pid in _tasks() if _parent(pid) in raylets]  # a node running a task
-    cluster.remove_node(node, allow_graceful=False)
+    raylets = [_parent(pid) for pid in _tasks()]  # a task's parent is its node's raylet
+    (index, *_) = [i for i, raylet in enumerate(cluster.raylets) if raylet in raylets]  # a worker node's
+    cut = time.monotonic()
+    cluster.lose(index)
     try:
         summary = _finish(driver)
     finally:
-        cluster.add_node(num_cpus=1, object_store_memory=80 * 2**20)  # the cluster as the other tests know it
+        cluster.add()  # the cluster as the other tests know it
     assert summary["done"] == N
-    again = {i for (i, m), v in _sent(llm_server).items() if v > 1}
-    assert len(again) == 2  # the removed node's debates ran elsewhere, replaying their completed calls
-    _no_completed_call_twice(llm_server, again)
+    assert len(_no_completed_call_twice(llm_server, holding, cut)) == 2  # the node's debates, run elsewhere
     _one_line_each(tmp_path)
