@@ -153,7 +153,7 @@ def _one_line_each(tmp_path: Path) -> None:
 def test_one_concurrency_limit_for_three_workers(
     cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
 ) -> None:
-    holding = Holding({}, default=0.3)
+    holding = Holding({}, default=0.6)  # long enough that all three tasks overlap, however late one starts
     llm_server.responder = holding
     items, judges = _setup(tmp_path, llm_server, {"custom": {"concurrency": 2}})
     driver = _driver(items, judges, cluster.address)
