@@ -9,7 +9,6 @@ import http.client
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from moot.store.guard import StoreError
 from moot.testing import FakeLLMServer
 from moot.view import debates as debates_module
 from moot.view.reader import ReadOnlyStore
@@ -213,7 +213,7 @@ def test_it_only_reads(base: str, made: tuple[Path, Made]) -> None:
     after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in home.glob("moot.db*")}
     assert after == before
     store = ReadOnlyStore(home / "moot.db")
-    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+    with pytest.raises(StoreError, match="readonly database"):  # the store's one-line error, as a write on it
         store.execute("DELETE FROM debates")
     store.close()
 

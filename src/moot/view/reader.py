@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from moot.store.blobs import Blobs
 from moot.store.db import CallRecord, Store
+from moot.store.guard import GuardedConnection
 
 
 class ReadOnlyStore(Store):
@@ -25,7 +26,10 @@ class ReadOnlyStore(Store):
         self.path = Path(path)
         self._lock = threading.Lock()
         uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
-        self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        self._db = sqlite3.connect(
+            uri, uri=True, check_same_thread=False, isolation_level=None, factory=GuardedConnection
+        )
+        self._db.store_path = str(self.path)
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.execute("PRAGMA cache_size=-32768")  # 32 MiB: the pages a list or a debate reads again
