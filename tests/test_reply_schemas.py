@@ -31,6 +31,7 @@ from moot.schemas.reply_schemas import (
     evaluate_reply_schema,
     moderator_reply_schema,
 )
+from moot.schemas.reply_bounds import portable
 
 from . import challenge_helpers
 from .replies import KEYS, round1
@@ -168,7 +169,8 @@ def every_schema() -> list[tuple[str, dict[str, Any]]]:
 
 @pytest.mark.parametrize(("name", "schema"), every_schema(), ids=[n for n, _ in every_schema()])
 def test_every_schema_keeps_to_the_subset_all_three_vendors_accept(name: str, schema: dict[str, Any]) -> None:
-    assert subset_problems(schema) == []
+    """What vendors' clouds are sent is the portable shape of each schema."""
+    assert subset_problems(portable(schema)) == []
     assert schema["type"] == "object"
     json.dumps(schema)  # plain data, ready for any SDK
     assert errors(instance(schema), schema) == []  # the builder and the validator agree
@@ -334,7 +336,7 @@ def test_scores_and_findings_from_a_schema_shaped_json_reply_reach_the_position(
             ("score_changed",): True,
         },
     )
-    assert errors(reply, schema) == []
+    assert errors(reply, portable(schema)) == []  # a vendor's cloud may give any number; the parser reads it
     p = parse_scored_reply(
         json.dumps(reply), judge="judge-1", round_no=2, criteria=CRITERIA, previous=PREVIOUS, must_answer=OPEN
     )

@@ -22,7 +22,7 @@ from moot.engine.events import Event, EventSink, ignore
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
 from moot.engine.spend import SpendAccount
-from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
+from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError, UsageError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -58,6 +58,8 @@ class CallOutcome:
     retries: int = 0
     answered_by: str = ""
     replayed: bool = False
+    structured: str = ""  # the form the reply schema went in (json_schema, json_object, off)
+    finish_reason: str = ""
 
 
 @dataclass
@@ -119,6 +121,30 @@ class Engine:
         """The most output tokens one call of this seat may produce (its `max_tokens`, else the default)."""
         bound = seat.spec.get("max_tokens")
         return bound if isinstance(bound, int) and bound > 0 else DEFAULT_MAX_OUTPUT_TOKENS
+
+    def context_problem(self, seat: Seat, prompt: Prompt, round_no: int) -> str | None:
+        """Why a call cannot fit the seat's `context_tokens` (its prompt plus its output bound), or None.
+
+        Checked before a step sends anything, so that a window too small is bad input (one line, exit 2),
+        not a judge dropped after the calls before it were paid for."""
+        window = seat.spec.get("context_tokens")
+        if not isinstance(window, int):
+            return None
+        prompt_tokens, bound = tokens_of(prompt.as_text()), self.output_bound(seat)
+        if prompt_tokens + bound <= window:
+            return None
+        return (
+            f"judge '{seat.label}' ({seat.id}): the round {round_no} prompt is ~{prompt_tokens} tokens and its "
+            f"output bound {bound}, more than its context_tokens {window} "
+            "(raise context_tokens, lower max_tokens or send less context)"
+        )
+
+    def check_context(self, calls: Sequence[tuple[Seat, Prompt]], round_no: int) -> None:
+        """Refuse a step (UsageError) whose prompt cannot fit a judge's context window."""
+        for seat, prompt in calls:
+            problem = self.context_problem(seat, prompt, round_no)
+            if problem:
+                raise UsageError(problem)
 
     def seat_price(self, seat: Seat, usage: Usage) -> float | None:
         """The cost of `usage` at the dearest model of the seat (a fallback may take the seat)."""
@@ -279,6 +305,8 @@ class Engine:
                 latency_s=round(time.monotonic() - t0, 4),
                 retries=retries_total,
                 answered_by=completion.model or judge.model,
+                structured=completion.structured,
+                finish_reason=completion.finish_reason,
             )
             self._record(seat, prompt, key, round_no, kind, judge, outcome, started_at)
             return self._done(seat, round_no, kind, outcome)
@@ -338,6 +366,8 @@ class Engine:
             retries=o.retries,
             started_at=started_at,
             finished_at=now_iso(),
+            structured=o.structured,
+            finish_reason=o.finish_reason,
         )
         self.store.record_call(record)
         account.add(record)
@@ -369,4 +399,6 @@ def _outcome_from_record(r: CallRecord) -> CallOutcome:
         retries=r.retries,
         answered_by=r.answered_by,
         replayed=True,
+        structured=r.structured,
+        finish_reason=r.finish_reason,
     )

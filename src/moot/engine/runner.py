@@ -52,6 +52,7 @@ class Runner(Generic[R]):
     async def run(self) -> R:
         t0 = time.monotonic()
         while (step := self.protocol.plan()) is not None:
+            self.engine.check_context([(c.seat, c.prompt) for c in step.calls], step.round)
             if step.gated and self._stopped_by_budget(step):
                 break
             answers = await self._step(step)
@@ -134,6 +135,7 @@ def rehearse_plan(
     """
     costs: list[CallCost] = []
     while (t_step := typical.plan()) is not None and (w_step := worst.plan()) is not None:
+        engine.check_context([(c.seat, c.prompt) for c in t_step.calls], t_step.round)
         for t_call, w_call in zip(t_step.calls, w_step.calls, strict=True):
             cached = cached_after_first and t_step.round != 1
             t = engine.call_cost(t_call.seat, t_call.prompt, t_step.round, cached_prefix=cached)
