@@ -24,6 +24,7 @@ from moot.protocols.evaluate_moderator import parse_moderator as _parse_moderato
 from moot.schemas.criteria import Criterion
 from moot.schemas.decide import DecisionOption
 from moot.schemas.evaluate import CriticalFinding, ScoredPosition
+from moot.schemas.reply_bounds import portable
 from moot.schemas.reply_schemas import (
     assumptions_schema,
     challenge_reply_schema,
@@ -31,7 +32,6 @@ from moot.schemas.reply_schemas import (
     evaluate_reply_schema,
     moderator_reply_schema,
 )
-from moot.schemas.reply_bounds import portable
 
 from . import challenge_helpers
 from .replies import KEYS, round1

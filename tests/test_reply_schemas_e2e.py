@@ -14,14 +14,14 @@ import pytest
 import yaml
 
 from moot.cli.app import main
+from moot.schemas.reply_bounds import portable, worst_tokens
 from moot.schemas.reply_schemas import (
+    SCORE_STEPS,
     challenge_reply_schema,
     decide_reply_schema,
     evaluate_reply_schema,
     moderator_reply_schema,
 )
-from moot.schemas.reply_bounds import portable, worst_tokens
-from moot.schemas.reply_schemas import SCORE_STEPS
 from moot.testing import FakeLLMServer
 from moot.testing.fake_llm_server import SeenRequest
 
