@@ -146,3 +146,16 @@ def test_a_server_context_error_drops_the_judge_with_that_reason_without_retry_o
     assert status["judge-1"].startswith("dropped") and "context window" in status["judge-1"]
     assert "maximum context length is 2048" in status["judge-1"]
     assert len(llm_server.calls_for("judge-a")) == 1  # no retry, no clarification
+
+
+def test_doctor_ping_names_the_form_the_server_took(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm_server.refuse_forms = {"json_schema"}
+    llm_server.script("judge-a", '{"reply": "pong"}')
+    path = tmp_path / "judges.yaml"
+    path.write_text(yaml.safe_dump({"debate_judges": [{"model": "judge-a", "api_base": llm_server.base_url}]}))
+    assert main(["doctor", "--judges", str(path), "--ping", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert "answers in" in out and "structured: json_object" in out
+    assert forms(llm_server) == ["json_schema", "json_object"]

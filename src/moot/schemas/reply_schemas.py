@@ -290,7 +290,11 @@ def decide_reply_schema(option_ids: Sequence[str], *, round_no: int, others: Seq
             ),
             "recommendation": recommendation,
             "changed": boolean(),
-            "change_reason": text("only if you changed: exactly what convinced you, and whose argument; else empty"),
+            # never empty in the enforced shape: a judge that changed its recommendation must say why, and a
+            # grammar cannot tie one field to another
+            "change_reason": _described(
+                text("only if you changed: exactly what convinced you, and whose argument; else empty"), "", minLength=1
+            ),
             "confidence": choice(CONFIDENCE),
             "perspective": text("one sentence: why this option, from your stance"),
             "rationale": long_text("your position after reading the others"),
