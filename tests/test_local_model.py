@@ -12,24 +12,20 @@ across the three protocols; no reply ended at its output bound; moot's token spe
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
-import sqlite3
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 import yaml
 
 from moot.testing.local_server import llama_server
+from moot.testing.usage_proxy import Seen, UsageProxy, recorded_calls
 
 pytestmark = pytest.mark.timeout(1800)
 
@@ -40,78 +36,6 @@ MEDIAN = """def median(xs):
 """
 MAX_TOKENS = 320  # the output bound of every judge: the schema's longest reply is fitted under it
 JUDGE = {"model": "smollm2", "temperature": 0.2, "max_tokens": MAX_TOKENS, "timeout": 900}
-
-
-@dataclass
-class Seen:
-    """What the server answered, as the proxy saw it."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    finish_reasons: list[str] = field(default_factory=list)
-    forms: list[tuple[str, int]] = field(default_factory=list)  # (response_format type or "off", status)
-
-
-class UsageProxy:
-    """Forwards every request to the model server and adds up the `usage` of each reply it relays."""
-
-    def __init__(self, upstream: str) -> None:
-        parts = urlsplit(upstream)
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
-        self.seen = Seen()
-        self._lock = threading.Lock()
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-            def do_GET(self) -> None:
-                proxy.relay(self, b"")
-
-            def do_POST(self) -> None:
-                proxy.relay(self, self.rfile.read(int(self.headers.get("content-length") or 0)))
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def reset(self) -> Seen:
-        with self._lock:
-            seen, self.seen = self.seen, Seen()
-        return seen
-
-    def relay(self, h: BaseHTTPRequestHandler, body: bytes) -> None:
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=1200)
-        headers = {"content-type": "application/json"} if body else {}
-        conn.request(h.command, h.path, body=body or None, headers=headers)
-        r = conn.getresponse()
-        payload = r.read()
-        conn.close()
-        if h.path.endswith("/chat/completions"):
-            self.count(json.loads(body), r.status, payload)
-        h.send_response(r.status)
-        h.send_header("content-type", r.getheader("content-type") or "application/json")
-        h.send_header("content-length", str(len(payload)))
-        h.end_headers()
-        h.wfile.write(payload)
-
-    def count(self, request: dict[str, Any], status: int, payload: bytes) -> None:
-        form = (request.get("response_format") or {}).get("type", "off")
-        with self._lock:
-            self.seen.forms.append((form, status))
-            if status != 200:
-                return
-            reply = json.loads(payload)
-            self.seen.prompt_tokens += reply["usage"]["prompt_tokens"]
-            self.seen.completion_tokens += reply["usage"]["completion_tokens"]
-            self.seen.finish_reasons += [c["finish_reason"] for c in reply["choices"]]
 
 
 @dataclass
@@ -126,12 +50,8 @@ class Run:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[UsageProxy]:
-    with llama_server() as upstream:
-        proxy = UsageProxy(upstream)
-        try:
-            yield proxy
-        finally:
-            proxy.httpd.shutdown()
+    with llama_server() as upstream, UsageProxy(upstream) as proxy:
+        yield proxy
 
 
 def moot(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -139,18 +59,6 @@ def moot(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "moot", *args], cwd=home.parent, env=env, capture_output=True, text=True, timeout=1500
     )
-
-
-def store_calls(home: Path) -> list[dict[str, Any]]:
-    """Every call row of every store under `home` (a bench keeps its debates in a store of its own)."""
-    rows: list[dict[str, Any]] = []
-    for db in sorted(p for p in home.rglob("*") if p.is_file() and p.read_bytes()[:15] == b"SQLite format 3"):
-        con = sqlite3.connect(db)
-        con.row_factory = sqlite3.Row
-        if con.execute("SELECT name FROM sqlite_master WHERE name = 'calls'").fetchone():
-            rows += [dict(r) for r in con.execute("SELECT * FROM calls")]
-        con.close()
-    return rows
 
 
 def run(server: UsageProxy, root: Path, name: str, files: dict[str, Any], *args: str) -> Run:
@@ -162,7 +70,7 @@ def run(server: UsageProxy, root: Path, name: str, files: dict[str, Any], *args:
     server.reset()
     p = moot(work / "home", *[a.replace("@", str(work) + "/") for a in args])
     result = json.loads(p.stdout) if p.stdout.strip().startswith("{") else {}
-    return Run(name, p.returncode, result, p.stderr, store_calls(work / "home"), server.reset())
+    return Run(name, p.returncode, result, p.stderr, recorded_calls(work / "home"), server.reset())
 
 
 def judges(server: UsageProxy, stances: tuple[str, ...], **extra: Any) -> list[dict[str, Any]]:
