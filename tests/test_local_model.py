@@ -34,8 +34,10 @@ MEDIAN = """def median(xs):
     n = len(s)
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 """
-MAX_TOKENS = 320  # the output bound of every judge: the schema's longest reply is fitted under it
-JUDGE = {"model": "smollm2", "temperature": 0.2, "max_tokens": MAX_TOKENS, "timeout": 900}
+# every judge's output bound (the schema's longest reply is fitted under it): evaluate's replies hold more
+MAX_TOKENS = 320
+EVALUATE_MAX_TOKENS = 512
+JUDGE = {"model": "smollm2", "temperature": 0.2, "max_tokens": MAX_TOKENS, "timeout": 1500}
 
 
 @dataclass
@@ -83,15 +85,16 @@ def runs(server: UsageProxy, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     three = ("neutral", "for", "against")
     panel = {"max_rounds": 2}
     fixed = {"structured": "json_object"}
+    bound = {"max_tokens": EVALUATE_MAX_TOKENS}
     evaluate = ["evaluate", "-s", "@median.py", "--criteria", "correctness:60,design:40", "--judges", "@judges.yaml"]
     evaluate += ["--format", "json", "--no-reports", "--quiet"]
     out = {
         "evaluate": run(
-            server, root, "evaluate", {"median.py": MEDIAN, "judges.yaml": {"debate_judges": judges(server, three, **fixed), **panel}}, *evaluate
+            server, root, "evaluate", {"median.py": MEDIAN, "judges.yaml": {"debate_judges": judges(server, three, **fixed, **bound), **panel}}, *evaluate
         ),
         # no `structured:` key: auto, which must find llama-cpp-python's form on its own
         "evaluate-auto": run(
-            server, root, "evaluate-auto", {"median.py": MEDIAN, "judges.yaml": {"debate_judges": judges(server, three), **panel}}, *evaluate
+            server, root, "evaluate-auto", {"median.py": MEDIAN, "judges.yaml": {"debate_judges": judges(server, three, **bound), **panel}}, *evaluate
         ),
         "decide": run(
             server, root, "decide",
@@ -180,7 +183,9 @@ def test_a_four_item_bench_finishes_on_the_real_model(
     files = {
         "gold.jsonl": gold,
         "judges.yaml": {
-            "debate_judges": judges(server, ("neutral", "for", "against"), structured="json_object"),
+            "debate_judges": judges(
+                server, ("neutral", "for", "against"), structured="json_object", **{"max_tokens": EVALUATE_MAX_TOKENS}
+            ),
             "max_rounds": 2,
         },
     }

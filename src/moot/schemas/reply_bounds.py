@@ -3,8 +3,8 @@
 `moot.schemas.reply_schemas` builds each schema once, with its bounds. Vendors' clouds get `portable()`:
 the bounds they refuse or ignore taken out, which leaves exactly the schema they have always been sent.
 Servers that decode under a grammar get `fit(schema, max_tokens)`: the bounds kept, and every string's
-`maxLength` scaled down until the longest reply the schema allows fits the call's output bound, so that a
-reply cannot be cut off inside a string however small the model.
+`maxLength` scaled down (and, for a small bound, the longest lists shortened) until the longest reply the
+schema allows fits the call's output bound, so that a reply cannot be cut off however small the model.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ TEXT_CHARS_PER_TOKEN = 3.0
 SYNTAX_CHARS_PER_TOKEN = 2.0
 FIT_SHARE = 0.85  # the share of the output bound the longest reply may take (the rest: tokenizer slack)
 MIN_LENGTH = 24  # no string is cut below this; a bound too small for it is the user's to raise
+COMFORTABLE_LENGTH = 80  # lists are shortened until every field could be this long within the bound
 
 
 def portable(schema: Schema) -> Schema:
@@ -70,23 +71,74 @@ def worst_tokens(schema: Schema) -> int:
 
 
 def fit(schema: Schema, max_tokens: int | None) -> Schema:
-    """The enforced schema for a call whose reply may take `max_tokens`: every `maxLength` scaled by one
-    factor so that the longest reply fits `FIT_SHARE` of the bound (never below `MIN_LENGTH`)."""
+    """The enforced schema for a call whose reply may take `max_tokens`.
+
+    First, while even fields of `COMFORTABLE_LENGTH` characters would not fit, the longest list loses an
+    item (never below its `minItems`, nor below one); then every `maxLength` is scaled by one factor so
+    that the longest reply fits `FIT_SHARE` of the bound (never below `MIN_LENGTH`).
+    """
     if not max_tokens:
         return schema
+    budget = max_tokens * FIT_SHARE
+    while _tokens(schema, cap=COMFORTABLE_LENGTH) > budget and (fewer := _fewer_items(schema)) is not None:
+        schema = fewer
     text, syntax = worst_chars(schema)
-    room = max_tokens * FIT_SHARE - syntax / SYNTAX_CHARS_PER_TOKEN
+    room = budget - syntax / SYNTAX_CHARS_PER_TOKEN
     if text == 0 or text / TEXT_CHARS_PER_TOKEN <= room:
         return schema
     return _scaled(schema, max(0.0, room * TEXT_CHARS_PER_TOKEN / text))
 
 
-def _scaled(schema: Schema, factor: float) -> Schema:
+def _tokens(schema: Schema, *, cap: int) -> float:
+    """The longest reply's tokens if no string were longer than `cap` characters."""
+    text, syntax = worst_chars(_scaled(schema, 1.0, cap=cap))
+    return text / TEXT_CHARS_PER_TOKEN + syntax / SYNTAX_CHARS_PER_TOKEN
+
+
+def _fewer_items(schema: Schema) -> Schema | None:
+    """The schema with its longest shrinkable list one item shorter; None when no list can shrink."""
+    found = _longest_list(schema, ())
+    if found is None:
+        return None
+    path, n = found
+    return _with_max_items(schema, path, n - 1)
+
+
+def _longest_list(schema: Schema, path: tuple[str, ...]) -> tuple[tuple[str, ...], int] | None:
+    best: tuple[tuple[str, ...], int] | None = None
+    if schema.get("type") == "array" and "maxItems" in schema:
+        n = int(schema["maxItems"])
+        if n > max(int(schema.get("minItems", 0)), 1):
+            best = (path, n)
+    children = [(k, v) for k, v in schema.get("properties", {}).items()]
+    if isinstance(schema.get("items"), dict):
+        children.append(("[]", schema["items"]))
+    for key, sub in children:
+        found = _longest_list(sub, (*path, key))
+        if found is not None and (best is None or found[1] > best[1]):
+            best = found
+    return best
+
+
+def _with_max_items(schema: Schema, path: tuple[str, ...], n: int) -> Schema:
+    out = dict(schema)
+    if not path:
+        out["maxItems"] = n
+    elif path[0] == "[]":
+        out["items"] = _with_max_items(out["items"], path[1:], n)
+    else:
+        out["properties"] = {**out["properties"], path[0]: _with_max_items(out["properties"][path[0]], path[1:], n)}
+    return out
+
+
+def _scaled(schema: Schema, factor: float, *, cap: int | None = None) -> Schema:
+    """Every `maxLength` times `factor` (not below `MIN_LENGTH`), and not above `cap` when one is given."""
     out = dict(schema)
     if "maxLength" in out:
-        out["maxLength"] = max(MIN_LENGTH, int(out["maxLength"] * factor))
+        length = max(MIN_LENGTH, int(out["maxLength"] * factor))
+        out["maxLength"] = min(length, cap) if cap is not None else length
     if "properties" in out:
-        out["properties"] = {k: _scaled(v, factor) for k, v in out["properties"].items()}
+        out["properties"] = {k: _scaled(v, factor, cap=cap) for k, v in out["properties"].items()}
     if isinstance(out.get("items"), dict):
-        out["items"] = _scaled(out["items"], factor)
+        out["items"] = _scaled(out["items"], factor, cap=cap)
     return out

@@ -74,7 +74,12 @@ def free_port() -> int:
 
 
 def default_threads() -> int:
-    """Every core, up to four: llama.cpp's own default is half of them, which halves a 2-core machine."""
+    """`MOOT_LLAMA_THREADS`, else every core up to four: llama.cpp's own default is half of them, which
+    halves a 2-core machine. On a machine busy with other work, fewer threads than cores is faster (llama.cpp's
+    threads wait for each other at every step)."""
+    configured = os.environ.get("MOOT_LLAMA_THREADS", "")
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
     return max(1, min(os.cpu_count() or 1, 4))
 
 
