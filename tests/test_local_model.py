@@ -184,7 +184,7 @@ def test_a_four_item_bench_finishes_on_the_real_model(
         "gold.jsonl": gold,
         "judges.yaml": {
             "debate_judges": judges(
-                server, ("neutral", "for", "against"), structured="json_object", **{"max_tokens": EVALUATE_MAX_TOKENS}
+                server, ("neutral", "for", "against"), structured="json_object", max_tokens=EVALUATE_MAX_TOKENS
             ),
             "max_rounds": 2,
         },
