@@ -26,6 +26,7 @@ from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError, UsageErro
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.messages import Completion, Prompt, Usage
+from moot.schemas.reply_bounds import portable
 from moot.schemas.spend import Spend
 from moot.store.db import CallRecord, Store, now_iso
 
@@ -154,8 +155,8 @@ class Engine:
     def call_cost(self, seat: Seat, prompt: Prompt, round_no: int, *, cached_prefix: bool = False) -> CallCost:
         """What one planned call should cost typically, and at worst (with a clarification, at the bound)."""
         tokens_in = tokens_of(prompt.as_text())
-        if prompt.json_schema:  # vendors count the reply schema as input too
-            tokens_in += tokens_of(json.dumps(prompt.json_schema))
+        if prompt.json_schema:  # vendors count the reply schema as input too (as their clouds are sent it)
+            tokens_in += tokens_of(json.dumps(portable(prompt.json_schema)))
         cached = tokens_of(prompt.system) if cached_prefix else 0
         typical = self.seat_price(
             seat, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS, cached_tokens=cached)
