@@ -9,14 +9,14 @@ once with `structured: off` (the prompt only, as moot asked local servers before
 
 - usable at first ask: first asks whose reply the parser took without a clarification;
 - clarifications asked, and judges dropped (a reply still unusable after its clarification, or a failure);
-- exit codes (0 = a complete result);
+- how many debates exited 0 with a complete result (3 = too few judges left to go on);
 - output tokens per second over the debate's wall time, and the wall time per debate.
 
 The floor is the server alone, measured in the same run: one plain completion of the same output bound,
 sent straight to it; tokens/s are also given as a share of that floor. Nothing here is a timed test: the
 figures depend on the machine (2 cores shared with other work give far lower ones than 2 idle cores).
 
-    python benchmarks/bench_local.py [--repeat 1] [--max-tokens 320] [--protocols evaluate,decide,challenge]
+    python benchmarks/bench_local.py [--repeat 1] [--max-tokens N] [--protocols evaluate,decide,challenge]
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ MEDIAN = """def median(xs):
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 """
 MODES = ("off", "json_object")
+# every judge's output bound, as in tests/test_local_model.py: evaluate's replies hold more
+BOUNDS = {"evaluate": 512, "decide": 320, "challenge": 320}
 
 
 @dataclass
@@ -89,7 +91,11 @@ def argv(protocol: str, work: Path) -> list[str]:
             "--judges", judges, "--max-rounds", "1", "--format", "json", "--quiet"]  # fmt: skip
 
 
-def drops(protocol: str, result: dict[str, Any]) -> int:
+def drops(protocol: str, result: dict[str, Any], stderr: str) -> int:
+    """Judges dropped: from the result, or from the one line a debate that lost its quorum ends with."""
+    if not result:
+        _, sep, dropped = stderr.partition(" judges left after round ")
+        return dropped.count("; ") + 1 if sep else 0
     seats = result.get("challengers" if protocol == "challenge" else "judges", [])
     return sum(1 for s in seats if str(s.get("status", "")).startswith(("dropped", "failed")))
 
@@ -113,7 +119,7 @@ def run_one(proxy: UsageProxy, root: Path, protocol: str, mode: str, max_tokens:
     cell.first_asks += len(first)
     cell.usable_first += len(first) - clarified - sum(1 for c in first if c["status"] != "ok")
     cell.clarifications += clarified
-    cell.drops += drops(protocol, result)
+    cell.drops += drops(protocol, result, p.stderr)
     cell.output_tokens += seen.completion_tokens
     cell.wall += wall
     cell.walls = [*(cell.walls or []), wall]
@@ -155,18 +161,18 @@ def table(cells: list[Cell], floor: float) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=1, help="debates per protocol and mode")
-    ap.add_argument("--max-tokens", type=int, default=320, help="every judge's output bound")
+    ap.add_argument("--max-tokens", type=int, help="every judge's output bound (default: 512 evaluate, else 320)")
     ap.add_argument("--protocols", default="evaluate,decide,challenge")
     args = ap.parse_args()
     cells: list[Cell] = []
     with tempfile.TemporaryDirectory() as tmp, llama_server() as upstream, UsageProxy(upstream) as proxy:
-        floor = floor_tokens_per_second(upstream, args.max_tokens)
+        floor = floor_tokens_per_second(upstream, args.max_tokens or 320)
         print(f"floor: the server alone writes {floor:.1f} output tokens/s", flush=True)
         for protocol in args.protocols.split(","):
             for mode in MODES:
                 cell = Cell(protocol, mode)
                 for _ in range(args.repeat):
-                    run_one(proxy, Path(tmp), protocol, mode, args.max_tokens, cell)
+                    run_one(proxy, Path(tmp), protocol, mode, args.max_tokens or BOUNDS[protocol], cell)
                 cells.append(cell)
                 print(f"{protocol} {mode}: done ({cell.wall:.0f} s)", flush=True)
     print()
