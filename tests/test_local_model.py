@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-from moot.testing.local_server import llama_server
+from moot.testing.local_server import LocalServerError, llama_server, smollm2_gguf
 from moot.testing.usage_proxy import Seen, UsageProxy, recorded_calls
 
 pytestmark = pytest.mark.timeout(1800)
@@ -197,3 +197,13 @@ def test_a_four_item_bench_finishes_on_the_real_model(
     assert "length" not in r.seen.finish_reasons
     recorded = (sum(c["input_tokens"] for c in r.calls), sum(c["output_tokens"] for c in r.calls))
     assert recorded == (r.seen.prompt_tokens, r.seen.completion_tokens)
+
+
+def test_a_model_file_the_server_cannot_load_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(LocalServerError, match="no model file"), llama_server(tmp_path / "missing.gguf"):
+        pass
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"not a gguf file" * 100)
+    with pytest.raises(LocalServerError, match=r"exited with"), llama_server(bad, startup_timeout=60):
+        pass
+    assert smollm2_gguf() is not None and smollm2_gguf().suffix == ".gguf"  # type: ignore[union-attr]
