@@ -22,7 +22,7 @@ from moot.engine.events import Event, EventSink, ignore
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
 from moot.engine.spend import SpendAccount
-from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError, UsageError
+from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -122,30 +122,6 @@ class Engine:
         """The most output tokens one call of this seat may produce (its `max_tokens`, else the default)."""
         bound = seat.spec.get("max_tokens")
         return bound if isinstance(bound, int) and bound > 0 else DEFAULT_MAX_OUTPUT_TOKENS
-
-    def context_problem(self, seat: Seat, prompt: Prompt, round_no: int) -> str | None:
-        """Why a call cannot fit the seat's `context_tokens` (its prompt plus its output bound), or None.
-
-        Checked before a step sends anything, so that a window too small is bad input (one line, exit 2),
-        not a judge dropped after the calls before it were paid for."""
-        window = seat.spec.get("context_tokens")
-        if not isinstance(window, int):
-            return None
-        prompt_tokens, bound = tokens_of(prompt.as_text()), self.output_bound(seat)
-        if prompt_tokens + bound <= window:
-            return None
-        return (
-            f"judge '{seat.label}' ({seat.id}): the round {round_no} prompt is ~{prompt_tokens} tokens and its "
-            f"output bound {bound}, more than its context_tokens {window} "
-            "(raise context_tokens, lower max_tokens or send less context)"
-        )
-
-    def check_context(self, calls: Sequence[tuple[Seat, Prompt]], round_no: int) -> None:
-        """Refuse a step (UsageError) whose prompt cannot fit a judge's context window."""
-        for seat, prompt in calls:
-            problem = self.context_problem(seat, prompt, round_no)
-            if problem:
-                raise UsageError(problem)
 
     def seat_price(self, seat: Seat, usage: Usage) -> float | None:
         """The cost of `usage` at the dearest model of the seat (a fallback may take the seat)."""
