@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from moot.judges import structured
 from moot.testing import FakeLLMServer
 
 VENDOR_KEYS = (
@@ -31,6 +32,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         for key in VENDOR_KEYS:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(tmp_path)
+    structured.forget()  # the structured form a server took is remembered per address for a run, not across tests
     return home
 
 

@@ -321,7 +321,7 @@ def test_an_openai_compatible_judge_sends_what_chat_completions_create_sends(llm
 
     plain = judge_on(llm_server, "m", temperature=0.3)
     [vendor] = build_judges(JudgeSpec(model="gpt-5", provider="openai", api_base=llm_server.base_url, api_key="k"))
-    assert isinstance(vendor, OpenAICompatJudge) and vendor.json_schema_support
+    assert isinstance(vendor, OpenAICompatJudge) and vendor.structured == "json_schema"
     for judge in (plain, vendor):
         asyncio.run(both(judge))
     sent = llm_server.requests

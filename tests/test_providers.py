@@ -236,11 +236,11 @@ def test_adapter_asks_for_the_json_schema_where_the_vendor_supports_it(llm_serve
         assert body["response_format"]["json_schema"]["schema"] == schema
 
 
-def test_openai_compatible_local_server_is_not_sent_a_schema(llm_server: FakeLLMServer) -> None:
+def test_a_local_server_preset_is_sent_the_schema_in_openais_form_first(llm_server: FakeLLMServer) -> None:
     [judge] = build_judges(JudgeSpec(model="llama", provider="ollama", api_base=llm_server.base_url))
     llm_server.script("llama", "x")
     asyncio.run(closing(judge.complete(prompt({"type": "object"}), timeout=5), judge))
-    assert "response_format" not in llm_server.requests[0].body
+    assert llm_server.requests[0].body["response_format"]["type"] == "json_schema"
 
 
 @pytest.mark.parametrize("wire", WIRES)

@@ -14,7 +14,9 @@ import pytest
 import yaml
 
 from moot.cli.app import main
+from moot.schemas.reply_bounds import portable, worst_tokens
 from moot.schemas.reply_schemas import (
+    SCORE_STEPS,
     challenge_reply_schema,
     decide_reply_schema,
     evaluate_reply_schema,
@@ -80,9 +82,9 @@ def assert_template_matches_schema(req: SeenRequest) -> dict[str, Any]:
 
 
 def reply(schema: dict[str, Any], **values: Any) -> str:
-    """A JSON reply that follows `schema`, with the given top-level values."""
+    """A JSON reply that follows `schema` as vendors' clouds are sent it, with the given top-level values."""
     data = instance(schema, {(k,): v for k, v in values.items()})
-    assert errors(data, schema) == []
+    assert errors(data, portable(schema)) == []
     return json.dumps(data)
 
 
@@ -149,19 +151,21 @@ def test_evaluate_asks_every_vendor_wire_for_the_criteria_schema_and_reads_json_
     assert list(positions["properties"]) == ["judge-1", "judge-2", "judge-3"]
 
 
-def test_judges_on_the_users_own_servers_are_not_asked_for_a_schema(
+def test_judges_on_the_users_own_servers_are_asked_for_the_enforced_schema_and_clouds_for_the_portable_one(
     llm_server: FakeLLMServer, artifact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     llm_server.script("custom-a", round1(4.0, 4), round2(4.0))
     llm_server.script("llama3.3", round1(3.0, 3), round2(4.0))
     llm_server.script("gpt-5.2", round1(4.0, 4), round2(4.0))
+    llm_server.script("plain", round1(4.0, 4), round2(4.0))
     judges = write(
         tmp_path / "judges.yaml",
         {
             "debate_judges": [
-                {"model": "custom-a", "api_base": llm_server.base_url, "stance": "neutral"},
+                {"model": "custom-a", "api_base": llm_server.base_url, "stance": "neutral", "max_tokens": 900},
                 {"model": "llama3.3", "provider": "ollama", "api_base": llm_server.base_url, "stance": "for"},
                 cloud(llm_server, "openai", stance="against"),
+                {"model": "plain", "api_base": llm_server.base_url, "structured": "off"},
             ]
         },
     )
@@ -169,11 +173,19 @@ def test_judges_on_the_users_own_servers_are_not_asked_for_a_schema(
     cap = capsys.readouterr()
     assert code == 0, cap.err
     assert json.loads(cap.out)["rounds_completed"] == 2
-    assert [sent_schema(r) for r in llm_server.calls_for("custom-a")] == [None, None]
-    assert [sent_schema(r) for r in llm_server.calls_for("llama3.3")] == [None, None]
-    assert all(sent_schema(r) is not None for r in llm_server.calls_for("gpt-5.2"))
-    # the YAML the local models answered in is as good as JSON; the prompts allow both
-    assert "YAML or JSON" in llm_server.calls_for("custom-a")[0].body["messages"][0]["content"]
+    local = [sent_schema(r) for r in llm_server.calls_for("custom-a") + llm_server.calls_for("llama3.3")]
+    assert len(local) == 4 and all(s is not None for s in local)
+    for schema in local:  # a grammar can hold these: scores only on the scale, every text and list bounded
+        assert schema is not None
+        assert schema["properties"]["dimension_scores"]["properties"]["security"]["enum"] == list(SCORE_STEPS)
+        assert all("maxLength" in v for k, v in schema["properties"].items() if v["type"] == "string")
+    first = sent_schema(llm_server.calls_for("custom-a")[0])
+    assert first is not None and worst_tokens(first) <= 900  # fitted to that judge's output bound
+    clouds = [sent_schema(r) for r in llm_server.calls_for("gpt-5.2")]
+    assert all(s is not None and s == portable(s) for s in clouds)  # what vendors have always been sent
+    assert [sent_schema(r) for r in llm_server.calls_for("plain")] == [None, None]
+    # the YAML a model without a schema answers in is as good as JSON; the prompts allow both
+    assert "YAML or JSON" in llm_server.calls_for("plain")[0].body["messages"][0]["content"]
 
 
 # ---------------------------------------------------------------- decide

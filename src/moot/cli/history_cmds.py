@@ -65,15 +65,21 @@ def _show_batch(store: Any, batch_id: str, fmt: str) -> bool:
 def _calls_text(calls: list[dict[str, Any]]) -> str:
     lines = [
         f"{'round':>5}  {'seat':14} {'kind':10} {'try':>3} {'status':8} {'in':>7} {'out':>6} {'cost $':>9} {'secs':>6}"
-        "  model"
+        f"  {'form':11}  model"
     ]
     for c in calls:
         cost = f"{c['cost_usd']:.5f}" if c["cost_usd"] is not None else "?"
         lines.append(
             f"{c['round']:>5}  {c['seat']:14} {c['kind']:10} {c['attempt']:>3} {c['status']:8} {c['input_tokens']:>7} "
-            f"{c['output_tokens']:>6} {cost:>9} {c['latency_s']:>6.2f}  {c['answered_by'] or c['model']}"
+            f"{c['output_tokens']:>6} {cost:>9} {c['latency_s']:>6.2f}  {_form(c):11}  {c['answered_by'] or c['model']}"
         )
     return "\n".join(lines) + "\n"
+
+
+def _form(call: dict[str, Any]) -> str:
+    """How the call asked for its reply's shape ("-" when it sent no schema), and a reply cut off."""
+    form = call.get("structured") or "-"
+    return f"{form} (cut)" if call.get("finish_reason") == "length" else form
 
 
 def _status_text(data: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.messages import Completion, Prompt, Usage
+from moot.schemas.reply_bounds import portable
 from moot.schemas.spend import Spend
 from moot.store.db import CallRecord, Store, now_iso
 
@@ -58,6 +59,8 @@ class CallOutcome:
     retries: int = 0
     answered_by: str = ""
     replayed: bool = False
+    structured: str = ""  # the form the reply schema went in (json_schema, json_object, off)
+    finish_reason: str = ""
 
 
 @dataclass
@@ -128,8 +131,8 @@ class Engine:
     def call_cost(self, seat: Seat, prompt: Prompt, round_no: int, *, cached_prefix: bool = False) -> CallCost:
         """What one planned call should cost typically, and at worst (with a clarification, at the bound)."""
         tokens_in = tokens_of(prompt.as_text())
-        if prompt.json_schema:  # vendors count the reply schema as input too
-            tokens_in += tokens_of(json.dumps(prompt.json_schema))
+        if prompt.json_schema:  # vendors count the reply schema as input too (as their clouds are sent it)
+            tokens_in += tokens_of(json.dumps(portable(prompt.json_schema)))
         cached = tokens_of(prompt.system) if cached_prefix else 0
         typical = self.seat_price(
             seat, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS, cached_tokens=cached)
@@ -279,6 +282,8 @@ class Engine:
                 latency_s=round(time.monotonic() - t0, 4),
                 retries=retries_total,
                 answered_by=completion.model or judge.model,
+                structured=completion.structured,
+                finish_reason=completion.finish_reason,
             )
             self._record(seat, prompt, key, round_no, kind, judge, outcome, started_at)
             return self._done(seat, round_no, kind, outcome)
@@ -338,6 +343,8 @@ class Engine:
             retries=o.retries,
             started_at=started_at,
             finished_at=now_iso(),
+            structured=o.structured,
+            finish_reason=o.finish_reason,
         )
         self.store.record_call(record)
         account.add(record)
@@ -369,4 +376,6 @@ def _outcome_from_record(r: CallRecord) -> CallOutcome:
         retries=r.retries,
         answered_by=r.answered_by,
         replayed=True,
+        structured=r.structured,
+        finish_reason=r.finish_reason,
     )

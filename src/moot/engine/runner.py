@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from moot.engine.ask import Answer, ask
 from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost
+from moot.engine.context_window import check_context
 from moot.engine.core import Engine
 from moot.engine.events import Event
 from moot.engine.steps import Call, Outcome, ProtocolSteps, Step
@@ -52,6 +53,7 @@ class Runner(Generic[R]):
     async def run(self) -> R:
         t0 = time.monotonic()
         while (step := self.protocol.plan()) is not None:
+            check_context(self.engine, [(c.seat, c.prompt) for c in step.calls], step.round)
             if step.gated and self._stopped_by_budget(step):
                 break
             answers = await self._step(step)
@@ -134,6 +136,7 @@ def rehearse_plan(
     """
     costs: list[CallCost] = []
     while (t_step := typical.plan()) is not None and (w_step := worst.plan()) is not None:
+        check_context(engine, [(c.seat, c.prompt) for c in t_step.calls], t_step.round)
         for t_call, w_call in zip(t_step.calls, w_step.calls, strict=True):
             cached = cached_after_first and t_step.round != 1
             t = engine.call_cost(t_call.seat, t_call.prompt, t_step.round, cached_prefix=cached)

@@ -3,6 +3,9 @@
 Unlike the preflight checks this spends a few tokens per model: one short prompt, a reply bound to a few
 tokens, no retries (a ping measures the vendor as it is now). Fallback models are pinged too, since they
 take the seat when the primary is down.
+
+A judge on an OpenAI-compatible server is pinged with a one-word reply schema, so that `structured: auto`
+finds the form the server takes, and the ping names it ("answers in 210 ms, structured: json_object").
 """
 
 from __future__ import annotations
@@ -22,6 +25,12 @@ PING_PROMPT = Prompt(
     messages=[Message(role="user", content="Reply with the single word: pong")],
     max_tokens=16,
 )
+PING_SCHEMA = {
+    "type": "object",
+    "properties": {"reply": {"type": "string", "enum": ["pong"]}},
+    "required": ["reply"],
+    "additionalProperties": False,
+}
 
 
 @dataclass
@@ -31,15 +40,25 @@ class Ping:
     latency_ms: int
     answered_by: str = ""
     error: str = ""
+    structured: str = ""  # the form the server took the reply schema in ("" when none was sent)
 
 
 async def ping_judge(judge: Judge, timeout: float = PING_TIMEOUT_S) -> Ping:
     t0 = time.monotonic()
+    # only judges that negotiate a form (OpenAI-compatible ones) are sent the schema
+    prompt = PING_PROMPT.model_copy(update={"json_schema": PING_SCHEMA}) if hasattr(judge, "forms") else PING_PROMPT
     try:
-        completion = await judge.complete(PING_PROMPT, timeout=timeout)
+        completion = await judge.complete(prompt, timeout=timeout)
     except (JudgeError, TimeoutError) as e:
         return Ping(judge.model, False, int((time.monotonic() - t0) * 1000), error=str(e) or "no reply")
-    return Ping(judge.model, True, int((time.monotonic() - t0) * 1000), answered_by=completion.model)
+    ms = int((time.monotonic() - t0) * 1000)
+    return Ping(judge.model, True, ms, answered_by=completion.model, structured=completion.structured)
+
+
+def _answers(p: Ping) -> str:
+    if not p.ok:
+        return f"no answer: {p.error}"
+    return f"answers in {p.latency_ms} ms" + (f", structured: {p.structured}" if p.structured else "")
 
 
 async def ping_spec(spec: JudgeSpec, timeout: float = PING_TIMEOUT_S) -> list[Ping]:
@@ -66,11 +85,11 @@ async def check_ping(row: dict[str, Any], spec: Any) -> None:
         return
     first = pings[0]
     row["ping_ms"] = first.latency_ms
-    row["ping"] = f"answers in {first.latency_ms} ms" if first.ok else f"no answer: {first.error}"
+    row["ping"] = _answers(first)
+    if first.structured:
+        row["structured"] = first.structured
     if len(pings) > 1:
-        row["fallbacks_ping"] = {
-            p.model: (f"answers in {p.latency_ms} ms" if p.ok else f"no answer: {p.error}") for p in pings[1:]
-        }
+        row["fallbacks_ping"] = {p.model: _answers(p) for p in pings[1:]}
     if not any(p.ok for p in pings):
         row["usable"] = False
         row["detail"] = f"{row.get('detail', '')}; ping failed: {first.error}".strip("; ")

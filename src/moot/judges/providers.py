@@ -33,6 +33,7 @@ class Provider:
     key_envs: tuple[str, ...]
     price_provider: str | None = None  # genai-prices provider id
     local: bool = False  # runs on the user's machine: no key needed, costs nothing
+    structured: str = "json_schema"  # the reply-schema form `structured: auto` tries first (judges/structured.py)
     # default limits, so that a five-judge panel or a batch stays under a vendor's entry-tier limits
     concurrency: int = 16
     rpm: float | None = None
@@ -51,6 +52,17 @@ PROVIDERS: dict[str, Provider] = {
     "ollama": Provider("ollama", "openai", "http://127.0.0.1:11434/v1", (), None, local=True, concurrency=2),
     "vllm": Provider("vllm", "openai", "http://127.0.0.1:8000/v1", (), None, local=True, concurrency=8),
     "llamacpp": Provider("llamacpp", "openai", "http://127.0.0.1:8080/v1", (), None, local=True, concurrency=2),
+    # llama-cpp-python's server (`python -m llama_cpp.server`): its own reply-schema form, its own port
+    "llama-cpp-python": Provider(
+        "llama-cpp-python",
+        "openai",
+        "http://127.0.0.1:8000/v1",
+        (),
+        None,
+        local=True,
+        concurrency=1,
+        structured="json_object",
+    ),
     "lmstudio": Provider("lmstudio", "openai", "http://127.0.0.1:1234/v1", (), None, local=True, concurrency=2),
 }
 

@@ -14,6 +14,11 @@ from moot.schemas.redact import redact
 
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
 
+# How servers say a prompt does not fit the model's context window (OpenAI, vLLM and llama-cpp-python:
+# "maximum context length"; llama.cpp's llama-server: "exceeds the available context size"; others "context
+# window"/"context_length_exceeded"). Asking again cannot help, whatever the status.
+_CONTEXT_WORDS = ("context_length_exceeded", "maximum context length", "context window", "available context size")
+
 
 def retry_after(headers: Any) -> float | None:
     """Seconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date), if present."""
@@ -43,6 +48,8 @@ def retry_after(headers: Any) -> float | None:
 def status_error(status: int, message: str, headers: Any = None) -> JudgeError:
     """The error for an HTTP status a vendor answered with."""
     short = " ".join(redact(str(message)).split())[:200]  # redacted before the cut: no key prefix is left
+    if any(w in short.lower() for w in _CONTEXT_WORDS):
+        return JudgeError(f"the prompt does not fit the model's context window ({status}): {short}")
     if status == 429:
         return TransientJudgeError("rate limited (429)", retry_after=retry_after(headers), status=status)
     if status >= 500 or status in TRANSIENT_STATUSES:

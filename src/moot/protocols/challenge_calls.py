@@ -33,12 +33,13 @@ from moot.schemas.challenge import (
     Rebuttal,
 )
 from moot.schemas.messages import Message, Prompt
+from moot.schemas.reply_bounds import portable
 from moot.schemas.reply_schemas import challenge_reply_schema
 
 
 def input_tokens(prompt: Prompt) -> int:
     """A prompt's input as the engine prices it (the reply schema counts too): for calls held in reserve."""
-    schema = tokens_of(json.dumps(prompt.json_schema)) if prompt.json_schema else 0
+    schema = tokens_of(json.dumps(portable(prompt.json_schema))) if prompt.json_schema else 0
     return tokens_of(prompt.as_text()) + schema
 
 

@@ -6,7 +6,7 @@ load unchanged. Unknown keys are rejected so that a typo is an error rather than
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -29,6 +29,10 @@ class JudgeSpec(BaseModel):
     temperature: float | None = None
     max_tokens: int | None = None
     fallbacks: list[str] = Field(default_factory=list)
+    # OpenAI-compatible servers: the form the reply schema is sent in (moot.judges.structured); default auto
+    structured: Literal["auto", "json_schema", "json_object", "off"] | None = None
+    # the model's context window in tokens: a step whose prompt and output bound cannot fit is refused
+    context_tokens: int | None = Field(default=None, gt=0)
     # scripted judges (tests, demo): a YAML file of replies, or the replies inline
     script: str | None = None
     replies: list[Any] | None = None

@@ -76,3 +76,5 @@ class Completion(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     model: str = ""  # the model that actually answered, as the vendor reports it
     provider: str = ""
+    structured: str = ""  # the form the reply schema was sent in (json_schema, json_object, off); "" if none
+    finish_reason: str = ""  # as the vendor reports it: "length" is a reply cut off at its output bound

@@ -1,15 +1,24 @@
-"""JSON schemas of every reply a judge gives, sent to vendors that constrain replies to a schema.
+"""JSON schemas of every reply a judge gives, sent to judges that constrain replies to a schema.
 
-The schemas only steer the vendors: the parsers in `moot.parsing` stay the single validation point, and
-every judge (agent CLIs, local servers, scripted judges) may still answer in YAML. So each schema here
-describes a reply those parsers accept, with the keys of the prompt template it goes with.
+The schemas only steer the judges: the parsers in `moot.parsing` stay the single validation point, and
+every judge (agent CLIs, scripted judges, servers asked for no schema) may still answer in YAML. So each
+schema here describes a reply those parsers accept, with the keys of the prompt template it goes with.
 
-One subset of JSON Schema that OpenAI (strict=false), Anthropic (`output_config`) and Gemini
-(`response_json_schema`) all accept: `type` object/array/string/number/integer/boolean, `properties`,
-`required`, `items`, `enum`, `description`. Every object lists all its properties as required and sets
-`additionalProperties: false` (Anthropic demands both for constrained decoding); numeric bounds
-(`minimum`/`maximum`) are rejected by Anthropic, so the 1-5 scale is said in the description and checked by
-the parser. No `$ref`, no `oneOf`. An enum is never empty: where the values are unknown, a string.
+Each schema is built once, with the bounds a grammar can enforce, and sent in one of two shapes
+(`moot.schemas.reply_bounds`):
+
+- enforced, to local servers that decode under a grammar (llama.cpp, vLLM, Ollama, LM Studio): every
+  number here is a score and is an `enum` of the steps of the 1-5 scale, every free-text string has a
+  `maxLength` and every list a `maxItems` (scaled down to fit the call's output bound), and a list the
+  parser needs non-empty has `minItems`. A small model then cannot give an out-of-scale score or run
+  past its bound inside a string;
+- portable, to vendors' clouds, with exactly the subset OpenAI (strict=false), Anthropic
+  (`output_config`) and Gemini (`response_json_schema`) all accept: `type` object/array/string/number/
+  integer/boolean, `properties`, `required`, `items`, string `enum`, `description`. Every object lists all
+  its properties as required and sets `additionalProperties: false` (Anthropic demands both for
+  constrained decoding); length, item and numeric bounds are left out (Anthropic rejects them), so the
+  1-5 scale is said in the description and checked by the parser. No `$ref`, no `oneOf`. An enum is
+  never empty: where the values are unknown, a string.
 """
 
 from __future__ import annotations
@@ -32,12 +41,24 @@ FINDING_RESPONSES = ("accept", "reject")
 # ------------------------------------------------------------------ building blocks
 
 
-def text(description: str = "") -> Schema:
-    return _described({"type": "string"}, description)
+# the nominal bounds of the enforced shape, before they are scaled to a call's output bound
+SHORT = 300  # a name, a claim, a piece of evidence: one or two sentences
+LONG = 1200  # a position statement, a rationale: a paragraph or two
+LIST = 3  # entries in a list of findings, claims, objections
+SCORE_STEPS: tuple[float, ...] = (1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5)
+
+
+def text(description: str = "", *, max_length: int = SHORT) -> Schema:
+    return _described({"type": "string"}, description, maxLength=max_length)
+
+
+def long_text(description: str = "") -> Schema:
+    return text(description, max_length=LONG)
 
 
 def number(description: str = "") -> Schema:
-    return _described({"type": "number"}, description)
+    """A score: in the enforced shape one of the scale's half steps, in the portable one any number."""
+    return _described({"type": "number"}, description, enum=list(SCORE_STEPS))
 
 
 def integer(description: str = "") -> Schema:
@@ -55,8 +76,9 @@ def choice(values: Sequence[str], description: str = "") -> Schema:
     return _described({"type": "string", "enum": list(dict.fromkeys(values))}, description)
 
 
-def array(items: Schema, description: str = "") -> Schema:
-    return _described({"type": "array", "items": items}, description)
+def array(items: Schema, description: str = "", *, min_items: int = 0, max_items: int = LIST) -> Schema:
+    bounds = {"minItems": min_items} if min_items else {}
+    return _described({"type": "array", "items": items}, description, **bounds, maxItems=max(max_items, min_items))
 
 
 def obj(properties: Mapping[str, Schema], description: str = "") -> Schema:
@@ -72,9 +94,10 @@ def obj(properties: Mapping[str, Schema], description: str = "") -> Schema:
     )
 
 
-def _described(schema: Schema, description: str) -> Schema:
+def _described(schema: Schema, description: str, **bounds: Any) -> Schema:
     if description:
         schema["description"] = description
+    schema.update(bounds)
     return schema
 
 
@@ -134,10 +157,12 @@ def _round_1(dims: Schema) -> Schema:
             "round": integer(),
             "overall_score": score("the weighted score of your criterion scores, 1 to 5"),
             "dimension_scores": dims,
-            "position_statement": text("your assessment: strengths and concerns with evidence, verdict"),
+            "position_statement": long_text("your assessment: strengths and concerns with evidence, verdict"),
             "key_claims": array(obj({"claim": text(), "evidence": text(), "confidence": choice(CONFIDENCE)})),
             "critical_findings": _raised_findings(),
-            "verification": array(obj({"question": text(), "answer": text()}), "five verification questions"),
+            "verification": array(
+                obj({"question": text(), "answer": text()}), "five verification questions", max_items=5
+            ),
         }
     )
 
@@ -157,15 +182,19 @@ def _rebuttal(dims: Schema, open_findings: Sequence[tuple[str, bool]], require_a
             "score_changed": boolean(),
             "previous_score": score("your previous overall score"),
             "new_score": score("your overall score now, 1 to 5"),
-            "change_reason": text("why the score changed, or why the position is maintained"),
+            "change_reason": long_text("why the score changed, or why the position is maintained"),
             "dimension_scores": dims,
-            "agreements": array(obj({"with_judge": text(), "on_point": text(), "strengthening_evidence": text()})),
-            "disagreements": array(obj(disagreement)),
+            "agreements": array(
+                obj({"with_judge": text(), "on_point": text(), "strengthening_evidence": text()}), max_items=2
+            ),
+            "disagreements": array(obj(disagreement), max_items=2),
             **_answers_to_findings(open_findings),
             "critical_findings": _raised_findings(),
             **_acceptance(require_acceptance),
-            "position_revision": text("points you accept, points you reject, your revised assessment"),
-            "unresolved_disputes": array(obj({"topic": text(), "my_view": text(), "opposing_view": text()})),
+            "position_revision": long_text("points you accept, points you reject, your revised assessment"),
+            "unresolved_disputes": array(
+                obj({"topic": text(), "my_view": text(), "opposing_view": text()}), max_items=2
+            ),
         }
     )
 
@@ -179,12 +208,12 @@ def _final(dims: Schema, open_findings: Sequence[tuple[str, bool]], require_acce
             "is_final": boolean(),
             "final_score": score("your final overall score, 1 to 5"),
             "dimension_scores": dims,
-            "final_position": text("your comprehensive final assessment"),
+            "final_position": long_text("your comprehensive final assessment"),
             "key_points_maintained": array(obj({"point": text(), "reason": text(), "evidence": text()})),
-            "concessions_made": array(obj({"point": text(), "convinced_by": text()})),
+            "concessions_made": array(obj({"point": text(), "convinced_by": text()}), max_items=2),
             **_answers_to_findings(open_findings),
             **_acceptance(require_acceptance),
-            "unresolved_disagreements": array(obj(unresolved)),
+            "unresolved_disagreements": array(obj(unresolved), max_items=2),
         }
     )
 
@@ -206,8 +235,8 @@ def moderator_reply_schema(judge_ids: Sequence[str]) -> Schema:
     positions = obj({j: text() for j in judge_ids}, "each judge's view") if judge_ids else text("each judge's view")
     return obj(
         {
-            "majority_opinion": text("summary of the winning position, or of the consensus"),
-            "minority_opinion": text("summary of the dissenting view; empty if none"),
+            "majority_opinion": long_text("summary of the winning position, or of the consensus"),
+            "minority_opinion": long_text("summary of the dissenting view; empty if none"),
             "convergent_findings": array(
                 obj({"finding": text(), "priority": choice(SEVERITIES), "action_required": boolean()})
             ),
@@ -247,7 +276,7 @@ def decide_reply_schema(option_ids: Sequence[str], *, round_no: int, others: Seq
                 "recommendation": recommendation,
                 "confidence": choice(CONFIDENCE),
                 "perspective": text("one sentence: why this option, from your stance"),
-                "rationale": text("your reasoning, with the evidence and assumptions it rests on"),
+                "rationale": long_text("your reasoning, with the evidence and assumptions it rests on"),
                 "assessment": obj({o: text() for o in option_ids}, "what each option means from your stance"),
             }
         )
@@ -257,13 +286,18 @@ def decide_reply_schema(option_ids: Sequence[str], *, round_no: int, others: Seq
             "challenges": array(
                 obj({"judge": choice(others, "the judge this answers"), "counter_argument": text()}),
                 "at least one specific counter-argument, each naming the judge it answers",
+                min_items=1 if others else 0,
             ),
             "recommendation": recommendation,
             "changed": boolean(),
-            "change_reason": text("only if you changed: exactly what convinced you, and whose argument; else empty"),
+            # never empty in the enforced shape: a judge that changed its recommendation must say why, and a
+            # grammar cannot tie one field to another
+            "change_reason": _described(
+                text("only if you changed: exactly what convinced you, and whose argument; else empty"), "", minLength=1
+            ),
             "confidence": choice(CONFIDENCE),
             "perspective": text("one sentence: why this option, from your stance"),
-            "rationale": text("your position after reading the others"),
+            "rationale": long_text("your position after reading the others"),
         }
     )
 
@@ -274,7 +308,7 @@ def decide_reply_schema(option_ids: Sequence[str], *, round_no: int, others: Seq
 def opening_schema() -> Schema:
     return obj(
         {
-            "position": text("what you hold, and under which conditions"),
+            "position": long_text("what you hold, and under which conditions"),
             "reasoning": text(),
             "confidence": choice(CONFIDENCE),
             "weaknesses": array(text()),
@@ -288,8 +322,8 @@ def challenge_schema() -> Schema:
         {
             "verdict": choice(VERDICTS),
             "objection_strength": choice(STRENGTHS),
-            "objections": array(text(), "one specific objection per entry"),
-            "reasoning": text("what you examined and why you conclude this"),
+            "objections": array(text(), "one specific objection per entry", min_items=1),
+            "reasoning": long_text("what you examined and why you conclude this"),
         }
     )
 
@@ -301,10 +335,12 @@ def confrontation_schema(objection_ids: Sequence[str]) -> Schema:
             "responses": array(
                 obj({"objection": choice(objection_ids), "decision": choice(DECISIONS), "reason": text()}),
                 "one entry per objection",
+                min_items=len(objection_ids),
+                max_items=max(len(objection_ids), 1),
             ),
-            "position": text("the whole position as it now stands"),
+            "position": long_text("the whole position as it now stands"),
             "confidence": choice(CONFIDENCE),
-            "reasoning": text("what changed and why, or why nothing did"),
+            "reasoning": long_text("what changed and why, or why nothing did"),
         }
     )
 

@@ -82,6 +82,8 @@ class CallRecord:
     retries: int = 0
     started_at: str = ""
     finished_at: str = ""
+    structured: str = ""  # the form the reply schema was sent in: json_schema, json_object, off ("" none)
+    finish_reason: str = ""  # the vendor's: "length" is a reply cut off at its output bound
     attempt: int = 0  # set by the store: 1 for the first attempt at a call key, 2 for its retry on resume...
 
 

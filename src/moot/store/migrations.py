@@ -118,4 +118,10 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (batch_id, item_id)
     );
     """,
+    # 4: how a call asked for its reply's shape (the structured form a server took) and why the reply ended
+    # (a reply cut off at its output bound shows as "length")
+    """
+    ALTER TABLE calls ADD COLUMN structured TEXT NOT NULL DEFAULT '';
+    ALTER TABLE calls ADD COLUMN finish_reason TEXT NOT NULL DEFAULT '';
+    """,
 ]

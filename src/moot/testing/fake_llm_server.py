@@ -65,6 +65,9 @@ class FakeLLMServer:
         self.responder: Responder | None = None
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        # structured forms this server refuses, as llama-cpp-python's server refuses `json_schema`: a 500 whose
+        # body names `response_format.type` (the request is still recorded; no scripted reply is used)
+        self.refuse_forms: set[str] = set()
         # extra routes: path suffix -> handler(server, path, body, headers) -> (status, headers, body)
         self.routes: dict[str, Callable[..., tuple[int, dict[str, str], bytes]]] = {}
 
@@ -178,6 +181,10 @@ class FakeLLMServer:
         with self._lock:
             self.requests.append(SeenRequest(path, model, body, headers, time.monotonic(), wire))
             number = len(self.requests)
+        form = (body.get("response_format") or {}).get("type") if wire == "openai" else None
+        if form in self.refuse_forms:
+            self._send(h, 500, {}, _form_refusal(str(form)).encode())
+            return
         reply = self.next_reply(model, body)
         if reply.delay:
             time.sleep(reply.delay)
@@ -189,6 +196,15 @@ class FakeLLMServer:
         tokens_out = reply.output_tokens if reply.output_tokens is not None else max(1, len(reply.text) // 4)
         answer = WIRE_REPLIES[wire](model, reply, tokens_in, tokens_out, number)
         self._send(h, 200, dict(reply.headers), json.dumps(answer).encode())
+
+
+def _form_refusal(form: str) -> str:
+    """llama-cpp-python's answer to a `response_format` type it does not take (its validation error, as a 500)."""
+    message = (
+        "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+        f"'msg': \"Input should be 'text' or 'json_object'\", 'input': '{form}'}}"
+    )
+    return json.dumps({"error": {"message": message, "type": "internal_server_error", "param": None, "code": None}})
 
 
 # the three wire protocols: which one a request speaks, and a well-formed reply in each
