@@ -44,7 +44,7 @@ def _judges(seats: Sequence[Seat], state: DecideState) -> list[DecisionJudge]:
         )
         if judge.status == "ok" and recs and recs[max(recs)] is None:
             # it answered, but its last reply gave no usable recommendation: not "ok"
-            judge.status = f"unusable: no usable recommendation in round {max(recs)}"
+            judge.status, judge.reason = "unparsed", f"no usable recommendation in round {max(recs)}"
         judges.append(judge)
     return judges
 
