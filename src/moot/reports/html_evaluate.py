@@ -61,11 +61,12 @@ def criterion_scores(record: DebateRecord) -> list[CriterionRow]:
 def evaluate_view(record: DebateRecord) -> View:
     r = record.result or {}
     s = h.as_dict(r.get("summary"))
-    word = str(s.get("final_verdict") or record.status.upper())
+    v = h.envelope_verdict(r)
+    word = str(v.get("answer") or record.status.upper())
     facts = [
         ("Score", f"{h.num(s.get('consensus_score'))}/5" if s.get("consensus_score") is not None else "-"),
         h.fact("Method", s.get("consensus_method")),
-        h.fact("Confidence", s.get("confidence")),
+        h.fact("Confidence", v.get("confidence")),
         h.rounds_fact(r),
         ("Artifact", h.text(r.get("artifact_evaluated"))),
         *h.facts_if_any(r, {"task": "Task"}),
