@@ -181,6 +181,7 @@ def tone_of(word: str) -> str:
 Cell = str | Callable[[dict[str, Any]], str]
 Columns = Sequence[tuple[str, Cell]]
 
+
 def judge_status(j: Mapping[str, Any]) -> str:
     """The envelope's judge status with its reason: `ok`, `dropped: timeout after 120 s`."""
     status, reason = text(j.get("status")), text(j.get("reason"))

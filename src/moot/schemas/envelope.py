@@ -90,7 +90,6 @@ class SeatStatus(BaseModel):
             data.setdefault("reason", reason)
         return data
 
-
     @property
     def fate(self) -> str:
         """The status as a person reads it: `ok`, or `dropped: <reason>`."""
