@@ -29,6 +29,17 @@ VerdictKind = Literal["consensus", "majority", "contested", "forced", "tradeoff"
 VerdictConfidence = Literal["HIGH", "MEDIUM", "LOW", "REQUIRES_INPUT"]
 JudgeStatus = Literal["ok", "dropped", "unparsed"]
 
+__all__ = [
+    "ENVELOPE_KEYS",
+    "Envelope",
+    "SeatStatus",
+    "Verdict",
+    "envelope_of",
+    "envelope_schema",
+    "headline",
+    "shipped_schema",
+]
+
 ENVELOPE_KEYS = ("protocol", "debate_id", "status", "verdict", "rounds_completed", "judges", "spend", "debate_effect")
 SCHEMA_PATH = Path(__file__).with_name("envelope.schema.json")
 

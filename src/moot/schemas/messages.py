@@ -76,3 +76,7 @@ class Completion(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     model: str = ""  # the model that actually answered, as the vendor reports it
     provider: str = ""
+
+
+# the names the docs send users to (tests/test_public_surface.py pins them)
+__all__ = ["Completion", "Message", "Prompt", "Usage"]
