@@ -197,3 +197,20 @@ def test_a_result_stored_before_the_envelope_is_shown_with_it(
             assert shown["judges"][2]["reason"] == "timeout after 120 s"
         else:
             assert shown["judges"] == new["judges"]
+
+
+def test_the_docs_publish_the_shipped_schema() -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "envelope.md").read_text(encoding="utf-8")
+    published = doc.split("```json\n", 1)[1].split("\n```", 1)[0]
+    assert json.loads(published) == shipped_schema()
+
+
+def test_envelope_of_reads_a_results_envelope_and_nothing_else(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from moot.schemas.envelope import envelope_of
+
+    data = run_json(capsys, challenge_args(challenge_panel(tmp_path)))
+    env = envelope_of(data)
+    assert env is not None and env.verdict.kind == "tradeoff" and env.judges[0].stance == "proponent"
+    assert envelope_of({"outcome": "CONSENSUS"}) is None
