@@ -72,3 +72,30 @@ def test_the_gate_rule_has_a_public_home_and_the_old_import_still_works() -> Non
     verdict = {"kind": "consensus", "answer": "CONDITIONAL", "confidence": "HIGH", "needs_human": False}
     assert gate_failure({"protocol": "evaluate", "verdict": verdict}, require="PASS") is not None
     assert gate_failure({"protocol": "evaluate", "verdict": verdict}, require="CONDITIONAL") is None
+
+
+def _type_names(folder: Path) -> dict[str, set[str]]:
+    """Module-level classes and type aliases (`X = Literal[...]`) by name -> the modules defining them."""
+    import ast
+
+    defs: dict[str, set[str]] = {}
+    for f in folder.rglob("*.py"):
+        for node in ast.parse(f.read_text(encoding="utf-8")).body:
+            name = None
+            if isinstance(node, ast.ClassDef):
+                name = node.name
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                target = node.targets[0].id
+                if target[:1].isupper() and not target.isupper() and isinstance(node.value, ast.Subscript):
+                    name = target
+            if name:
+                defs.setdefault(name, set()).add(str(f.relative_to(ROOT / "src")))
+    return defs
+
+
+def test_the_envelope_types_are_defined_once_and_schemas_repeat_no_type_name() -> None:
+    everywhere = _type_names(ROOT / "src" / "moot")
+    for name in ("Verdict", "SeatStatus", "Envelope", "EnvelopeFirst", "VerdictKind", "JudgeStatus", "RunStatus"):
+        assert everywhere[name] == {"moot/schemas/envelope.py"}, (name, everywhere[name])
+    twice = {n: m for n, m in _type_names(ROOT / "src" / "moot" / "schemas").items() if len(m) > 1}
+    assert twice == {}

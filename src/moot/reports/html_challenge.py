@@ -9,7 +9,7 @@ from typing import Any
 
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, build_chart
-from moot.reports.html_common import Columns, DebateRecord, Section, Verdict, View
+from moot.reports.html_common import Columns, DebateRecord, Section, VerdictBox, View
 from moot.reports.html_effect import effect_section
 from moot.reports.html_page import make_view
 from moot.schemas.envelope import headline
@@ -89,7 +89,7 @@ def challenge_view(record: DebateRecord) -> View:
     ]
     return make_view(
         record,
-        Verdict(outcome, tone, facts, h.text(r.get("final_position"))),
+        VerdictBox(outcome, tone, facts, h.text(r.get("final_position"))),
         _sections(r),
         chart=_chart(r),
         chart_title="Challengers per round",

@@ -50,7 +50,7 @@ class Section:
 
 
 @dataclass
-class Verdict:
+class VerdictBox:
     headline: str
     tone: str  # "pass" | "fail" | "conditional" | "neutral"
     facts: list[tuple[str, str]] = field(default_factory=list)
@@ -81,7 +81,7 @@ class View:
     """One debate's page. The debate's id, protocol, time and status are read from its record, not copied."""
 
     record: DebateRecord
-    verdict: Verdict
+    verdict: VerdictBox
     figure: Figure | None = None
     sections: list[Section] = field(default_factory=list)
     cost: list[Section] = field(default_factory=list)

@@ -9,7 +9,7 @@ from typing import Any
 
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, build_chart
-from moot.reports.html_common import JUDGE_COLUMNS, Cell, Columns, DebateRecord, Section, Verdict, View
+from moot.reports.html_common import JUDGE_COLUMNS, Cell, Columns, DebateRecord, Section, VerdictBox, View
 from moot.reports.html_effect import effect_section
 from moot.reports.html_page import make_view
 from moot.schemas.envelope import headline as envelope_headline
@@ -45,7 +45,7 @@ def decide_view(record: DebateRecord) -> View:
     summary = h.text(r.get("question")) + ("\n\n" + h.text(r.get("message")) if r.get("message") else "")
     return make_view(
         record,
-        Verdict(headline, tone, facts, summary),
+        VerdictBox(headline, tone, facts, summary),
         _sections(r, options),
         chart=_chart(r, [str(o.get("id")) for o in options]),
         chart_title="Recommendations per round",

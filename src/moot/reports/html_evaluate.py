@@ -7,7 +7,7 @@ from typing import Any
 
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, Rule, build_chart
-from moot.reports.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, Verdict, View
+from moot.reports.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, VerdictBox, View
 from moot.reports.html_effect import effect_section
 from moot.reports.html_page import make_view
 from moot.schemas.config import VerdictThresholds
@@ -71,7 +71,7 @@ def evaluate_view(record: DebateRecord) -> View:
         ("Artifact", h.text(r.get("artifact_evaluated"))),
         *h.facts_if_any(r, {"task": "Task"}),
     ]
-    verdict = Verdict(word, h.tone_of(word), facts, h.text(r.get("majority_opinion")))
+    verdict = VerdictBox(word, h.tone_of(word), facts, h.text(r.get("majority_opinion")))
     chart, caption = _chart(record)
     return make_view(record, verdict, _sections(record), chart=chart, chart_caption=caption)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from moot.reports import html_common as h
 from moot.reports.html_challenge import challenge_view
-from moot.reports.html_common import DebateRecord, Section, Table, Verdict, View
+from moot.reports.html_common import DebateRecord, Section, Table, VerdictBox, View
 from moot.reports.html_decide import decide_view
 from moot.reports.html_evaluate import evaluate_view
 from moot.reports.html_page import make_view
@@ -52,7 +52,7 @@ def generic_view(record: DebateRecord) -> View:
     v = h.envelope_verdict(r)
     word = headline(r) or h.text(v.get("answer"))
     facts = [h.fact("Kind", v.get("kind")), h.fact("Confidence", v.get("confidence"))] if v else []
-    verdict = Verdict(word or record.status.upper(), h.tone_of(word), facts)
+    verdict = VerdictBox(word or record.status.upper(), h.tone_of(word), facts)
     return make_view(record, verdict, generic_sections(r, ENVELOPE_SHOWN))
 
 

@@ -165,7 +165,7 @@ class DecisionRequest(BaseModel):
     base_dir: str | None = None
 
 
-class Challenge(BaseModel):
+class CounterArgument(BaseModel):
     """A round-2 counter-argument aimed at another judge's position."""
 
     judge: str
@@ -182,7 +182,7 @@ class StanceReply(BaseModel):
     rationale: str = ""
     perspective: str = ""  # one line: why this option, from the judge's stance
     assessments: dict[str, str] = Field(default_factory=dict)
-    challenges: list[Challenge] = Field(default_factory=list)
+    challenges: list[CounterArgument] = Field(default_factory=list)
     changed_from: str | None = None
     change_reason: str = ""
 
