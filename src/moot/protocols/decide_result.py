@@ -78,6 +78,7 @@ def build_result(request: DecisionRequest, seats: Sequence[Seat], state: DecideS
     consensus_at = next((r for r, t in sorted(state.tallies.items()) if t.reached), None)
     return DecisionResult(
         debate_id=debate_id,
+        status="stopped" if state.stopped else "finished",
         question_id=ctx.question_id,
         question=ctx.question_text,
         options=list(ctx.options),
