@@ -233,7 +233,7 @@ class ChallengeResult(EnvelopeFirst):
     def judges(self) -> list[SeatStatus]:
         """The proponent, then each challenger: ok while its voice counted (whatever it said), dropped when
         it failed for good (`reason` keeps its status words)."""
-        seats = [SeatStatus(seat="proponent", model=self.proponent, stance="proponent")]
+        seats = [SeatStatus(seat="proponent", model=self.proponent, stance="proponent", status="ok")]
         for c in self.challengers:
             fate = _challenger_fate(c.status)
             seats.append(SeatStatus(seat=c.seat, model=c.model, stance="challenger", status=fate[0], reason=fate[1]))

@@ -81,7 +81,7 @@ class SeatStatus(BaseModel):
     seat: str
     model: str
     stance: str
-    status: JudgeStatus = "ok"
+    status: JudgeStatus
     reason: str | None = None
 
     @model_validator(mode="before")
@@ -95,7 +95,7 @@ class SeatStatus(BaseModel):
             data["seat"] = data["judge"]
         if "judge" in cls.model_fields and "judge" not in data and "seat" in data:
             data["judge"] = data["seat"]
-        status = data.get("status")
+        status = data.setdefault("status", "ok")  # the default of every version that wrote a judge
         if isinstance(status, str) and status not in ("ok", "dropped", "unparsed"):
             data["status"], reason = split_status(status)
             data.setdefault("reason", reason)
