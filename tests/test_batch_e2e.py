@@ -27,6 +27,8 @@ SUMMARY_KEYS = {
     "debates_per_minute",
     "results",
     "failures",
+    "degraded",
+    "degraded_items",
 }
 # item n of 50 gets the other verdict when n % 5 == 0: 10 of them
 EXPECTED = {
@@ -244,9 +246,7 @@ def test_a_missing_api_key_is_bad_input_before_any_call(
     assert not (tmp_path / "items.results.jsonl").exists()
 
 
-def test_in_a_pipe_progress_lines_reach_stderr_while_the_batch_runs(
-    llm_server: FakeLLMServer, tmp_path: Path
-) -> None:
+def test_in_a_pipe_progress_lines_reach_stderr_while_the_batch_runs(llm_server: FakeLLMServer, tmp_path: Path) -> None:
     import os
     import subprocess
     import sys

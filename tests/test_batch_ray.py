@@ -51,7 +51,9 @@ def test_ray_backend_end_to_end(
     assert code == 1 and (summary["done"], summary["failed"]) == (5, 1)
     assert summary["distribution"] == {"PASS": 4, "FAIL": 1}
     assert summary["failures"][0]["id"] == "e4" and "HTTP 400" in summary["failures"][0]["error"]
-    assert summary["spend"]["calls"] == len(llm_server.requests) == 18  # the workers' calls, in the batch's store
+    # the workers' calls, in the batch's store: 15 answered (paid), the broken panel's 3 failed attempts apart
+    assert (summary["spend"]["calls"], summary["spend"]["failed_attempts"]) == (15, 3)
+    assert len(llm_server.requests) == 18
 
     lines = {line["id"]: line for line in read_results(tmp_path / "items.results.jsonl")}
     assert len(lines) == 6 and lines["e4"]["status"] == "failed" and lines["e4"]["debate_id"]

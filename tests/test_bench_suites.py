@@ -184,7 +184,7 @@ def test_jsonl_files_of_either_shape_load(tmp_path: Path) -> None:
         ([PAIR, {**PAIR, "id": " "}], r":2 \(pairwise item\): id: the id cannot be empty"),
         ([PAIR, SCORED], r":2: a scored item in a file of pairwise items"),
         ([PAIR, PAIR], r":2: id 'p1' is already used on line 1"),
-        (["{not json"], r":1: not JSON"),
+        (["{not json"], r":1: not valid JSON"),
         ([[1, 2]], r":1: an item is a JSON object, not list"),
         ([{"id": "x", "text": "hello"}], r":1: neither a pairwise item .* nor a scored one"),
         ([], r"no items"),

@@ -46,7 +46,14 @@ def test_demo_challenge_answers_two_objections_and_reaches_consensus(capsys: pyt
         ("decide", ["effort.yaml", "judges.yaml", "question.yaml", "risk.yaml", "value.yaml"], "RECOMMENDED"),
         (
             "challenge",
-            ["challenger-1.yaml", "challenger-2.yaml", "challenger-3.yaml", "context.md", "judges.yaml", "proponent.yaml"],
+            [
+                "challenger-1.yaml",
+                "challenger-2.yaml",
+                "challenger-3.yaml",
+                "context.md",
+                "judges.yaml",
+                "proponent.yaml",
+            ],
             "CONSENSUS",
         ),
     ],
@@ -76,7 +83,10 @@ def test_export_writes_a_panel_whose_printed_command_runs_it(
 
 def test_a_demo_that_does_not_exist_or_live_with_decide_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "vote"]) == 2
-    assert capsys.readouterr().err.strip() == "moot: error: no demo named 'vote': choose evaluate, decide, challenge or bench"
+    assert (
+        capsys.readouterr().err.strip()
+        == "moot: error: no demo named 'vote': choose evaluate, decide, challenge or bench"
+    )
     assert main(["demo", "challenge", "--live"]) == 2
     assert "--live is for the evaluate demo" in capsys.readouterr().err
 

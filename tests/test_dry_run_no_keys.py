@@ -115,7 +115,12 @@ def test_challenge_dry_run_with_no_agent_cli_on_path_plans_and_names_every_seat(
     assert plan["warnings"][0].startswith("a run here would stop before its first call: the proponent 'claude'")
     assert plan["warnings"][1:] == [
         f"{seat} ({cli}): agent CLI '{cli}' not found on PATH"
-        for seat, cli in [("proponent", "claude"), ("challenger-1", "gemini"), ("challenger-2", "codex"), ("challenger-3", "qwen")]
+        for seat, cli in [
+            ("proponent", "claude"),
+            ("challenger-1", "gemini"),
+            ("challenger-2", "codex"),
+            ("challenger-3", "qwen"),
+        ]
     ]
     assert main(["challenge", "Use tabs"]) == 3  # a real run still refuses, before any call
     assert "not usable here" in capsys.readouterr().err

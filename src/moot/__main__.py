@@ -1,5 +1,25 @@
-"""`python -m moot` runs the CLI."""
+"""`python -m moot` runs the CLI. SIGTERM is Ctrl-C before anything is imported, and a stop while the CLI
+itself loads is exit 130 with one line, as a stop at any later moment is."""
 
-from moot.cli.app import run
+import signal
+import sys
 
-run()
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+signal.signal(signal.SIGTERM, _stop)
+try:
+    from moot.cli.app import main
+except KeyboardInterrupt:
+    sys.stderr.write("moot: error: interrupted before anything started: run the same command again to continue\n")
+    sys.exit(130)
+
+code = main()
+# CPython (3.11, 3.12) remembers a KeyboardInterrupt that ended any `exec` of a string (dataclasses and
+# typing build methods that way while typer loads), even one moot caught and answered with exit 130;
+# under `-m` it then kills the process with SIGINT instead of exiting with the code. An `exec` of a string
+# that ends normally clears that memory.
+exec("None")  # noqa: S102 - a constant, see above
+sys.exit(code)

@@ -20,15 +20,72 @@ _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cac
 T = TypeVar("T")
 
 
+def file_kind(path: Path) -> str | None:
+    """What a path that exists but is no regular file is, in words ("a folder", "a FIFO"...); None for a file.
+    Reading a FIFO would wait forever for a writer, so it is named and refused instead."""
+    if path.is_file():
+        return None
+    if path.is_dir():
+        return "a folder"
+    if path.is_fifo():
+        return "a FIFO (named pipe)"
+    if path.is_socket():
+        return "a socket"
+    if path.is_char_device() or path.is_block_device():
+        return "a device"
+    return "not a regular file"
+
+
+def encoding_problem(data: bytes) -> str | None:
+    """Why these bytes are not UTF-8 text a person meant: UTF-16 or UTF-32 (a Windows editor's "Unicode"),
+    or binary; None when they may be UTF-8."""
+    head = data[:8192]
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32 text, not UTF-8: save it as UTF-8"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16 text, not UTF-8: save it as UTF-8"
+    if b"\0" in head:
+        pairs = head[: len(head) - len(head) % 2]
+        if pairs and (pairs[1::2].count(0) > len(pairs) * 0.4 or pairs[0::2].count(0) > len(pairs) * 0.4):
+            return "UTF-16 text (no byte-order mark), not UTF-8: save it as UTF-8"
+        return "a binary file, not text"
+    return None
+
+
+def read_text_file(path: Path, what: str) -> str:
+    """A UTF-8 text file the user named as `what` ("items file", "gold file"), with one-line errors that say
+    what the path is when it is not that: missing, a folder, a FIFO, UTF-16, unreadable."""
+    if not path.exists():
+        raise UsageError(f"no such {what}: {path}")
+    kind = file_kind(path)
+    if kind:
+        raise UsageError(f"{what} {path} is {kind}, not a file")
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise UsageError(f"cannot read {what} {path}: {e.strerror or e}") from None
+    problem = encoding_problem(data)
+    if problem:
+        raise UsageError(f"{what} {path} is {problem}")
+    try:
+        return data.decode("utf-8-sig")  # a byte-order mark is not part of line 1
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{what} {path} is not UTF-8 text (byte {e.start + 1} is invalid)") from None
+
+
 def _read_text(path: Path) -> str:
+    kind = file_kind(path)
+    if kind:
+        raise UsageError(f"{path} is {kind}, not a file")
     try:
         data = path.read_bytes()
     except PermissionError:
         raise UsageError(f"cannot read {path}: permission denied") from None
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror}") from None
-    if b"\0" in data[:8192]:
-        raise UsageError(f"{path} is a binary file, not text")
+    problem = encoding_problem(data)
+    if problem:
+        raise UsageError(f"{path} is {problem}")
     if len(data) > MAX_ARTIFACT_BYTES:
         raise UsageError(f"{path} is larger than {MAX_ARTIFACT_BYTES // 1_000_000} MB")
     try:

@@ -4,6 +4,7 @@ then finished, failed or interrupted. Judges' clients are closed whatever happen
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from moot.engine.core import EngineOptions
 from moot.errors import DebateAborted
 from moot.judges.base import Seat
 from moot.judges.factory import require_credentials, seat_judges
-from moot.store.db import Store
+from moot.store.db import Store, StoreError
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -55,11 +56,16 @@ async def run_debate(
     engine = Engine.from_options(store, debate_id, options)
     try:
         result = await body(engine)
+        # finished before the judges' clients close: a stop (SIGTERM, Ctrl-C) while they close must not
+        # leave a debate whose result is known marked running
+        store.set_status(debate_id, "finished", result=result.model_dump(mode="json"))
     except DebateAborted as e:
         store.set_status(debate_id, "failed", error=str(e))
         raise
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        store.set_status(debate_id, "interrupted", error="interrupted; continue with: moot resume " + debate_id)
+    except (asyncio.CancelledError, KeyboardInterrupt, StoreError):
+        # a store that cannot be written (a full disk) stops the debate as an interruption: resumable
+        with contextlib.suppress(StoreError):
+            store.set_status(debate_id, "interrupted", error="interrupted; continue with: moot resume " + debate_id)
         raise
     except BaseException as e:
         store.set_status(debate_id, "failed", error=f"{type(e).__name__}: {e}")
@@ -68,7 +74,6 @@ async def run_debate(
         for seat in seats:
             for judge in seat.judges:
                 await judge.aclose()
-    store.set_status(debate_id, "finished", result=result.model_dump(mode="json"))
     return result
 
 

@@ -103,8 +103,7 @@ def estimate_prepared(p: Prepared, pricing: Pricing | None) -> dict[str, Any]:
         "artifact_tokens": p.input_tokens,
         "input_name": p.input_name,
         "judges": [
-            {"seat": s.id, "model": s.label, "runs_on": [f"{j.provider}/{j.model}" for j in s.judges]}
-            for s in seats
+            {"seat": s.id, "model": s.label, "runs_on": [f"{j.provider}/{j.model}" for j in s.judges]} for s in seats
         ],
         "rounds_allowed": p.rounds,
         **extra,

@@ -26,8 +26,11 @@ async def resume(
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
+    retry_dropped: bool = False,
 ) -> BaseModel:
     """Continue a debate that was interrupted, replaying every call that had completed (not paid again).
+    With `retry_dropped`, a finished debate that went on without a judge whose call failed (an outage) is
+    run again the same way: its answered calls replayed, the failed ones asked again.
 
     Pass `judges` (the judges file) again when the original file held literal API keys, which are never
     stored. The debate keeps the budget it was started with (`--max-cost`, `budget:`), counting what it
@@ -36,7 +39,14 @@ async def resume(
     store = store or Store.open_default()
     row = store.require_debate(debate_id)
     if row.status == "finished":
-        raise UsageError(f"debate {row.id} already finished: use 'moot show {row.id}'")
+        dropped = [c.call_key for c in store.calls(row.id, prompts=False) if c.status != "ok"]
+        if not dropped:
+            raise UsageError(f"debate {row.id} already finished: use 'moot show {row.id}'")
+        if not retry_dropped:
+            raise UsageError(
+                f"debate {row.id} already finished, without the judge of {len(dropped)} failed call(s) "
+                f"({', '.join(dropped[:3])}): 'moot resume {row.id} --retry-dropped' asks them again"
+            )
     spec_for("evaluate")  # every protocol's spec registered
     if row.protocol not in SPECS:
         raise UsageError(f"debate {row.id} uses protocol '{row.protocol}', which this version cannot resume")

@@ -1,8 +1,10 @@
 """One item of a batch becomes one debate: prepared from its arguments (or again from the store, to
 resume it), given the batch's shared limits, prices and cost cap, run, and turned into an `Outcome`.
 
-A failing item never raises: its error is the outcome. Only an interruption (cancellation, Ctrl-C)
-propagates, after `run_debate` has marked the debate interrupted, so the next run resumes it.
+A failing item never raises: its error is the outcome. Only an interruption (cancellation, Ctrl-C) and a
+store that cannot be written (`StoreError`: a full disk stops the whole batch at once, so that no further
+call is paid for and lost) propagate, after `run_debate` has marked the debate interrupted, so the next
+run resumes it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from moot.panel_file import PanelFile
 from moot.reports.serialize import to_data
 from moot.runs import RunOptions
 from moot.store import batches
-from moot.store.db import Store
+from moot.store.db import Store, StoreError
 
 
 @dataclass
@@ -47,6 +49,7 @@ class Work:
     item: BatchItem
     debate_id: str
     resume: bool  # the item's debate is in the store: continue it
+    again: bool = False  # its debate finished without a judge an outage dropped: run it again (replaying)
 
 
 @dataclass(frozen=True)
@@ -81,22 +84,32 @@ def failed(work: Work, error: BaseException | str, *, started: bool = True) -> O
 
 
 def _message(e: BaseException) -> str:
-    """An item's error, for RESULTS.jsonl, the store and the summary: redacted (a MootError's message is)."""
+    """One line for RESULTS.jsonl, the store and the summary: moot's own message (already redacted), pydantic's
+    first complaint, else the exception's type and text, redacted."""
+    from pydantic import ValidationError
+
     from moot.errors import MootError
+    from moot.inputs import validation_message
     from moot.schemas.redact import redact
 
-    return str(e) if isinstance(e, MootError) else redact(f"{type(e).__name__}: {e}")
+    if isinstance(e, MootError):
+        return str(e)
+    if isinstance(e, ValidationError):
+        return redact(validation_message(e, "invalid arguments"))
+    return redact(f"{type(e).__name__}: {e}")
 
 
 async def prepare(work: Work, shared: Shared) -> Ready | Outcome:
     """The item's debate ready to run (with its share of the cap), or how the item ended without one:
     already finished in the store, bad arguments, or no room left under `--max-cost`."""
-    if work.resume:
+    if work.resume and not work.again:
         row = shared.store.get_debate(work.debate_id)
         if row is not None and row.status == "finished" and row.result is not None:
             return Outcome(work.item, row.id, "done", result=row.result)
     try:
         ready = await (_again(work, shared) if work.resume else _fresh(work, shared))
+    except StoreError:
+        raise
     except Exception as e:
         return failed(work, e, started=work.resume)
     ready.options.limits = shared.limits
@@ -183,6 +196,8 @@ async def execute(ready: Ready, shared: Shared) -> Outcome:
     mark_running(work, shared)
     try:
         result = await run_prepared(ready.prepared, ready.options, resuming=work.resume)
+    except StoreError:
+        raise
     except Exception as e:
         return failed(work, e, started=shared.store.get_debate(work.debate_id) is not None)
     finally:

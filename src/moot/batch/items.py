@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import glob
 import inspect
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from moot.batch.item_checks import NotJson, check_types, check_values, json_line
 from moot.errors import UsageError
-from moot.inputs import numbered_items
+from moot.inputs import MAX_ARTIFACT_BYTES, file_kind, numbered_items, read_text_file
 from moot.schemas.safe_text import lone_surrogate_at
 
 PROTOCOLS = ("evaluate", "decide", "challenge")
@@ -62,12 +62,7 @@ def item_fields(protocol: str) -> set[str]:
 def load_items(path: str | Path, protocol: str) -> list[BatchItem]:
     """Every item of the file, checked. Raises UsageError naming the first bad line."""
     source = Path(path)
-    if not source.is_file():
-        raise UsageError(f"no such items file: {source}")
-    try:
-        text = source.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of line 1
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"cannot read items file {source}: {e}") from None
+    text = read_text_file(source, "items file")
     allowed = item_fields(protocol)
     base = source.resolve().parent
     return numbered_items(
@@ -80,10 +75,7 @@ def load_items(path: str | Path, protocol: str) -> list[BatchItem]:
 
 
 def _object(raw: str, source: Path, n: int) -> dict[str, Any]:
-    try:
-        data = json.loads(raw)
-    except ValueError as e:
-        raise UsageError(f"{source} line {n}: not valid JSON ({e})") from None
+    data = json_line(raw, f"{source} line {n}")
     if not isinstance(data, dict):
         raise UsageError(f"{source} line {n}: each line must be a JSON object, not {type(data).__name__}")
     where = lone_surrogate_at(data)
@@ -98,8 +90,11 @@ def _item(data: dict[str, Any], protocol: str, allowed: set[str], base: Path, wh
         known = ", ".join(sorted(allowed))
         raise UsageError(f"{where}: unknown argument {unknown[0]!r} for {protocol} (known: {known})")
     given = data.get("id")
+    if isinstance(given, NotJson):
+        raise UsageError(f"{where}: field 'id': {given.what}: use a string or a shorter integer")
     if isinstance(given, bool) or not isinstance(given, str | int) or (isinstance(given, str) and not given.strip()):
         raise UsageError(f"{where}: every item needs an 'id' (a non-empty string or an integer)")
+    check_values(data, where)
     _required(data, protocol, where)
     arguments = {**BATCH_DEFAULTS.get(protocol, {}), **{k: v for k, v in data.items() if k not in ("id", "judges")}}
     for name in _INPUT_PATHS[protocol]:
@@ -112,6 +107,7 @@ def _item(data: dict[str, Any], protocol: str, allowed: set[str], base: Path, wh
         arguments = _evaluate_arguments(arguments, str(given), base, where)
     if protocol == "decide" and "options" in arguments:
         arguments["options"] = _options(arguments["options"], where)
+    check_types(protocol, api_function(protocol), arguments, where)
     return BatchItem(str(given), given, n, arguments, _judges(data.get("judges"), base, where))
 
 
@@ -142,10 +138,23 @@ def _inputs(value: Any, base: Path, where: str) -> str | list[str]:
         if any(ch in v for ch in "*?["):
             if not glob.glob(full, recursive=True):  # noqa: PTH207 - user globs may use **
                 raise UsageError(f"{where}: no file matches {v}")
-        elif not Path(full).exists():
-            raise UsageError(f"{where}: no such file: {v}")
+        else:
+            _existing(Path(full), v, where)
         resolved.append(full)
     return resolved[0] if isinstance(value, str) else resolved
+
+
+def _existing(path: Path, given: str, where: str) -> None:
+    """A file or folder an item names: there, a regular file or a folder, and a file within the limit."""
+    if not path.exists():
+        raise UsageError(f"{where}: no such file: {given}")
+    if path.is_dir():
+        return
+    kind = file_kind(path)
+    if kind:
+        raise UsageError(f"{where}: {given} is {kind}, not a file")
+    if path.stat().st_size > MAX_ARTIFACT_BYTES:
+        raise UsageError(f"{where}: {given} is larger than {MAX_ARTIFACT_BYTES // 1_000_000} MB")
 
 
 def _evaluate_arguments(arguments: dict[str, Any], item_id: str, base: Path, where: str) -> dict[str, Any]:

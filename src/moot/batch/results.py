@@ -5,17 +5,31 @@ leaves every ended item's line on disk (at worst a torn last line, which the nex
 
 A rerun keeps the lines of the items that are done, writes a done item's line again from the store when
 it is missing (the batch was killed between the store and the file), and appends the rest as they end.
+
+Only the run holding the batch's lock (`moot.batch.lock`) writes the file. A writer that finds the file
+replaced or removed under it (by hand, or by something that ignores the lock) stops the batch with
+`ResultsReplaced` rather than go on appending to a file nobody can read.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from moot.errors import UsageError
 from moot.reports.serialize import json_inert
 from moot.schemas.redact import redact_known
+
+
+class ResultsReplaced(UsageError):
+    """The results file is no longer the one this run writes to: the batch stops (exit 2)."""
+
+
+class ResultsUnwritable(UsageError):
+    """The results file (or its folder) cannot be written: bad input, before any call."""
 
 
 def result_line(
@@ -62,17 +76,48 @@ class ResultsFile:
         self._out: IO[str] | None = None
 
     def start(self, lines: Iterable[Mapping[str, Any]]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
-        with tmp.open("w", encoding="utf-8") as f:
-            f.writelines(_dumps(line) for line in lines)
-        tmp.replace(self.path)
-        self._out = self.path.open("a", encoding="utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with tmp.open("w", encoding="utf-8") as f:
+                f.writelines(_dumps(line) for line in lines)
+            tmp.replace(self.path)
+            self._out = self.path.open("a", encoding="utf-8")
+        except OSError as e:
+            raise ResultsUnwritable(f"cannot write the results file {self.path}: {e.strerror or e}") from None
+
+    def probe(self) -> None:
+        """Raises ResultsUnwritable when the results file could not be written (a read-only folder)."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.open("w", encoding="utf-8").close()
+            tmp.unlink()
+            if self.path.exists():
+                self.path.open("a", encoding="utf-8").close()
+        except OSError as e:
+            raise ResultsUnwritable(f"cannot write the results file {self.path}: {e.strerror or e}") from None
 
     def write(self, line: Mapping[str, Any]) -> None:
         assert self._out is not None, "start() first"
+        self.check()
         self._out.write(_dumps(line))
         self._out.flush()
+
+    def check(self) -> None:
+        """Raises ResultsReplaced when the path no longer names the file this run appends to."""
+        assert self._out is not None
+        mine = os.fstat(self._out.fileno())
+        try:
+            now = self.path.stat()
+        except FileNotFoundError:
+            now = None
+        if now is None or (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
+            how = "removed" if now is None else "replaced"
+            raise ResultsReplaced(
+                f"the results file {self.path} was {how} while the batch ran: stopped; nothing that completed "
+                "is lost (it is in the store): run the same command again to write the file afresh"
+            )
 
     def close(self) -> None:
         if self._out is not None:

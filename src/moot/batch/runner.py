@@ -4,11 +4,16 @@ rate limiter and one price table, each result written to RESULTS.jsonl as its it
 A batch's id comes from its protocol and the items file's resolved path, so running the same command
 again continues it: done items are kept, interrupted ones resume from the store (completed calls are
 replayed, not paid again), failed ones are tried again (their debates resumed), the rest start.
+
+One run per batch: a second one is refused while the first holds the batch's lock (`moot.batch.lock`).
+A store that cannot be written (a full disk) or a results file replaced under the run stops the batch
+at once; what it had answered is kept (`moot.batch.spill`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import time
 import uuid
@@ -21,14 +26,19 @@ from moot.api.history import verdict_word
 from moot.batch.backends import Backend, backend_for
 from moot.batch.cap import CostCap
 from moot.batch.debates import Outcome, Work, mark_item
+from moot.batch.dropped import retry_worthy
 from moot.batch.items import BatchItem, load_items
-from moot.batch.results import ResultsFile, read_done_lines, result_line
+from moot.batch.lock import BatchLock, lock_paths
+from moot.batch.results import ResultsFile, ResultsReplaced, read_done_lines, read_lines, result_line
 from moot.batch.setup import BatchSetup, check_keys, check_options, shared_for
+from moot.batch.spill import keep_unsaved, restore_unsaved
 from moot.batch.summary import BatchSummary, Ended, summarize
 from moot.engine.events import Event
+from moot.errors import MootError
 from moot.store import batches
 from moot.store.batches import SpendTotals
-from moot.store.db import Store
+from moot.store.db import Store, StoreError, StoreFull
+from moot.store.guard import RESTORE
 
 SUMMARY_EVERY_S = 1.0  # the stored summary (what `moot show BATCH_ID` reads mid-run) is refreshed this often
 
@@ -74,6 +84,7 @@ async def run_batch(
     ray_address: str | None = None,
     store: Store | None = None,
     progress: ProgressSink | None = None,
+    retry_dropped: bool = True,
 ) -> BatchSummary:
     """Debate every item of `items` (ITEMS.jsonl) with `protocol` ("evaluate", "decide", "challenge").
 
@@ -82,7 +93,8 @@ async def run_batch(
     (default: `<items>.results.jsonl` beside the items file) as soon as it ends. `max_cost` (USD) caps
     what the whole batch spends, earlier runs of it included (see `moot.batch.cap`). `backend` is
     "local" (this process) or "ray" (Ray tasks; `ray_address` names an existing cluster). `progress` is
-    called as items end and as calls complete.
+    called as items end and as calls complete. `retry_dropped` runs again (replaying every answered call)
+    the done items whose debate dropped a judge after a transport failure (`moot.batch.dropped`).
 
     Raises UsageError for bad input, before any call. A failing item never stops the others: it is
     `failed` in the summary and in its results line. Cancelled (Ctrl-C), the batch is marked interrupted
@@ -92,8 +104,14 @@ async def run_batch(
     # a missing `ray`, or a Ray cluster that takes no connection, is bad input too (tried off the loop)
     engine = await asyncio.to_thread(backend_for, backend, concurrency, ray_address)
     run = _Run.plan(items, protocol, judges, out, max_cost, store, progress)
-    await check_keys(run.setup)
-    return await run.go(engine)
+    run.retry_dropped = retry_dropped
+    try:
+        with BatchLock(run.batch_id, lock_paths(run.batch_id, run.out, run.store.path)):
+            await check_keys(run.setup)
+            return await run.go(engine)
+    finally:
+        if store is None:  # the store this run opened
+            run.store.close()
 
 
 def run_batch_sync(*args: Any, **kwargs: Any) -> BatchSummary:
@@ -116,7 +134,7 @@ class _Run:
         progress: ProgressSink | None,
     ) -> _Run:
         """Everything checked and settled before any call (bad input raises UsageError here)."""
-        setup = BatchSetup.load(protocol, judges, load_items(items, protocol), max_cost)
+        setup = BatchSetup.load(protocol, judges, load_items(items, protocol), max_cost, str(items))
         results_path = Path(out).resolve() if out else default_out(items)
         batch_id = batch_id_for(protocol, items)
         return cls(store or Store.open_default(), setup, batch_id, str(Path(items).resolve()), results_path, progress)
@@ -136,18 +154,35 @@ class _Run:
         self.last_stored = 0.0
         self.results = ResultsFile(out)
         self.live_spend = True
+        self.retry_dropped = True
+        self.failed_calls: dict[str, list[batches.FailedCall]] = {}
 
     async def go(self, engine: Backend) -> BatchSummary:
         self.live_spend = engine.live_spend
-        works = self._start()
-        shared = shared_for(self.setup, self.batch_id, self.store, self._spent_before(), self._event)
-        status = "interrupted"
+        self.results.probe()  # a results folder that cannot be written is bad input, before the store's row
+        restore_unsaved(self.store, self.out)
+        status, stopped = "interrupted", False
         try:
+            works = self._start()
+            shared = shared_for(self.setup, self.batch_id, self.store, self._spent_before(), self._event)
             await engine.run(works, shared, self._started, self._ended)
             status = "finished" if len(self.ended) == len(self.setup.items) else "interrupted"
+        except (StoreError, ResultsReplaced) as e:
+            stopped = True
+            raise self._stopped(e) from None
+        except BaseExceptionGroup as group:  # the local backend's task group: the first debate that stopped it
+            stopped = True
+            raise self._stopped(_first_stop(group)) from None
         finally:
-            summary = self._finish(status)
+            summary = self._finish(status, stopped=stopped)
         return summary
+
+    def _stopped(self, e: MootError) -> MootError:
+        """What stopped the batch, said once: for a full disk, where the answered calls went."""
+        if isinstance(e, StoreFull):
+            kept = keep_unsaved(self.store, self.out)
+            return StoreFull(e.path, e.problem, f"the batch stopped; {kept}; free some space and run it again")
+        return e
 
     # the start: where each item stands
 
@@ -160,6 +195,8 @@ class _Run:
             self.earlier_wall = float(batch.summary.get("wall_seconds") or 0.0)
         rows = batches.batch_items(self.store, self.batch_id)
         statuses = batches.debate_statuses(self.store, self.batch_id)
+        self._check_store_holds_results()
+        self.failed_calls = batches.failed_calls(self.store, self.batch_id)
         works: list[Work] = []
         done: dict[str, tuple[BatchItem, str]] = {}
         for item in self.setup.items:
@@ -174,6 +211,21 @@ class _Run:
         self._store_summary("running", force=True)
         return works
 
+    def _check_store_holds_results(self) -> None:
+        """Done lines in RESULTS.jsonl name debates that must be in the store: an emptied, truncated or
+        other store would silently pay for every one of them again."""
+        named = {str(line["debate_id"]) for line in read_lines(self.out) if line.get("status") == "done"}
+        named.discard("None")
+        if not named:
+            return
+        missing = len(named) - len(batches.known_debates(self.store, named))
+        if missing:
+            raise StoreError(
+                str(self.store.path),
+                f"lacks {missing} of the {len(named)} finished debates that {self.out} names",
+                f"{RESTORE}, or move {self.out.name} aside to start the batch afresh",
+            )
+
     def _work(self, item: BatchItem, row: batches.BatchItemRow | None, debate: str | None) -> Work | str:
         """The item's work, or the id of its finished debate when it is done (`debate`: the status of the
         debate its row names, if that debate is in the store)."""
@@ -182,6 +234,8 @@ class _Run:
             return Work(item, str(uuid.uuid4()), resume=False)
         debate_id = row.debate_id or str(uuid.uuid4())
         if debate == "finished":
+            if self.retry_dropped and retry_worthy(self.failed_calls.get(debate_id, ())):
+                return Work(item, debate_id, resume=True, again=True)
             if row.status != "done":  # killed between the debate's end and its row's
                 mark_item(self.store, self.batch_id, item, "done")
             return debate_id
@@ -196,7 +250,11 @@ class _Run:
         lines = list(kept.values())
         lines += [result_line(done[i][0].given_id, done[i][1], "done", stored.get(i), None) for i in missing]
         for line in lines:
-            self._count(str(line["id"]), Ended("done", verdict_word(line.get("result"))))
+            item_id = str(line["id"])
+            degraded = done[item_id][1] in self.failed_calls if item_id in done else False
+            if degraded:
+                line["degraded"] = True
+            self._count(item_id, Ended("done", verdict_word(line.get("result")), degraded=degraded))
         self.results.start(lines)
 
     def _spent_before(self) -> CostCap | None:
@@ -213,8 +271,14 @@ class _Run:
         item = outcome.item
         self.running -= 1
         mark_item(self.store, self.batch_id, item, outcome.status, debate_id=outcome.debate_id, error=outcome.error)
-        self.results.write(result_line(item.given_id, outcome.debate_id, outcome.status, outcome.result, outcome.error))
-        self._count(item.id, Ended(outcome.status, verdict_word(outcome.result), outcome.error))
+        degraded = outcome.status == "done" and bool(
+            outcome.debate_id and batches.debate_failed_calls(self.store, outcome.debate_id)
+        )
+        line = result_line(item.given_id, outcome.debate_id, outcome.status, outcome.result, outcome.error)
+        if degraded:
+            line["degraded"] = True
+        self.results.write(line)
+        self._count(item.id, Ended(outcome.status, verdict_word(outcome.result), outcome.error, degraded))
         self._store_summary("running")
         self._notify()
 
@@ -226,6 +290,10 @@ class _Run:
         if event.kind != "call_done" or event.data.get("replayed"):
             return
         d = event.data
+        if not d.get("ok", True):  # a failed attempt: not paid, counted apart
+            self.spend = replace(self.spend, failed_attempts=self.spend.failed_attempts + 1)
+            self._notify()
+            return
         tokens = int(d.get("input_tokens") or 0) + int(d.get("output_tokens") or 0)
         self.spend = replace(
             self.spend,
@@ -259,9 +327,23 @@ class _Run:
                 self.spend = batches.batch_spend(self.store, self.batch_id)
             batches.set_batch(self.store, self.batch_id, status, self._summary(status).to_dict())
 
-    def _finish(self, status: str) -> BatchSummary:
+    def _finish(self, status: str, *, stopped: bool = False) -> BatchSummary:
+        """The batch's end, stored; a batch stopped by its store writes what it still can."""
         self.results.close()
-        self.spend = batches.batch_spend(self.store, self.batch_id)
+        with contextlib.suppress(StoreError) if stopped else contextlib.nullcontext():
+            self.spend = batches.batch_spend(self.store, self.batch_id)
         summary = self._summary(status)
-        batches.set_batch(self.store, self.batch_id, status, summary.to_dict())
+        with contextlib.suppress(StoreError) if stopped else contextlib.nullcontext():
+            batches.set_batch(self.store, self.batch_id, status, summary.to_dict())
         return summary
+
+
+def _first_stop(group: BaseExceptionGroup[BaseException]) -> MootError:
+    """The store or results fault inside a task group's exceptions (anything else is raised as it is)."""
+    for e in group.exceptions:
+        if isinstance(e, BaseExceptionGroup):
+            with contextlib.suppress(BaseExceptionGroup):
+                return _first_stop(e)
+        elif isinstance(e, StoreError | ResultsReplaced):
+            return e
+    raise group

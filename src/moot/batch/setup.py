@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from moot.api.common import load_panel, options_from_panel
 from moot.api.specs import spec_for
 from moot.batch.cap import CostCap
@@ -21,6 +23,7 @@ from moot.engine.events import EventSink
 from moot.engine.limits import Limits
 from moot.engine.pricing import PriceOverride, Pricing
 from moot.errors import UsageError
+from moot.inputs import validation_message
 from moot.panel_file import PanelFile, load_panel_file
 from moot.store.db import Store
 
@@ -46,10 +49,16 @@ class BatchSetup:
     limits: Limits
     pricing: Pricing
     max_cost: float | None
+    items_path: str = "ITEMS.jsonl"  # for messages naming an item's line
 
     @classmethod
     def load(
-        cls, protocol: str, judges: str | Path | None, items: Sequence[BatchItem], max_cost: float | None
+        cls,
+        protocol: str,
+        judges: str | Path | None,
+        items: Sequence[BatchItem],
+        max_cost: float | None,
+        items_path: str = "ITEMS.jsonl",
     ) -> BatchSetup:
         spec_for(protocol)  # an unknown protocol is bad input
         if judges is not None and not Path(judges).is_file():
@@ -68,6 +77,7 @@ class BatchSetup:
             limits=base.limits or Limits(),
             pricing=merged_pricing([panel, *panels.values()]),
             max_cost=float(max_cost) if max_cost is not None else None,
+            items_path=items_path,
         )
 
 
@@ -112,7 +122,12 @@ async def check_keys(setup: BatchSetup) -> None:
     spec = spec_for(setup.protocol)
     for item in firsts.values():
         judges = item.judges if isinstance(item.judges, list) else setup.panels.get(str(item.judges), setup.panel)
-        prepared, _ = await spec.prepare(**item.arguments, judges=judges, planning=True)
+        try:
+            prepared, _ = await spec.prepare(**item.arguments, judges=judges, planning=True)
+        except UsageError as e:  # bad input here is this item's: its line is named
+            raise UsageError(f"{setup.items_path} line {item.line}: {e}") from None
+        except ValidationError as e:
+            raise UsageError(validation_message(e, f"{setup.items_path} line {item.line}")) from None
         try:
             require_credentials(seat_judges(prepared.seats))
         finally:

@@ -9,17 +9,23 @@ A bench's cost is a range, because how many rounds each debate takes is what the
   debate spends calls, rounded up to an odd number);
 - worst: every reply at its output bound with one clarification each, the cap `--max-cost` is checked against.
 The swapped order costs what the given order costs (the same texts), its vote@equal samples included.
+
+Pricing renders every prompt of a debate, so a large suite is priced from a sample: the items sorted by
+the length of their texts and cut into `SAMPLE` equal strata, the middle item of each priced exactly and
+counted for its whole stratum. Calls are the same for every item; dollars are then an estimate, and the
+output says so (`priced`: how many items were priced of how many).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from moot.api.specs import estimate
-from moot.batch import load_items
+from moot.batch import BatchItem, load_items
 from moot.bench.collect import odd_at_least
 from moot.bench.plan import BenchPlan
 from moot.bench.runner import prepare_bench
@@ -34,8 +40,40 @@ async def estimate_bench(
     plan, judges_path = await prepare_bench(suite, judges=judges, strategies=strategies, swap=swap, keys=False)
     gold = {item.id for item in suite.items}
     items = [i for i in load_items(plan.items_path, plan.protocol) if i.id in gold]
-    plans = [await estimate(plan.protocol, **i.arguments, judges=judges_path) for i in items]
-    return bench_estimate(plan, plans)
+    strata = strata_of(items, SAMPLE)
+    plans = [await estimate(plan.protocol, **i.arguments, judges=judges_path) for i, _ in strata]
+    data = bench_estimate(plan, plans, [weight for _, weight in strata])
+    data["priced"] = {"items": len(strata), "of": len(items), "estimated": len(strata) < len(items)}
+    return data
+
+
+SAMPLE = 64  # items priced exactly in a larger suite: an error well under a percent on suites of mixed lengths
+
+
+def strata_of(items: Sequence[BatchItem], sample: int = SAMPLE) -> list[tuple[BatchItem, int]]:
+    """The items to price and how many items each stands for: every item once in a suite of at most
+    `sample` items; else the middle item of each of `sample` strata of the items sorted by text length."""
+    if len(items) <= sample:
+        return [(item, 1) for item in items]
+    ordered = sorted(items, key=_text_length)
+    bounds = [round(k * len(ordered) / sample) for k in range(sample + 1)]
+    return [(ordered[(lo + hi) // 2], hi - lo) for lo, hi in itertools.pairwise(bounds) if hi > lo]
+
+
+def _text_length(item: BatchItem) -> int:
+    """The characters of an item's arguments: what its prompts', and so its cost's, size follows."""
+    total, stack = 0, list[Any]([item.arguments])
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            total += len(node)
+        elif isinstance(node, Mapping):
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+        elif hasattr(node, "text"):  # an Artifact
+            total += len(str(node.text))
+    return total
 
 
 def _usd(value: Any) -> float:
@@ -63,18 +101,22 @@ def _item_range(p: Mapping[str, Any], orders: int, samples: bool) -> dict[str, f
     }
 
 
-def bench_estimate(plan: BenchPlan, plans: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The run's cost range from each item's dry run (`estimate`'s data, in the suite's order)."""
+def bench_estimate(
+    plan: BenchPlan, plans: Sequence[Mapping[str, Any]], weights: Sequence[int] | None = None
+) -> dict[str, Any]:
+    """The run's cost range from each priced item's dry run (`estimate`'s data), each counted `weights`
+    times (once, without weights)."""
     orders = 2 if plan.swap else 1
+    weights = list(weights) if weights is not None else [1] * len(plans)
     ranges = [_item_range(p, orders, "vote@equal" in plan.strategies) for p in plans]
-    total = {key: sum(r[key] for r in ranges) for key in ranges[0]} if ranges else {}
+    total = {key: sum(r[key] * w for r, w in zip(ranges, weights, strict=True)) for key in ranges[0]} if ranges else {}
     unpriced = sorted({m for p in plans for s in p["scenarios"] for m in s.get("unpriced") or []})
     first = plans[0] if plans else {}
     return {
         "dry_run": True,
         "suite": plan.suite.name,
         "protocol": plan.protocol,
-        "items": len(plans),
+        "items": sum(weights),
         "strategies": list(plan.strategies),
         "swap": plan.swap,
         "judges": first.get("judges", []),

@@ -6,7 +6,6 @@ a file that mixes the two shapes, or an id used twice is bad input (`UsageError`
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,12 +14,13 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from moot.batch.item_checks import check_values, json_line
 from moot.bench.humaneval import ABOUT as HUMANEVAL_ABOUT
 from moot.bench.humaneval import humaneval_items
 from moot.bench.judgebench import ABOUT as JUDGEBENCH_ABOUT
 from moot.bench.judgebench import judgebench_items
 from moot.errors import UsageError
-from moot.inputs import numbered_items, validation_message
+from moot.inputs import numbered_items, read_text_file, validation_message
 from moot.schemas.bench import GoldItem, PairwiseItem, ScoredItem, SuiteKind
 
 BUILTIN = ("judgebench", "humaneval-bugs")
@@ -62,7 +62,7 @@ def load_suite(name_or_path: str | Path, *, data: Path | None = None, limit: int
     if name == "humaneval-bugs":
         return Suite(name, "scored", tuple(humaneval_items(limit=limit, seed=seed)), seed, HUMANEVAL_ABOUT)
     path = Path(name_or_path)
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"no suite named {name!r} and no such file (built-in suites: {', '.join(BUILTIN)})")
     kind, items = read_gold_file(path)
     return Suite(name, kind, tuple(sample(items, limit, seed)), seed, f"gold file {path}")
@@ -79,10 +79,7 @@ def sample(items: Sequence[_T], limit: int | None, seed: int) -> list[_T]:
 
 def read_gold_file(path: Path) -> tuple[SuiteKind, list[GoldItem]]:
     """Every item of a JSONL gold file, validated, and the one shape they share."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"cannot read {path}: {e}") from e
+    lines = read_text_file(path, "gold file").splitlines()  # a folder, a FIFO, UTF-16: named for what they are
     first: dict[str, GoldItem] = {}
 
     def parse(line: str, n: int) -> GoldItem:
@@ -104,12 +101,10 @@ def read_gold_file(path: Path) -> tuple[SuiteKind, list[GoldItem]]:
 
 def parse_item(line: str, where: str) -> GoldItem:
     """One JSONL line as a pairwise or a scored item, whichever its keys say it is meant to be."""
-    try:
-        row: Any = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{where}: not JSON ({e.msg})") from e
+    row: Any = json_line(line, where)  # nesting, NaN and overlong numbers are bad input, named
     if not isinstance(row, dict):
         raise UsageError(f"{where}: an item is a JSON object, not {type(row).__name__}")
+    check_values(row, where)
     pair, scored = len(_PAIR_KEYS & row.keys()), len(_SCORED_KEYS & row.keys())
     if not pair and not scored:
         raise UsageError(

@@ -50,13 +50,38 @@ def _run_group(argv: list[str] | None) -> Any:
         return 130
 
 
+# what an interruption before a command has started its work says, by command (a debate's own says its id)
+_INTERRUPTED = {
+    "batch": "interrupted; nothing that completed is lost: run the same command again to continue the batch",
+    "bench": "interrupted; nothing that completed is lost: run the same moot bench command again",
+}
+
+
+def _sigterm(signum: int, frame: object) -> None:
+    """SIGTERM as Ctrl-C, from the first moment: whatever is loading or planning stops the same way."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
-    if _quick(sys.argv[1:] if argv is None else list(argv)):
+    """The command's exit code. SIGTERM is Ctrl-C from here on (before typer or any command is imported),
+    so that a stop in the first moments is exit 130 with the command's own message, not a silent -15."""
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, _sigterm)
+    try:
+        return _main(sys.argv[1:] if argv is None else list(argv), argv)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args: list[str], argv: list[str] | None) -> int:
+    if _quick(args):
         return 0
     try:
         rv = _run_group(argv)
     except KeyboardInterrupt:
-        return _fail("interrupted: the debate can be continued with 'moot resume DEBATE_ID' (see 'moot list')", 130)
+        default = "interrupted: the debate can be continued with 'moot resume DEBATE_ID' (see 'moot list')"
+        return _fail(_INTERRUPTED.get(args[0] if args else "", default), 130)
     except UsageError as e:
         return _fail(str(e), 2)
     except Interrupted as e:
@@ -75,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             return _fail(e.format_message().replace("\n", " "), 2)
         raise
     if rv == 130:  # typer turns a KeyboardInterrupt outside a debate into a silent exit 130
-        return _fail("interrupted", 130)
+        return _fail(_INTERRUPTED.get(args[0] if args else "", "interrupted"), 130)
     return rv if isinstance(rv, int) else 0
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -49,8 +49,17 @@ BarOption = Annotated[
     typer.Option("--progress/--no-progress", help="Progress bar on stderr (default: on, off with --format json)."),
 ]
 
+RetryDroppedOption = Annotated[
+    bool,
+    typer.Option(
+        "--retry-dropped/--keep-dropped",
+        help="Run again the done items whose debate dropped a judge after an outage (5xx, refused connection, "
+        "timeout), replaying every answered call (default), or keep their verdicts on fewer judges.",
+    ),
+]
+
 # the options that are `run_batch`'s own keywords, with its names and meaning: passed on as given
-RUN_BATCH_OPTIONS = ("judges", "concurrency", "out", "max_cost", "backend", "ray_address")
+RUN_BATCH_OPTIONS = ("judges", "concurrency", "out", "max_cost", "backend", "ray_address", "retry_dropped")
 
 
 def batch(
@@ -64,6 +73,7 @@ def batch(
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
     progress: BarOption = None,
+    retry_dropped: RetryDroppedOption = True,
 ) -> int:
     """Debate every item of ITEMS.jsonl; each item's line goes to RESULTS.jsonl as soon as it ends.
 
@@ -72,22 +82,36 @@ def batch(
     `question` and `options`; for challenge, `topic`; any item may name its own `judges` file.
 
     Running the same command again continues the batch: done items are kept, interrupted debates resume
-    without paying again for completed calls, failed items are tried again. The batch is named after the
+    without paying again for completed calls, failed items are tried again, and so are degraded ones (done
+    with a judge dropped by an outage: `--keep-dropped` keeps them as they are). The batch is named after the
     protocol and the items file's path (see `moot list`, `moot show BATCH_ID`): to start afresh, run a
     copy of the items file under another name.
 
-    Exit codes: 0 every item done, 1 some item failed, 2 bad input (nothing sent), 130 interrupted.
+    One run per batch: a second run while one is under way exits 2 ("batch ... is already running").
+
+    Exit codes: 0 every item done, 1 some item failed or degraded, 2 bad input or a store or results file
+    to fix (nothing more sent), 130 interrupted.
     """
+    try:
+        return _batch(locals())
+    except KeyboardInterrupt:  # while loading or planning, before the run's own handling
+        from moot.batch.runner import batch_id_for
+
+        raise BatchInterrupted(batch_id_for(protocol, items)) from None
+
+
+def _batch(given: dict[str, Any]) -> int:
     from moot.batch import run_batch, summary_text
     from moot.batch.runner import batch_id_for
     from moot.reports.serialize import to_json
 
+    items, protocol, fmt, progress = given["items"], given["protocol"], given["fmt"], given["progress"]
     check_format(fmt, ("text", "json"))
-    passed = {name: value for name, value in locals().items() if name in RUN_BATCH_OPTIONS}
+    passed = {name: value for name, value in given.items() if name in RUN_BATCH_OPTIONS}
     summary = run_with_bar(
         lambda bar: run_batch(items, protocol, **passed, progress=None if bar is None else partial(bar, "batch")),
         bar=progress_display("batch") if bar_wanted(progress, fmt) else None,
         interrupted=lambda: BatchInterrupted(batch_id_for(protocol, items)),
     )
     emit(to_json(summary.to_dict()) if fmt == "json" else summary_text(summary))
-    return 1 if summary.failed else 0
+    return 1 if summary.failed or summary.degraded else 0

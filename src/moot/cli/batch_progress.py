@@ -76,7 +76,12 @@ def _run_until_signal(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
         finally:
             loop.remove_signal_handler(signal.SIGTERM)
 
-    return asyncio.run(main())
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        return asyncio.run(main())
+    finally:  # asyncio leaves SIGTERM at its default (death by -15): the command's handler again
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 class ProgressBar:

@@ -125,9 +125,16 @@ def resume(
         float | None, typer.Option("--max-cost", help="A new USD cap for the whole debate (default: the one it had).")
     ] = None,
     progress: ProgressOption = None,
+    retry_dropped: Annotated[
+        bool,
+        typer.Option(
+            "--retry-dropped", help="Run a finished debate again that dropped a judge after a failed call (an outage)."
+        ),
+    ] = False,
 ) -> None:
     """Continue a debate that was interrupted or failed (an outage): completed calls are replayed from the store,
-    failed ones are asked again."""
+    failed ones are asked again. `--retry-dropped` does the same for a finished debate that went on without a
+    judge whose call failed."""
     from moot import api
     from moot.store import Store
 
@@ -137,7 +144,11 @@ def resume(
     sink = progress_sink(progress, fmt)
     try:
         with showing(sink):
-            result = asyncio.run(api.resume(debate_id, judges=judges, store=store, on_event=sink, max_cost=max_cost))
+            result = asyncio.run(
+                api.resume(
+                    debate_id, judges=judges, store=store, on_event=sink, max_cost=max_cost, retry_dropped=retry_dropped
+                )
+            )
     except KeyboardInterrupt:
         raise Interrupted(row.id if row else debate_id) from None
     emit(render_result(row.protocol if row else "evaluate", result, fmt))

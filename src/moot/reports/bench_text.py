@@ -246,6 +246,12 @@ def estimate_text(data: Mapping[str, Any]) -> str:
         lines.append(
             f"  vote@equal: up to {data['debates']['samples_at_most']:,} extra round-1-only debates (included above)"
         )
+    priced = data.get("priced") or {}
+    if priced.get("estimated"):
+        lines.append(
+            f"  dollars estimated from {priced['items']} of the {priced['of']:,} items (the middle one of each "
+            "stratum by text length, counted for its stratum); calls are exact"
+        )
     if data["unpriced"]:
         lines.append(f"  no price known for {', '.join(data['unpriced'])}: counted as $0 (add it under 'pricing:')")
     lines += [f"  warning: {w}" for w in data.get("warnings", [])]

@@ -42,9 +42,13 @@ class BatchItemRow:
 
 @dataclass(frozen=True)
 class SpendTotals:
+    """What a batch paid for: answered calls, their tokens and cost; attempts that failed (a vendor's 5xx,
+    a refused connection, a timeout) cost nothing and are counted apart."""
+
     calls: int = 0
     tokens: int = 0
     cost: float = 0.0
+    failed_attempts: int = 0
 
 
 def _batch(r: sqlite3.Row) -> BatchRow:
@@ -125,14 +129,18 @@ def batch_items(store: Store, batch_id: str) -> dict[str, BatchItemRow]:
     return {r["item_id"]: BatchItemRow(r["item_id"], r["line"], r["debate_id"], r["status"], r["error"]) for r in rows}
 
 
-# Calls as they count for spend (as `Store.calls` counts them): every completed attempt, and a failed one
-# only while it is the latest of its key. The batch's debates are its items' debates.
+# A batch's spend: its answered calls (paid), and apart from them every attempt that failed (not paid).
+# The batch's debates are its items' debates.
 _BATCH_SPEND = (
-    "SELECT COUNT(*) AS calls, COALESCE(SUM(input_tokens + output_tokens), 0) AS tokens,"
-    " COALESCE(SUM(cost_usd), 0) AS cost FROM calls AS c"
+    "SELECT COALESCE(SUM(status = 'ok'), 0) AS calls, COALESCE(SUM(status != 'ok'), 0) AS failed,"
+    " COALESCE(SUM(input_tokens + output_tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM calls"
     " WHERE debate_id IN (SELECT debate_id FROM batch_items WHERE batch_id = ?)"
-    " AND (status = 'ok' OR attempt = (SELECT MAX(attempt) FROM calls AS k"
-    " WHERE k.debate_id = c.debate_id AND k.call_key = c.call_key))"
+)
+# calls whose latest attempt failed: a judge the debate went on without
+_FAILED_CALLS = (
+    "SELECT debate_id, call_key, status, COALESCE(error, '') AS error FROM calls AS c"
+    " WHERE debate_id IN ({debates}) AND status != 'ok'"
+    " AND attempt = (SELECT MAX(attempt) FROM calls AS k WHERE k.debate_id = c.debate_id AND k.call_key = c.call_key)"
 )
 _DEBATE_COSTS = (
     "SELECT debate_id, COALESCE(SUM(cost_usd), 0) AS cost FROM calls AS c"
@@ -150,7 +158,33 @@ _DEBATE_COST = (
 def batch_spend(store: Store, batch_id: str) -> SpendTotals:
     """What every debate of the batch has spent so far, earlier runs included."""
     r = store.execute(_BATCH_SPEND, (batch_id,))[0]
-    return SpendTotals(int(r["calls"]), int(r["tokens"]), round(float(r["cost"]), 8))
+    return SpendTotals(int(r["calls"]), int(r["tokens"]), round(float(r["cost"]), 8), int(r["failed"]))
+
+
+@dataclass(frozen=True)
+class FailedCall:
+    """A call whose latest attempt failed: its judge was dropped (or answered by nobody)."""
+
+    call_key: str
+    status: str  # "error" | "timeout"
+    error: str
+
+
+def failed_calls(store: Store, batch_id: str) -> dict[str, list[FailedCall]]:
+    """The failed calls of every debate of the batch, by debate id (debates without any are left out)."""
+    sql = _FAILED_CALLS.format(debates="SELECT debate_id FROM batch_items WHERE batch_id = ?")
+    return _by_debate(store.execute(sql, (batch_id,)))
+
+
+def debate_failed_calls(store: Store, debate_id: str) -> list[FailedCall]:
+    return _by_debate(store.execute(_FAILED_CALLS.format(debates="?"), (debate_id,))).get(debate_id, [])
+
+
+def _by_debate(rows: list[sqlite3.Row]) -> dict[str, list[FailedCall]]:
+    out: dict[str, list[FailedCall]] = {}
+    for r in rows:
+        out.setdefault(r["debate_id"], []).append(FailedCall(r["call_key"], r["status"], r["error"]))
+    return out
 
 
 def debate_costs(store: Store, batch_id: str) -> dict[str, float]:
@@ -169,6 +203,16 @@ def debate_statuses(store: Store, batch_id: str) -> dict[str, str]:
         (batch_id,),
     )
     return {r["id"]: r["status"] for r in rows}
+
+
+def known_debates(store: Store, debate_ids: Iterable[str]) -> set[str]:
+    """Which of these debates the store holds."""
+    ids, found = list(debate_ids), set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        found |= {r["id"] for r in store.execute(f"SELECT id FROM debates WHERE id IN ({marks})", chunk)}  # noqa: S608 - placeholders only
+    return found
 
 
 def done_results(store: Store, batch_id: str, item_ids: Iterable[str]) -> dict[str, dict[str, Any]]:

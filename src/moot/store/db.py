@@ -2,10 +2,15 @@
 crash or kill loses nothing that had completed, and `moot resume` can replay finished calls.
 
 Long strings in a call's prompt and a debate's request are kept once (`blobs.py`): rows hold references,
-and every reader here gives back the text exactly as it was written."""
+and every reader here gives back the text exactly as it was written.
+
+Any SQLite error is a `StoreError` naming the file (`guard.py`). A call answered but not recorded for want
+of space (`StoreFull`) is kept in `Store.unsaved`, so that its caller can write it later or elsewhere
+instead of paying for it again."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -21,7 +26,10 @@ from moot.errors import UsageError
 from moot.schemas.redact import redact, redact_known
 from moot.schemas.results import with_envelope
 from moot.store.blobs import Blobs
+from moot.store.guard import StoreError, StoreFull, connect
 from moot.store.migrations import MIGRATIONS
+
+__all__ = ["CallRecord", "DebateRow", "Store", "StoreError", "StoreFull", "default_db_path", "now_iso"]
 
 
 def default_db_path() -> Path:
@@ -107,20 +115,47 @@ def _dumps(value: Any) -> str:
     return text
 
 
+def _read_only(path: Path) -> StoreError | None:
+    """A store SQLite could not open or write because the file or its file system is read-only, said so."""
+    if str(path) == ":memory:":
+        return None
+    try:
+        folder_ro = bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        folder_ro = False
+    if folder_ro or (path.exists() and not os.access(path, os.W_OK)):
+        return StoreError(str(path), "is read-only (on a read-only file system, or without write permission)")
+    return None
+
+
 class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(str(path), f"cannot be opened (its folder: {e.strerror or e})") from None
+            if self.path.is_dir():
+                raise StoreError(str(path), "is a folder, not a SQLite file")
             make_private(self.path)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._blobs = Blobs()
-        self._migrate()
+        try:
+            self._db = connect(str(path))
+        except StoreError as e:
+            raise _read_only(self.path) or e from None
+        self.unsaved: list[CallRecord] = []  # answered calls a full disk kept out of the store
+        try:
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._blobs = Blobs()
+            self._migrate()
+            self._db.execute("SELECT COUNT(*) FROM debates").fetchone()  # a foreign or damaged file fails here
+        except StoreError as e:
+            self._db.close()
+            raise _read_only(self.path) or e from None
 
     @classmethod
     def open_default(cls) -> Store:
@@ -149,11 +184,12 @@ class Store:
             self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
                 yield self._db
+                self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                with contextlib.suppress(StoreError):  # SQLite may have rolled back already (a full disk)
+                    self._db.execute("ROLLBACK")
                 self._blobs.settle(committed=False)
                 raise
-            self._db.execute("COMMIT")
             self._blobs.settle(committed=True)
 
     # debates
@@ -254,6 +290,23 @@ class Store:
         """Add an attempt at a call; its number (the key's next) is chosen in the same statement, so that
         two processes resuming one debate cannot both take it. The prompt's long strings (the artifact, the
         system prompt) are stored once for every call that sends them."""
+        try:
+            self._insert_call(call)
+        except StoreFull:
+            self.unsaved.append(call)
+            raise
+
+    def save_unsaved(self) -> int:
+        """Write the calls a full disk kept out, now that there may be room: how many were written
+        (raises StoreFull again, keeping the rest, when there is still none)."""
+        saved = 0
+        while self.unsaved:
+            self._insert_call(self.unsaved[0])
+            self.unsaved.pop(0)
+            saved += 1
+        return saved
+
+    def _insert_call(self, call: CallRecord) -> None:
         fields = [f for f in _CALL_FIELDS if f != "attempt"]
         cols = ", ".join(fields)
         marks = ", ".join("?" for _ in fields)

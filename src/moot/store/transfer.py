@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
+from collections.abc import Sequence, Set
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -67,51 +68,79 @@ _CALL_COLS = list(CallRecord.__dataclass_fields__)
 def export_debate(store: Store, debate_id: str) -> dict[str, Any]:
     """Everything the store holds about one debate (by its exact id): its row, every attempt at every
     call, its rounds and report sections, and the blobs those reference."""
+    return export_since(store, debate_id)[0]
+
+
+def export_since(
+    store: Store, debate_id: str, after_call: int = 0, known: Set[str] = frozenset(), *, rounds: bool = True
+) -> tuple[dict[str, Any], int]:
+    """The debate as `export_debate` gives it, but only its calls stored after the row numbered
+    `after_call` and only the blobs not in `known` (the receiver holds them already), with or without its
+    rounds and report sections; and the number of its last call row (the next export's `after_call`).
+    What a Ray worker sends as each call completes, so that a 1 MB artifact travels once per debate."""
     with store.transaction(write=False) as db:
         debate = db.execute("SELECT * FROM debates WHERE id = ?", (debate_id,)).fetchone()
         if debate is None:
             raise UsageError(f"no debate {debate_id} in {store.path}")
-        calls = db.execute("SELECT * FROM calls WHERE debate_id = ? ORDER BY id", (debate_id,)).fetchall()
-        rounds = db.execute(
-            "SELECT round, data_json FROM rounds WHERE debate_id = ? ORDER BY round", (debate_id,)
+        calls = db.execute(
+            "SELECT * FROM calls WHERE debate_id = ? AND id > ? ORDER BY id", (debate_id, after_call)
         ).fetchall()
-        sections = db.execute("SELECT path, section FROM report_sections WHERE debate_id = ?", (debate_id,)).fetchall()
+        rows, sections = _rounds(db, debate_id) if rounds else ([], [])
         texts = [debate["request_json"], debate["result_json"] or "", *(c["prompt_json"] for c in calls)]
-        return {
+        blobs = _referenced(db, texts, known)
+        export = {
             "format": FORMAT,
             "debate": {c: debate[c] for c in _DEBATE_COLS},
             "calls": [{c: r[c] for c in _CALL_COLS} for r in calls],
-            "rounds": [{"round": r["round"], "data_json": r["data_json"]} for r in rounds],
+            "rounds": [{"round": r["round"], "data_json": r["data_json"]} for r in rows],
             "report_sections": [{"path": r["path"], "section": r["section"]} for r in sections],
-            "blobs": _referenced(db, texts),
+            "blobs": blobs,
         }
+        return export, max([after_call, *(c["id"] for c in calls)])
+
+
+def _rounds(db: sqlite3.Connection, debate_id: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
+    rounds = db.execute("SELECT round, data_json FROM rounds WHERE debate_id = ? ORDER BY round", (debate_id,))
+    sections = db.execute("SELECT path, section FROM report_sections WHERE debate_id = ?", (debate_id,))
+    return rounds.fetchall(), sections.fetchall()
 
 
 def import_debate(store: Store, data: dict[str, Any]) -> None:
     """Write an exported debate into `store`, merging with what it already holds of that debate: every
     attempt ends up there once, and a finished debate is never set back to unfinished by an older copy.
     Raises ValueError (and writes nothing) for data that is not an intact export."""
-    export = _parse(data)
-    debate_id = export.debate.id
+    import_debates(store, [data])
+
+
+def import_debates(store: Store, exports: Sequence[dict[str, Any]]) -> None:
+    """`import_debate` for several exports, in order, as one transaction (one commit for many calls:
+    what lets a batch's driver keep up with a cluster's calls). All are written, or none."""
+    parsed = [_parse(data) for data in exports]
     with store.transaction() as db:
-        _check_blobs(db, export.blobs)
-        db.executemany("INSERT OR IGNORE INTO blobs (hash, text) VALUES (?, ?)", export.blobs.items())
-        texts = [export.debate.request_json, export.debate.result_json or "", *(c.prompt_json for c in export.calls)]
-        try:
-            _referenced(db, texts)  # every reference resolves, or nothing is written
-        except MissingBlob as e:
-            raise ValueError(str(e)) from e
-        newer = _merge_debate(db, export.debate)
-        _merge_calls(db, export.calls)
-        verb = "REPLACE" if newer else "IGNORE"
-        db.executemany(
-            f"INSERT OR {verb} INTO rounds (debate_id, round, data_json) VALUES (?, ?, ?)",  # noqa: S608 - fixed verbs
-            [(debate_id, r.round, r.data_json) for r in export.rounds],
-        )
-        db.executemany(
-            "INSERT OR IGNORE INTO report_sections (debate_id, path, section) VALUES (?, ?, ?)",
-            [(debate_id, s.path, s.section) for s in export.report_sections],
-        )
+        for export in parsed:
+            _import(db, export)
+
+
+def _import(db: sqlite3.Connection, export: _Export) -> None:
+    debate_id = export.debate.id
+    _check_blobs(db, export.blobs)
+    db.executemany("INSERT OR IGNORE INTO blobs (hash, text) VALUES (?, ?)", export.blobs.items())
+    texts = [export.debate.request_json, export.debate.result_json or "", *(c.prompt_json for c in export.calls)]
+    try:
+        _referenced(db, texts)  # every reference resolves, or nothing is written
+    except MissingBlob as e:
+        raise ValueError(str(e)) from e
+    newer = _merge_debate(db, export.debate)
+    _merge_calls(db, export.calls)
+    verb = "REPLACE" if newer else "IGNORE"
+    db.executemany(
+        f"INSERT OR {verb} INTO rounds (debate_id, round, data_json) VALUES (?, ?, ?)",  # noqa: S608 - fixed verbs
+        [(debate_id, r.round, r.data_json) for r in export.rounds],
+    )
+    db.executemany(
+        "INSERT OR IGNORE INTO report_sections (debate_id, path, section) VALUES (?, ?, ?)",
+        [(debate_id, s.path, s.section) for s in export.report_sections],
+    )
 
 
 def _parse(data: dict[str, Any]) -> _Export:
@@ -124,12 +153,13 @@ def _parse(data: dict[str, Any]) -> _Export:
     return export
 
 
-def _referenced(db: sqlite3.Connection, texts: list[str]) -> dict[str, str]:
-    """The blobs these stored texts reference, manifests with their chunks; MissingBlob if one is absent."""
-    keys = list(dict.fromkeys(k for t in texts for k in blob_keys(t)))
+def _referenced(db: sqlite3.Connection, texts: list[str], known: Set[str] = frozenset()) -> dict[str, str]:
+    """The blobs these stored texts reference, manifests with their chunks, leaving out those in `known`
+    (a known manifest's chunks are known too); MissingBlob if one is absent."""
+    keys = [k for k in dict.fromkeys(k for t in texts for k in blob_keys(t)) if k not in known]
     found = _present(db, keys)
-    chunks = [c for k in keys if k.startswith(MANIFEST) for c in found[k].split()]
-    return found | _present(db, chunks)
+    chunks = [c for k in keys if k.startswith(MANIFEST) for c in found[k].split() if c not in known]
+    return found | _present(db, list(dict.fromkeys(chunks)))
 
 
 def _present(db: sqlite3.Connection, keys: list[str]) -> dict[str, str]:

@@ -1,0 +1,256 @@
+"""`moot batch --backend ray` on a real multi-node Ray cluster on this machine (a head and two worker nodes,
+one CPU each, `ray.cluster_utils.Cluster` kept by a process of its own: tests/ray_nodes.py), with the
+driver a `moot batch` process of its own:
+
+- one limit for the whole cluster: `limits: {custom: {concurrency: 2}}` over three workers, and the
+  server never holds more than two requests; a 429's Retry-After stops every worker's calls;
+- faults: a worker process killed, the driver killed with kill -9 (and rerun), a node removed. Every item
+  ends with one result line, and no call whose reply was delivered is sent again.
+
+The local server's responder holds each request for a while and counts how many it holds at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from moot.store import Store
+from moot.testing import FakeLLMServer, Reply
+
+from .ray_nodes import ClusterKeeper
+from .test_batch_support import Responder, item, judges_for, read_results, write_items
+
+pytest.importorskip("ray")
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="finds Ray's processes in /proc")
+
+N = 6  # items: two per task, three tasks (one per node)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[ClusterKeeper]:
+    keeper = ClusterKeeper(workers=2)
+    try:
+        with pytest.MonkeyPatch.context() as env:  # the drivers the tests start carry the cluster's token
+            for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
+                env.setenv(name, keeper.env[name])
+            yield keeper
+    finally:
+        keeper.stop()
+
+
+class Holding:
+    """Answers as `Responder` does, holding each request `hold[model]` seconds (else `default`) and
+    counting the requests held at once; `special(n)` may answer the n-th request instead."""
+
+    def __init__(
+        self, hold: dict[str, float], default: float = 0.05, special: Callable[[int], Reply | None] | None = None
+    ):
+        self.hold, self.default, self.special = hold, default, special
+        self.lock = threading.Lock()
+        self.held = self.most = self.seen = 0
+        self.answered: list[tuple[float, int, str, int]] = []  # (when, item, model, status) of each reply
+
+    def __call__(self, model: str, body: dict[str, Any]) -> Reply:
+        with self.lock:
+            self.seen += 1
+            number = self.seen
+            self.held += 1
+            self.most = max(self.most, self.held)
+        try:
+            reply = self.special(number) if self.special else None
+            if reply is None:
+                time.sleep(self.hold.get(model, self.default))
+                reply = Responder()(model, body)
+            return reply
+        finally:
+            with self.lock:
+                self.held -= 1
+                self.answered.append((time.monotonic(), _item_of(body), model, reply.status if reply else 0))
+
+
+def _item_of(body: dict[str, Any]) -> int:
+    text = json.dumps(body)
+    (i,) = [i for i in range(N) if f"return x + {i}\\n" in text]
+    return i
+
+
+def _setup(tmp_path: Path, server: FakeLLMServer, limits: dict[str, Any] | None = None) -> tuple[Path, Path]:
+    judges = judges_for("evaluate", tmp_path, server)
+    if limits is not None:
+        data = yaml.safe_load(judges.read_text()) | {"limits": limits}
+        judges.write_text(yaml.safe_dump(data))
+    return write_items(tmp_path / "items.jsonl", [item("evaluate", i) for i in range(N)]), judges
+
+
+def _driver(items: Path, judges: Path, address: str) -> subprocess.Popen[str]:
+    cmd = [sys.executable, "-m", "moot", "batch", str(items), "--protocol", "evaluate", "--judges", str(judges)]
+    cmd += ["--backend", "ray", "--ray-address", address, "--concurrency", str(N), "--format", "json"]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _finish(driver: subprocess.Popen[str], timeout: float = 240) -> dict[str, Any]:
+    out, err = driver.communicate(timeout=timeout)
+    assert driver.returncode == 0, err[-2000:]
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def _until(check: Callable[[], bool], timeout: float = 120, what: str = "") -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def _tasks() -> list[int]:
+    """The processes running a batch's Ray task (Ray titles them after the function)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().startswith(b"ray::run_units"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _parent(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def _ok_calls() -> int:
+    store = Store.open_default()
+    try:
+        return int(store.execute("SELECT COUNT(*) AS n FROM calls WHERE status = 'ok'")[0]["n"])
+    finally:
+        store.close()
+
+
+def _sent(server: FakeLLMServer) -> Counter[tuple[int, str]]:
+    return Counter((_item_of(r.body), r.model) for r in server.requests)
+
+
+def _one_line_each(tmp_path: Path) -> None:
+    lines = read_results(tmp_path / "items.results.jsonl")
+    assert sorted(line["id"] for line in lines) == [f"e{i}" for i in range(N)]
+    assert all(line["status"] == "done" for line in lines)
+
+
+def test_one_concurrency_limit_for_three_workers(
+    cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    holding = Holding({}, default=0.6)  # long enough that all three tasks overlap, however late one starts
+    llm_server.responder = holding
+    items, judges = _setup(tmp_path, llm_server, {"custom": {"concurrency": 2}})
+    driver = _driver(items, judges, cluster.address)
+    most_tasks = 0
+    while driver.poll() is None:
+        most_tasks = max(most_tasks, len(_tasks()))
+        time.sleep(0.05)
+    summary = _finish(driver)
+    assert summary["done"] == N and len(llm_server.requests) == 3 * N
+    assert most_tasks >= 3  # the batch ran on three workers at once
+    assert holding.most == 2  # and together they never had more than two requests at the server
+    _one_line_each(tmp_path)
+
+
+def test_a_retry_after_pauses_every_worker(cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path) -> None:
+    pause = 2.0
+
+    def special(n: int) -> Reply | None:
+        return Reply(status=429, headers={"Retry-After": str(pause)}) if n == 7 else None
+
+    holding = Holding({}, default=0.3, special=special)
+    llm_server.responder = holding
+    items, judges = _setup(tmp_path, llm_server, {"custom": {"concurrency": 3}})
+    summary = _finish(_driver(items, judges, cluster.address))
+    assert summary["done"] == N
+    (refused,) = [t for t, _, _, status in holding.answered if status == 429]
+    arrivals = [r.at for r in llm_server.requests]
+    during = [t - refused for t in arrivals if refused + 0.3 < t < refused + pause - 0.1]
+    assert during == []  # no worker sent anything while the vendor asked to wait
+    assert any(t > refused + pause for t in arrivals)  # and then they all went on
+    _one_line_each(tmp_path)
+
+
+def _kill_test(
+    llm_server: FakeLLMServer, tmp_path: Path, address: str, fast: float = 0.05
+) -> tuple[Holding, Path, Path, subprocess.Popen[str]]:
+    """A batch whose fast judges are answered (after `fast` seconds) while every 'ev-against' call is held."""
+    holding = llm_server.responder = Holding({"ev-against": 4.0}, default=fast)
+    items, judges = _setup(tmp_path, llm_server)
+    return holding, items, judges, _driver(items, judges, address)
+
+
+def _no_completed_call_twice(llm_server: FakeLLMServer, holding: Holding, cut: float) -> set[int]:
+    """No call answered before `cut` (when a worker, a node or the driver was lost) was sent again: only
+    calls in flight then were. Returns the items whose calls were sent again."""
+    sent = _sent(llm_server)
+    completed = {(i, model) for t, i, model, status in holding.answered if status == 200 and t < cut}
+    twice = {key for key, n in sent.items() if n > 1}
+    assert completed and not twice & completed
+    assert {model for _, model in twice} == {"ev-against"} and max(sent.values()) == 2 and len(sent) == 3 * N
+    return {i for i, _ in twice}
+
+
+def test_a_killed_worker_costs_no_completed_call(
+    cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    holding, _, _, driver = _kill_test(llm_server, tmp_path, cluster.address)
+    _until(lambda: _ok_calls() == 2 * N, what="the fast calls in the batch's store")  # as they complete
+    cut = time.monotonic()
+    os.kill(_tasks()[0], signal.SIGKILL)
+    summary = _finish(driver)
+    assert summary["done"] == N
+    assert len(_no_completed_call_twice(llm_server, holding, cut)) == 2  # the dead worker's two debates
+    _one_line_each(tmp_path)
+
+
+def test_a_driver_killed_with_kill_9_is_rerun(
+    cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    holding, items, judges, driver = _kill_test(llm_server, tmp_path, cluster.address, fast=1.0)
+    _until(lambda: len(llm_server.requests) > 0, what="a first call")
+    os.kill(driver.pid, signal.SIGSTOP)  # the driver stores nothing more: the fast calls wait in the journal
+    time.sleep(2.5)  # they are answered meanwhile; the 'ev-against' calls are held
+    assert _ok_calls() == 0
+    cut = time.monotonic()
+    os.kill(driver.pid, signal.SIGKILL)
+    driver.wait()
+    _until(lambda: not _tasks(), what="the dead driver's workers to go")
+    summary = _finish(_driver(items, judges, cluster.address))
+    assert summary["done"] == N
+    assert _no_completed_call_twice(llm_server, holding, cut)  # the calls held when the driver died
+    _one_line_each(tmp_path)
+
+
+def test_a_removed_node_s_tasks_run_elsewhere(
+    cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    holding, _, _, driver = _kill_test(llm_server, tmp_path, cluster.address)
+    _until(lambda: _ok_calls() == 2 * N, what="the fast calls in the batch's store")
+    raylets = [_parent(pid) for pid in _tasks()]  # a task's parent is its node's raylet
+    (index, *_) = [i for i, raylet in enumerate(cluster.raylets) if raylet in raylets]  # a worker node's
+    cut = time.monotonic()
+    cluster.lose(index)
+    try:
+        summary = _finish(driver)
+    finally:
+        cluster.add()  # the cluster as the other tests know it
+    assert summary["done"] == N
+    assert len(_no_completed_call_twice(llm_server, holding, cut)) == 2  # the node's debates, run elsewhere
+    _one_line_each(tmp_path)
