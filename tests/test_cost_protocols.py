@@ -83,6 +83,7 @@ def test_decide_dry_run_call_counts_are_the_calls_made(
     code, out, _ = run_json(capsys, *question_args(judges), "--no-input")
     assert code == 0 and out["rounds_completed"] == rounds
     assert out["consensus"] is (rounds == 1)
+    assert out["status"] == "finished"  # ended by its own rules, not by the budget
     row = estimate["scenarios"][rounds - 1]
     assert row["rounds"] == rounds and row["calls"] == len(llm_server.requests) == out["spend"]["judge_calls"]
     planned = sorted((c["round"], c["seat"]) for c in estimate["calls"] if c["round"] <= rounds)
@@ -105,6 +106,7 @@ def test_decide_max_cost_stops_before_round_2_and_says_so(
     assert out["consensus"] is False and out["outcome"] == "CONTESTED"
     assert out["spend"]["cost_usd"] == pytest.approx(0.03)
     assert any("stopped before round 2" in n and "--max-cost $0.08" in n for n in out["notes"])
+    assert out["status"] == "stopped"  # the envelope says the budget ended it
     assert all(r.body["max_tokens"] == 1000 for r in llm_server.requests)
     # without the cap the same debate goes on to round 2
     assert all(llm_server.remaining(m) == 1 for m in MODELS.values())
@@ -200,6 +202,7 @@ def test_challenge_max_cost_stops_before_the_confrontation(
     assert len(llm_server.requests) == 3 and llm_server.remaining("prop") == 1
     assert out["outcome"] == "TRADEOFF" and out["spend"]["cost_usd"] == pytest.approx(0.03)
     assert any("--max-cost $0.08" in n for n in out["notes"])
+    assert out["status"] == "stopped"
     code, _, err = run_json(capsys, "challenge", TOPIC, "--judges", str(judges), "--max-cost", "0")
     assert code == 2 and "--max-cost must be a positive number" in err
 
@@ -221,6 +224,7 @@ def test_api_max_cost_caps_every_protocol(
         max_cost=0.08,
     )
     assert decision.rounds_completed == 1 and any("stopped before round 2" in n for n in decision.notes)
+    assert decision.status == "stopped"
 
     llm_server.script("prop", Reply(text=opening(), output_tokens=1000))
     llm_server.script("ch-a", Reply(text=verdict("disagree"), output_tokens=1000))

@@ -144,7 +144,11 @@ def test_timed_out_judge_is_dropped_with_a_note(
     code, out = run_json(capsys, *question_args(judges))
     assert code == 0, out
     assert "Risk judge timed out in round 1 - only 2 perspectives available" in out["notes"]
-    assert out["judges"][0]["status"].startswith("dropped: timeout") and out["judges"][0]["dropped_in_round"] == 1
+    assert (
+        out["judges"][0]["status"] == "dropped"
+        and out["judges"][0]["reason"].startswith("timeout")
+        and out["judges"][0]["dropped_in_round"] == 1
+    )
     assert len(llm_server.calls_for("risk-m")) == 1  # not asked again in round 2
     # the threshold applies to the two that answered: 1 of 2 in round 1, 2 of 2 in round 2
     assert out["rounds"]["round_1"]["answered"] == 2 and out["rounds"]["round_1"]["consensus"] is False
@@ -421,5 +425,9 @@ def test_a_judge_whose_last_reply_was_unusable_is_not_reported_ok(
     llm_server.script("effort-m", r1("B"))
     code, out = run_json(capsys, *question_args(decide_judges(tmp_path, llm_server)))
     assert code == 0 and out["consensus"] is True
-    status = {j["judge"]: j["status"] for j in out["judges"]}
-    assert status == {"risk": "unusable: no usable recommendation in round 1", "value": "ok", "effort": "ok"}
+    status = {j["seat"]: (j["status"], j["reason"]) for j in out["judges"]}
+    assert status == {
+        "risk": ("unparsed", "no usable recommendation in round 1"),
+        "value": ("ok", None),
+        "effort": ("ok", None),
+    }

@@ -158,7 +158,8 @@ def test_judge_failing_clarification_is_dropped(llm_server: FakeLLMServer, judge
     llm_server.script("judge-c", round1(4.2, 4))
     code, out = run_json(capsys, *base_args(artifact, judges_file()))
     assert code == 0
-    assert out["judges"][0]["status"].startswith("dropped: unparsed")
+    # its reply could not be read, even after a clarification: the envelope's "unparsed", and why
+    assert out["judges"][0]["status"] == "unparsed" and out["judges"][0]["reason"].startswith("unparsed")
     assert out["judges"][0]["dropped_in_round"] == 1
     assert out["consensus_reached"] and out["round_progression"]["round_1"]["scores"] == [4.0, 4.2]
     assert any("judge-1" in n for n in out["notes"])
@@ -172,7 +173,7 @@ def test_timeout_drops_judge_and_debate_continues(
     llm_server.script("judge-c", Reply(text=round1(4.0, 4), delay=3.0))
     code, out = run_json(capsys, *base_args(artifact, judges_file(timeout=0.5)))
     assert code == 0
-    assert out["judges"][2]["status"].startswith("dropped: timeout")
+    assert out["judges"][2]["status"] == "dropped" and out["judges"][2]["reason"].startswith("timeout")
     assert out["summary"]["final_verdict"] == "PASS"
 
 

@@ -23,12 +23,13 @@ from .scripted_panels import (
 
 
 def result(score: float | None, verdict: str | None) -> dict:  # type: ignore[type-arg]
-    summary = {}
+    """An evaluation's JSON as far as the gate reads it: the envelope's verdict, evaluate's own score."""
+    out: dict = {"protocol": "evaluate", "summary": {}}  # type: ignore[type-arg]
     if score is not None:
-        summary["consensus_score"] = score
+        out["summary"]["consensus_score"] = score
     if verdict is not None:
-        summary["final_verdict"] = verdict
-    return {"summary": summary}
+        out["verdict"] = {"kind": "consensus", "answer": verdict, "confidence": "HIGH", "needs_human": False}
+    return out
 
 
 @pytest.mark.parametrize(
@@ -123,6 +124,7 @@ def test_github_markdown_keeps_untrusted_text_inert() -> None:
     text = github_markdown(
         {
             "protocol": "evaluate",
+            "verdict": {"kind": "majority", "answer": "FAIL", "confidence": "MEDIUM", "needs_human": False},
             "summary": {"final_verdict": "FAIL", "consensus_score": 2.0},
             "recommendations": [{"priority": "MUST", "action": "<img src=x onerror=alert(1)>"}],
             "minority_opinion": "@team please </details> look",
@@ -132,10 +134,11 @@ def test_github_markdown_keeps_untrusted_text_inert() -> None:
     assert "<img" not in text and "&lt;/details&gt;" in text and "@\u200bteam" in text
 
 
-def test_github_markdown_of_another_protocol_names_its_outcome() -> None:
-    text = github_markdown({"protocol": "someday", "outcome": "CONTESTED", "confidence": "REQUIRES_INPUT"})
-    assert text.startswith("## moot someday: CONTESTED")
-    assert "**confidence**: REQUIRES_INPUT" in text
+def test_github_markdown_of_another_protocol_names_its_answer() -> None:
+    verdict = {"kind": "contested", "answer": "maybe later", "confidence": "LOW", "needs_human": True}
+    text = github_markdown({"protocol": "someday", "verdict": verdict, "outcome": "CONTESTED", "rounds_completed": 2})
+    assert text.startswith("## moot someday: maybe later")  # the envelope's answer, not a guessed key
+    assert "**outcome**: CONTESTED" in text and "**rounds completed**: 2" in text
 
 
 def test_decide_require_recommended_gates_a_contested_decision(

@@ -98,7 +98,7 @@ def test_every_format_and_moot_show_are_inert(
     assert_inert(err, f"stderr of --format {fmt}")  # progress lines, the dropped judge's reason
     if fmt == "json":
         data = json.loads(out)  # still valid JSON: escapes are kept as escapes, nothing is lost
-        assert any("\x1b]52" in (j.get("status") or "") for j in data["judges"])
+        assert any("\x1b]52" in (j.get("reason") or "") for j in data["judges"])  # the dropped judge's reason
         debate_id = data["debate_id"]
         for show in (["show", debate_id], ["show", debate_id, "--format", "json"], ["show", debate_id, "--calls"]):
             code, out, err = run(capsys, show)

@@ -136,7 +136,15 @@ def test_unfinished_and_unknown_protocol_debates_still_render() -> None:
         status="failed",
         created_at="2026-11-22T00:00:00",
         request={},
-        result={"outcome": "CONTESTED", "confidence": "REQUIRES_INPUT", "distribution": {"A": ["risk"]}},
+        result={  # another protocol's result: its envelope's verdict is what the page heads with
+            "verdict": {
+                "kind": "contested",
+                "answer": "CONTESTED",
+                "confidence": "REQUIRES_INPUT",
+                "needs_human": True,
+            },
+            "distribution": {"A": ["risk"]},
+        },
         error="fewer than two judges left",
         calls=[],
     )

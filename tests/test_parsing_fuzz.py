@@ -500,7 +500,7 @@ def test_a_judge_sending_5000_brackets_twice_is_dropped_and_the_debate_goes_on(
     judges = judges_file(moderator={"model": "mod", "api_base": llm_server.base_url})
     code, out, err = _evaluate(artifact, judges, capsys)
     assert code == 0, err
-    assert out["judges"][0]["status"].startswith("dropped: unparsed")
+    assert out["judges"][0]["status"] == "unparsed" and out["judges"][0]["reason"].startswith("unparsed")
     assert out["round_progression"]["round_1"]["scores"] == [4.0, 4.2]
     clarify = llm_server.calls_for("judge-a")[1].body["messages"][-1]["content"]
     assert "nested more than 32 levels deep" in clarify

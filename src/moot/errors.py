@@ -75,3 +75,16 @@ class JudgeTimeout(JudgeError):
     """The judge did not answer within its timeout."""
 
     kind = "timeout"
+
+
+# the names the docs send users to (tests/test_public_surface.py pins them)
+__all__ = [
+    "DebateAborted",
+    "Interrupted",
+    "JudgeError",
+    "JudgeTimeout",
+    "MissingExtra",
+    "MootError",
+    "TransientJudgeError",
+    "UsageError",
+]

@@ -27,6 +27,7 @@ from moot.api.evaluate import (
     prepared_evaluation,
     run_evaluation,
 )
+from moot.api.gate import gate_failure
 from moot.api.prepared import Prepared, estimate_prepared, run_prepared
 from moot.api.resume import resume, resume_sync
 from moot.api.specs import SPECS, ProtocolSpec, estimate, estimate_sync, spec_for
@@ -49,6 +50,7 @@ __all__ = [
     "estimate_sync",
     "evaluate",
     "evaluate_sync",
+    "gate_failure",
     "make_seats",
     "options_from_panel",
     "prepared_challenge",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from moot.schemas.envelope import headline
+from moot.schemas.results import with_envelope
 from moot.store import DebateRow, Store
 from moot.store.batches import BatchRow, list_batches
 
@@ -57,11 +59,12 @@ def list_view(store: Store, limit: int = 20) -> dict[str, Any]:
 
 
 def verdict_word(result: Mapping[str, Any] | None) -> str:
-    """The one word a list shows: PASS/FAIL/CONDITIONAL, RECOMMENDED/CONTESTED, CONSENSUS/TRADEOFF."""
+    """The one word a list shows: PASS/FAIL/CONDITIONAL, RECOMMENDED/CONTESTED, CONSENSUS/TRADEOFF, read
+    from the result envelope (`headline`); a result stored before the envelope is loaded through its
+    protocol's model first, which computes it."""
     if not result:
         return ""
-    summary = result.get("summary") or {}
-    return str(summary.get("final_verdict") or result.get("outcome") or "")
+    return headline(result if "verdict" in result else with_envelope("", dict(result)))
 
 
 def batch_view(row: BatchRow) -> dict[str, Any]:

@@ -171,3 +171,7 @@ def _setting(plan: BenchPlan, k: int, left_out: Sequence[str], summary: BatchSum
         margin=margin,
         judges=plan.judges,
     )
+
+
+# the names the docs send users to (tests/test_public_surface.py pins them)
+__all__ = ["BenchRun", "prepare_bench", "run_bench"]

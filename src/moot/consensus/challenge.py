@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from moot.schemas.challenge import Challenge, Confidence, RebuttalResponse
+from moot.schemas.challenge import Challenge, PositionConfidence, RebuttalResponse
 
 MIN_SUBSTANTIVE_WORDS = 15
 _WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
@@ -101,8 +101,8 @@ _ORDER: dict[str, int] = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
 
 
 def final_confidence(
-    proponent: Confidence, *, outcome: Literal["CONSENSUS", "TRADEOFF"], all_agreed_at_once: bool
-) -> Confidence:
+    proponent: PositionConfidence, *, outcome: Literal["CONSENSUS", "TRADEOFF"], all_agreed_at_once: bool
+) -> PositionConfidence:
     """HIGH for a unanimous substantive agreement (the seed's fast exit); the proponent's own confidence
     after a consensus reached by argument; at most MEDIUM for a contested (tradeoff) position."""
     if outcome == "CONSENSUS":

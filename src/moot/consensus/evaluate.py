@@ -14,12 +14,12 @@ from typing import Any, Literal, TypedDict
 from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import Criterion
 from moot.schemas.evaluate import (
-    Confidence,
     ConsensusMethod,
     CriticalFinding,
     CriticalResponse,
+    ScoreConfidence,
     ScoredPosition,
-    Verdict,
+    ScoreVerdict,
     VerdictType,
 )
 
@@ -153,11 +153,11 @@ def median(scores: Sequence[float]) -> float:
     return round(statistics.median(scores), 2)
 
 
-def verdict_for(score: float, thresholds: VerdictThresholds, *, critical_accepted: bool = False) -> Verdict:
+def verdict_for(score: float, thresholds: VerdictThresholds, *, critical_accepted: bool = False) -> ScoreVerdict:
     """PASS / CONDITIONAL / FAIL from the thresholds; a CRITICAL finding all judges accept caps at
     CONDITIONAL (it never lifts a FAIL)."""
     if score + EPSILON >= thresholds.pass_at:
-        verdict: Verdict = "PASS"
+        verdict: ScoreVerdict = "PASS"
     elif score + EPSILON >= thresholds.conditional_at:
         verdict = "CONDITIONAL"
     else:
@@ -179,11 +179,11 @@ class PanelSplit(TypedDict):
 class VerdictDecision:
     """The numbers of a verdict, from final scores alone."""
 
-    verdict: Verdict
+    verdict: ScoreVerdict
     score: float
     method: ConsensusMethod
     verdict_type: VerdictType
-    confidence: Confidence
+    confidence: ScoreConfidence
     majority: list[str] = field(default_factory=list)
     minority: list[str] = field(default_factory=list)
     majority_score: float | None = None
@@ -213,7 +213,7 @@ def decide_verdict(
     -> the majority's mean, MEDIUM, minority documented; else forced -> the median, LOW, for a person."""
 
     def decided(
-        score: float, how: ConsensusMethod, kind: VerdictType, conf: Confidence, **rest: Any
+        score: float, how: ConsensusMethod, kind: VerdictType, conf: ScoreConfidence, **rest: Any
     ) -> VerdictDecision:
         verdict = verdict_for(score, thresholds, critical_accepted=critical_accepted)
         return VerdictDecision(verdict, score, how, kind, conf, **rest)

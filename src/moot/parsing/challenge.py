@@ -14,15 +14,15 @@ from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping, 
 from moot.schemas.challenge import (
     AssumptionStatement,
     Challenge,
-    Confidence,
+    ChallengeVerdict,
     Confrontation,
     Decision,
     ObjectionResponse,
     Opening,
+    PositionConfidence,
     Rebuttal,
     RebuttalResponse,
     Strength,
-    Verdict,
 )
 
 T = TypeVar("T", bound=str)
@@ -34,9 +34,10 @@ def _words(literal: Any, aliases: dict[str, T]) -> dict[str, T]:
     return {**{word: word for word in get_args(literal)}, **aliases}
 
 
-_CONFIDENCE: dict[str, Confidence] = _words(Confidence, {"MED": "MEDIUM"})
-_VERDICTS: dict[str, Verdict] = _words(
-    Verdict, {"agreed": "agree", "partially agree": "partial", "partial agree": "partial", "disagreed": "disagree"}
+_CONFIDENCE: dict[str, PositionConfidence] = _words(PositionConfidence, {"MED": "MEDIUM"})
+_VERDICTS: dict[str, ChallengeVerdict] = _words(
+    ChallengeVerdict,
+    {"agreed": "agree", "partially agree": "partial", "partial agree": "partial", "disagreed": "disagree"},
 )
 _STRENGTHS: dict[str, Strength] = _words(Strength, {"weak": "minor", "major": "strong"})
 _DECISIONS: dict[str, Decision] = _words(

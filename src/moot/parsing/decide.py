@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping, reply_parser
-from moot.schemas.decide import Challenge, DecisionOption, StanceReply
+from moot.schemas.decide import CounterArgument, DecisionOption, StanceReply
 
 _RECOMMENDATION_KEYS = ("recommendation", "recommended_option", "recommend", "choice")
 _REASON_KEYS = ("change_reason", "what_convinced_me", "changed_because", "reason_for_change")
@@ -100,8 +100,8 @@ def _target(value: Any, others: Sequence[str]) -> str | None:
     return None
 
 
-def _challenges(raw: Any, others: Sequence[str]) -> list[Challenge]:
-    out: list[Challenge] = []
+def _challenges(raw: Any, others: Sequence[str]) -> list[CounterArgument]:
+    out: list[CounterArgument] = []
     if isinstance(raw, dict):  # {value: "...", effort: "..."}
         items: list[Any] = [{"judge": k, "argument": v} for k, v in raw.items()]
     else:
@@ -117,7 +117,7 @@ def _challenges(raw: Any, others: Sequence[str]) -> list[Challenge]:
             argument = as_text(item)
             judge = _target(argument, others)
         if judge and argument:
-            out.append(Challenge(judge=judge, argument=argument))
+            out.append(CounterArgument(judge=judge, argument=argument))
     return out
 
 
@@ -133,7 +133,7 @@ def parse_stance_reply(text: str, rules: ReplyRules) -> StanceReply:
     if option is None:
         shown = " ".join(as_text(raw).split())[:60]
         raise ReplyError(f"`recommendation: {shown}` is not one of the option ids ({ids})")
-    challenges: list[Challenge] = []
+    challenges: list[CounterArgument] = []
     if rules.round_no > 1:
         challenges = _challenges(_first(data, _CHALLENGE_KEYS), rules.others)
         if rules.require_challenge and rules.others and not challenges:

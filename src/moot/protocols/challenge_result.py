@@ -17,8 +17,8 @@ from moot.schemas.challenge import (
     ChallengeRequest,
     ChallengeResult,
     ChallengerOutcome,
-    Outcome,
     PartyStatement,
+    PositionOutcome,
 )
 from moot.schemas.spend import Spend
 
@@ -95,7 +95,7 @@ def challenge_output(
 ) -> ChallengeResult:
     """The CONSENSUS or TRADEOFF document of the final state; a tradeoff also says what divides the parties."""
     assert state.opening is not None, "the opening comes first"
-    outcome: Outcome = "CONSENSUS" if state.consensus else "TRADEOFF"
+    outcome: PositionOutcome = "CONSENSUS" if state.consensus else "TRADEOFF"
     latest = state.latest
     result = ChallengeResult(
         debate_id=debate_id,

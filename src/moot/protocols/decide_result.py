@@ -44,7 +44,7 @@ def _judges(seats: Sequence[Seat], state: DecideState) -> list[DecisionJudge]:
         )
         if judge.status == "ok" and recs and recs[max(recs)] is None:
             # it answered, but its last reply gave no usable recommendation: not "ok"
-            judge.status = f"unusable: no usable recommendation in round {max(recs)}"
+            judge.status, judge.reason = "unparsed", f"no usable recommendation in round {max(recs)}"
         judges.append(judge)
     return judges
 
@@ -78,6 +78,7 @@ def build_result(request: DecisionRequest, seats: Sequence[Seat], state: DecideS
     consensus_at = next((r for r, t in sorted(state.tallies.items()) if t.reached), None)
     return DecisionResult(
         debate_id=debate_id,
+        status="stopped" if state.stopped else "finished",
         question_id=ctx.question_id,
         question=ctx.question_text,
         options=list(ctx.options),

@@ -62,6 +62,7 @@ def verdict_result(
     ]
     return EvaluationResult(
         debate_id=debate_id,
+        status="stopped" if st.stopped else "finished",
         artifact_evaluated=", ".join(a.path for a in request.artifacts),
         task=request.task,
         rounds_completed=len(st.progression),

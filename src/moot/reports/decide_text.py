@@ -31,7 +31,7 @@ def _judges_table(result: DecisionResult) -> Table:
     rows = []
     for j in result.judges:
         cells = round_cells(j, rounds)
-        rows.append([j.judge, model_cell(j.model, j.answered_by), *cells, j.status])  # judges are named by stance
+        rows.append([j.judge, model_cell(j.model, j.answered_by), *cells, j.fate])  # judges are named by stance
     numbers = range(1, len(rounds) + 1)
     columns = ["Judge", "Model", *(f"Round {n}" for n in numbers), "Status"]
     return Table(columns, rows, terminal_columns=[*columns[:2], *(f"R{n}" for n in numbers), "Status"])

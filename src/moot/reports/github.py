@@ -1,6 +1,8 @@
 """`--format github`: a result as GitHub-flavoured Markdown, for a job summary or a pull-request comment.
 
-Pure functions of the result's JSON. Judge and artifact text is untrusted here too: HTML is escaped,
+Pure functions of the result's JSON. The facts every protocol shares (verdict, confidence, rounds, judges'
+status, spend) are read from the result envelope (`moot.schemas.envelope`), the rest from each protocol's
+own keys. Judge and artifact text is untrusted here too: HTML is escaped,
 table cells cannot break their table, `@name` cannot notify anyone, and the whole is inert in a CI log
 (`safe_text`: no control character, no line that the runner would read as a workflow command).
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from moot.schemas.envelope import headline
 from moot.schemas.safe_text import safe_text
 
 ICONS = {"PASS": "✅", "CONDITIONAL": "⚠️", "FAIL": "❌"}
@@ -50,6 +53,24 @@ def _cost(result: Mapping[str, Any]) -> str:
     )
 
 
+def _verdict(result: Mapping[str, Any]) -> dict[str, Any]:
+    return _d(result.get("verdict"))
+
+
+def _rounds(result: Mapping[str, Any]) -> str:
+    return f"{result.get('rounds_completed', '?')} round(s)"
+
+
+def _not_ok(result: Mapping[str, Any]) -> list[str]:
+    """One bullet per judge whose voice did not count to the end: its status and why."""
+    out = []
+    for j in (_d(x) for x in _l(result.get("judges"))):
+        if j.get("status", "ok") != "ok":
+            why = f": {md(j.get('reason'))}" if j.get("reason") else ""
+            out.append(f"- {md(j.get('seat'))} ({md(j.get('model'))}): {md(j.get('status'))}{why}")
+    return [*out, ""] if out else []
+
+
 def _bullets(title: str, items: Any, line: Callable[[dict[str, Any]], str]) -> list[str]:
     """A `### title` list with one bullet per record; nothing at all when there are none."""
     found = [_d(x) for x in _l(items)]
@@ -68,8 +89,9 @@ def _critical(c: dict[str, Any]) -> str:
 
 def evaluation_markdown(result: Mapping[str, Any]) -> str:
     s = _d(result.get("summary"))
-    verdict = str(s.get("final_verdict") or "?")
-    rounds = f"{result.get('rounds_completed', '?')} round(s)" + (
+    v = _verdict(result)
+    verdict = str(v.get("answer") or "?")
+    rounds = _rounds(result) + (
         f", consensus in round {result['consensus_reached_at']}" if result.get("consensus_reached_at") else ""
     )
     lines = [
@@ -78,7 +100,7 @@ def evaluation_markdown(result: Mapping[str, Any]) -> str:
         f"**{md(result.get('artifact_evaluated', ''))}**"
         + (f": {md(result.get('task'))}" if result.get("task") else ""),
         "",
-        f"{md(s.get('consensus_method', '-'))} · confidence {md(s.get('confidence', '-'))} · {rounds}",
+        f"{md(s.get('consensus_method', '-'))} · confidence {md(v.get('confidence', '-'))} · {rounds}",
         "",
     ]
     judges = [_d(j) for j in _l(result.get("judges")) if _d(j).get("final_score") is not None]
@@ -92,11 +114,7 @@ def evaluation_markdown(result: Mapping[str, Any]) -> str:
             lines.append(f"| {cell(key)} | " + " | ".join(scores) + " |")
         lines.append("| **overall** | " + " | ".join(f"**{_num(j.get('final_score'))}**" for j in judges) + " |")
         lines.append("")
-    dropped = [_d(j) for j in _l(result.get("judges")) if _d(j).get("status", "ok") != "ok"]
-    for j in dropped:
-        lines.append(f"- {md(j.get('judge'))} ({md(j.get('model'))}): {md(j.get('status'))}")
-    if dropped:
-        lines.append("")
+    lines += _not_ok(result)
     lines += _bullets("Recommendations", result.get("recommendations"), _recommendation)
     lines += _bullets("Critical findings", result.get("critical_findings"), _critical)
     lines += _bullets("Needs human review", result.get("user_attention_needed"), lambda a: md(a.get("issue")))
@@ -132,17 +150,10 @@ def evaluation_markdown(result: Mapping[str, Any]) -> str:
 def generic_markdown(result: Mapping[str, Any]) -> str:
     """Any protocol without a renderer of its own: its headline keys, then the rest as a list."""
     protocol = md(result.get("protocol", "debate"))
-    head = next(
-        (
-            result[k]
-            for k in ("outcome", "final_verdict", "recommended_option", "chosen_option", "final_position")
-            if result.get(k)
-        ),
-        "",
-    )
+    head = headline(result) or _verdict(result).get("answer") or ""
     lines = [f"## moot {protocol}: {md(head)}", ""]
     for key, value in result.items():
-        if key in ("debate_id", "protocol", "spend") or value in (None, "", [], {}):
+        if key in ("debate_id", "protocol", "spend", "verdict", "judges") or value in (None, "", [], {}):
             continue
         if isinstance(value, str | int | float | bool):
             lines.append(f"- **{md(key.replace('_', ' '))}**: {md(value)}")
@@ -155,19 +166,21 @@ def generic_markdown(result: Mapping[str, Any]) -> str:
 
 def decision_markdown(result: Mapping[str, Any]) -> str:
     options = {str(_d(o).get("id")): _d(o) for o in _l(result.get("options"))}
-    chosen = result.get("decision") or result.get("recommended_option")
+    v = _verdict(result)
+    chosen = v.get("answer")
     if chosen:
         label = _d(options.get(str(chosen))).get("label")
         head = f"✅ moot decide: option {md(chosen)}" + (f" ({md(label)})" if label else "")
     else:
-        head = f"⚠️ moot decide: {md(result.get('outcome', '?'))}"
+        head = f"⚠️ moot decide: {md(headline(result) or '?')}"
     lines = [
         f"## {head}",
         "",
         f"**{md(result.get('question', ''))}**",
         "",
-        f"confidence {md(result.get('confidence', '-'))} · {result.get('rounds_completed', '?')} round(s)",
+        f"confidence {md(v.get('confidence', '-'))} · {_rounds(result)}",
         "",
+        *_not_ok(result),
         "| Option | Label | Recommended by |",
         "|---|---|---|",
     ]
@@ -195,7 +208,8 @@ def decision_markdown(result: Mapping[str, Any]) -> str:
 
 
 def challenge_markdown_gh(result: Mapping[str, Any]) -> str:
-    outcome = str(result.get("outcome") or "?")
+    outcome = headline(result) or "?"
+    v = _verdict(result)
     lines = [
         f"## {'✅' if outcome == 'CONSENSUS' else '⚠️'} moot challenge: {md(outcome)}",
         "",
@@ -203,9 +217,10 @@ def challenge_markdown_gh(result: Mapping[str, Any]) -> str:
         "",
         f"**Final position:** {md(result.get('final_position', ''))}",
         "",
-        f"confidence {md(result.get('confidence', '-'))} · {result.get('rounds', '?')} round(s)"
+        f"confidence {md(v.get('confidence', '-'))} · {_rounds(result)}"
         + (" · fast exit" if result.get("fast_exit") else ""),
         "",
+        *_not_ok(result),
     ]
     if result.get("what_changed"):
         lines += ["### What changed", ""] + [f"- {md(x)}" for x in _l(result.get("what_changed"))] + [""]

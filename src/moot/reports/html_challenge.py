@@ -9,9 +9,10 @@ from typing import Any
 
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, build_chart
-from moot.reports.html_common import Columns, DebateRecord, Section, Verdict, View
+from moot.reports.html_common import Columns, DebateRecord, Section, VerdictBox, View
 from moot.reports.html_effect import effect_section
 from moot.reports.html_page import make_view
+from moot.schemas.envelope import headline
 
 STANCE_LEVELS = ["objects", "partly agrees", "agrees"]  # y axis of the challenge chart, low to high
 _LEVEL = {"agree": 3, "accept": 3, "partial": 2, "disagree": 1, "maintain": 1, "escalate": 1}
@@ -77,17 +78,18 @@ CHALLENGER_COLUMNS: Columns = [
 
 def challenge_view(record: DebateRecord) -> View:
     r = record.result or {}
-    outcome = h.text(r.get("outcome")) or record.status.upper()
-    tone = {"CONSENSUS": "pass", "TRADEOFF": "conditional"}.get(outcome, "neutral")
+    v = h.envelope_verdict(r)
+    outcome = headline(r) or record.status.upper()
+    tone = {"consensus": "pass", "tradeoff": "conditional"}.get(str(v.get("kind")), "neutral")
     facts = [
-        h.fact("Confidence", r.get("confidence")),
-        ("Rounds", h.num(r.get("rounds")) + (" (fast exit)" if r.get("fast_exit") else "")),
+        h.fact("Confidence", v.get("confidence")),
+        ("Rounds", h.num(r.get("rounds_completed")) + (" (fast exit)" if r.get("fast_exit") else "")),
         h.fact("Proponent", r.get("proponent")),
         ("Topic", h.text(r.get("topic"))),
     ]
     return make_view(
         record,
-        Verdict(outcome, tone, facts, h.text(r.get("final_position"))),
+        VerdictBox(outcome, tone, facts, h.text(r.get("final_position"))),
         _sections(r),
         chart=_chart(r),
         chart_title="Challengers per round",

@@ -50,7 +50,7 @@ class Section:
 
 
 @dataclass
-class Verdict:
+class VerdictBox:
     headline: str
     tone: str  # "pass" | "fail" | "conditional" | "neutral"
     facts: list[tuple[str, str]] = field(default_factory=list)
@@ -81,7 +81,7 @@ class View:
     """One debate's page. The debate's id, protocol, time and status are read from its record, not copied."""
 
     record: DebateRecord
-    verdict: Verdict
+    verdict: VerdictBox
     figure: Figure | None = None
     sections: list[Section] = field(default_factory=list)
     cost: list[Section] = field(default_factory=list)
@@ -159,6 +159,11 @@ def facts_if_any(r: Mapping[str, Any], labels: Mapping[str, str]) -> list[tuple[
     return [(label, text(r[key])) for key, label in labels.items() if r.get(key)]
 
 
+def envelope_verdict(r: Mapping[str, Any]) -> dict[str, Any]:
+    """The result envelope's `verdict` {kind, answer, confidence, needs_human}; {} when there is none."""
+    return as_dict(r.get("verdict"))
+
+
 def rounds_fact(r: Mapping[str, Any]) -> tuple[str, str]:
     at = r.get("consensus_reached_at")
     return ("Rounds", num(r.get("rounds_completed")) + (f" (consensus in round {at})" if at else ""))
@@ -176,12 +181,19 @@ def tone_of(word: str) -> str:
 Cell = str | Callable[[dict[str, Any]], str]
 Columns = Sequence[tuple[str, Cell]]
 
+
+def judge_status(j: Mapping[str, Any]) -> str:
+    """The envelope's judge status with its reason: `ok`, `dropped: timeout after 120 s`."""
+    status, reason = text(j.get("status")), text(j.get("reason"))
+    return f"{status}: {reason}" if reason else status
+
+
 JUDGE_COLUMNS: list[tuple[str, Cell]] = [
-    ("Seat", "judge"),
+    ("Seat", "seat"),
     ("Model", "model"),
     ("Answered by", "answered_by"),
     ("Stance", "stance"),
-    ("Status", "status"),
+    ("Status", judge_status),
 ]
 
 

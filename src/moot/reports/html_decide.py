@@ -9,9 +9,10 @@ from typing import Any
 
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, build_chart
-from moot.reports.html_common import JUDGE_COLUMNS, Cell, Columns, DebateRecord, Section, Verdict, View
+from moot.reports.html_common import JUDGE_COLUMNS, Cell, Columns, DebateRecord, Section, VerdictBox, View
 from moot.reports.html_effect import effect_section
 from moot.reports.html_page import make_view
+from moot.schemas.envelope import headline as envelope_headline
 
 CHANGE_COLUMNS: Columns = [
     ("Judge", "judge"),
@@ -26,16 +27,17 @@ def decide_view(record: DebateRecord) -> View:
     r = record.result or {}
     options = h.records(r.get("options"))
     labels = {str(o.get("id")): h.text(o.get("label")) for o in options}
-    chosen = r.get("decision") or r.get("recommended_option") or r.get("user_choice")
+    v = h.envelope_verdict(r)
+    chosen, kind = v.get("answer"), v.get("kind")
     if chosen:
         headline = f"Option {chosen}" + (f": {labels[str(chosen)]}" if labels.get(str(chosen)) else "")
-        tone = "pass" if r.get("consensus") else "conditional"
+        tone = "conditional" if kind == "contested" else "pass"
     else:
-        headline = h.text(r.get("outcome")) or record.status.upper()
-        tone = "conditional" if r.get("outcome") == "CONTESTED" else "neutral"
+        headline = envelope_headline(r) or record.status.upper()
+        tone = "conditional" if kind == "contested" else "neutral"
     facts = [
-        h.fact("Outcome", r.get("outcome")),
-        h.fact("Confidence", r.get("confidence")),
+        h.fact("Outcome", envelope_headline(r)),
+        h.fact("Confidence", v.get("confidence")),
         h.rounds_fact(r),
         ("Threshold", h.num(r.get("consensus_threshold"))),
         *h.facts_if_any(r, {"decided_by": "Decided by"}),
@@ -43,7 +45,7 @@ def decide_view(record: DebateRecord) -> View:
     summary = h.text(r.get("question")) + ("\n\n" + h.text(r.get("message")) if r.get("message") else "")
     return make_view(
         record,
-        Verdict(headline, tone, facts, summary),
+        VerdictBox(headline, tone, facts, summary),
         _sections(r, options),
         chart=_chart(r, [str(o.get("id")) for o in options]),
         chart_title="Recommendations per round",

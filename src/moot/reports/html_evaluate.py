@@ -7,7 +7,7 @@ from typing import Any
 
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, Rule, build_chart
-from moot.reports.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, Verdict, View
+from moot.reports.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, VerdictBox, View
 from moot.reports.html_effect import effect_section
 from moot.reports.html_page import make_view
 from moot.schemas.config import VerdictThresholds
@@ -61,16 +61,17 @@ def criterion_scores(record: DebateRecord) -> list[CriterionRow]:
 def evaluate_view(record: DebateRecord) -> View:
     r = record.result or {}
     s = h.as_dict(r.get("summary"))
-    word = str(s.get("final_verdict") or record.status.upper())
+    v = h.envelope_verdict(r)
+    word = str(v.get("answer") or record.status.upper())
     facts = [
         ("Score", f"{h.num(s.get('consensus_score'))}/5" if s.get("consensus_score") is not None else "-"),
         h.fact("Method", s.get("consensus_method")),
-        h.fact("Confidence", s.get("confidence")),
+        h.fact("Confidence", v.get("confidence")),
         h.rounds_fact(r),
         ("Artifact", h.text(r.get("artifact_evaluated"))),
         *h.facts_if_any(r, {"task": "Task"}),
     ]
-    verdict = Verdict(word, h.tone_of(word), facts, h.text(r.get("majority_opinion")))
+    verdict = VerdictBox(word, h.tone_of(word), facts, h.text(r.get("majority_opinion")))
     chart, caption = _chart(record)
     return make_view(record, verdict, _sections(record), chart=chart, chart_caption=caption)
 

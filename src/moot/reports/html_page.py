@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from moot.reports.html_chart import Chart
-from moot.reports.html_common import DebateRecord, Figure, Section, TranscriptEntry, Verdict, View
+from moot.reports.html_common import DebateRecord, Figure, Section, TranscriptEntry, VerdictBox, View
 from moot.reports.html_cost import cost_sections
 from moot.store.db import CallRecord
 
@@ -23,7 +23,7 @@ def transcripts(calls: Sequence[CallRecord]) -> dict[int, list[TranscriptEntry]]
 
 def make_view(
     record: DebateRecord,
-    verdict: Verdict,
+    verdict: VerdictBox,
     sections: list[Section],
     *,
     chart: Chart | None = None,

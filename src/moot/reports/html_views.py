@@ -12,15 +12,16 @@ from typing import Any
 
 from moot.reports import html_common as h
 from moot.reports.html_challenge import challenge_view
-from moot.reports.html_common import DebateRecord, Section, Table, Verdict, View
+from moot.reports.html_common import DebateRecord, Section, Table, VerdictBox, View
 from moot.reports.html_decide import decide_view
 from moot.reports.html_evaluate import evaluate_view
 from moot.reports.html_page import make_view
+from moot.schemas.envelope import headline
 
 __all__ = ["VIEW_BUILDERS", "DebateRecord", "View", "build_view", "generic_view"]
 
-HEADLINE_KEYS = ("final_verdict", "outcome", "recommended_option", "chosen_option", "decision", "final_position")
-FACT_KEYS = ("confidence", "method", "consensus")
+# the envelope's keys a generic page shows in its verdict box, not again as sections
+ENVELOPE_SHOWN = {"debate_id", "protocol", "spend", "verdict", "status"}
 
 
 def _generic_section(title: str, value: Any) -> Section | None:
@@ -46,12 +47,13 @@ def generic_sections(result: Mapping[str, Any], skip: set[str]) -> list[Section]
 
 
 def generic_view(record: DebateRecord) -> View:
+    """A protocol without a builder of its own: its envelope's verdict on top, its other keys plainly."""
     r = record.result or {}
-    summary = h.as_dict(r.get("summary"))
-    word = next((h.text(r.get(k) or summary.get(k)) for k in HEADLINE_KEYS if r.get(k) or summary.get(k)), "")
-    facts = [(k.replace("_", " ").capitalize(), h.text(r[k])) for k in FACT_KEYS if k in r]
-    verdict = Verdict(word or record.status.upper(), h.tone_of(word), facts)
-    return make_view(record, verdict, generic_sections(r, {"debate_id", "protocol", "spend", *FACT_KEYS}))
+    v = h.envelope_verdict(r)
+    word = headline(r) or h.text(v.get("answer"))
+    facts = [h.fact("Kind", v.get("kind")), h.fact("Confidence", v.get("confidence"))] if v else []
+    verdict = VerdictBox(word or record.status.upper(), h.tone_of(word), facts)
+    return make_view(record, verdict, generic_sections(r, ENVELOPE_SHOWN))
 
 
 ViewBuilder = Callable[[DebateRecord], View]

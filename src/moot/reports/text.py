@@ -45,7 +45,7 @@ def _judges_table(result: EvaluationResult) -> Table:
     for j in result.judges:
         scores = [r.by_judge.get(j.judge) for r in rounds]
         cells = [f"{x:g}" if x is not None else "-" for x in scores]
-        rows.append([j.judge, j.stance, model_cell(j.model, j.answered_by), *cells, j.status])
+        rows.append([j.judge, j.stance, model_cell(j.model, j.answered_by), *cells, j.fate])
     rows.append(["range", "", "", *(f"{r.range:g}" for r in rounds), ""])
     columns = ["Judge", "Stance", "Model", *(f"Round {n}" for n in range(1, len(rounds) + 1)), "Status"]
     return Table(columns, rows, note=_round_note(result))

@@ -250,3 +250,7 @@ class BenchResult(_Figures):
     differences: dict[str, DifferenceFigures] = Field(default_factory=dict)  # "debate-vote", ...
     margin: float = 0.03  # the equivalence margin the verdict's TOST used (a share)
     both_orders: bool = False  # accuracy is JudgeBench's: right in both orders
+
+
+# the names the docs send users to (tests/test_public_surface.py pins them)
+__all__ = ["BenchResult", "PairwiseItem", "ScoredItem"]

@@ -8,19 +8,29 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field, model_validator
 
 from moot.schemas.config import JudgeSpec
 from moot.schemas.effect import DebateEffect
+from moot.schemas.envelope import (
+    EnvelopeFirst,
+    JudgeStatus,
+    RunStatus,
+    SeatStatus,
+    Verdict,
+    one_line,
+    run_status,
+    split_status,
+)
 from moot.schemas.evaluate import Artifact
 from moot.schemas.spend import Spend
 
-Confidence = Literal["HIGH", "MEDIUM", "LOW"]
-Verdict = Literal["agree", "partial", "disagree"]
+PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
+ChallengeVerdict = Literal["agree", "partial", "disagree"]
 Strength = Literal["minor", "strong"]
 Decision = Literal["ACCEPT", "PARTIAL", "REJECT"]
 RebuttalResponse = Literal["ACCEPT", "MAINTAIN", "ESCALATE"]
-Outcome = Literal["CONSENSUS", "TRADEOFF"]
+PositionOutcome = Literal["CONSENSUS", "TRADEOFF"]
 
 
 # The most confrontation rounds a challenge has (seed 004: "up to 5"); after the last, the objections still
@@ -55,13 +65,13 @@ class ChallengeRequest(BaseModel):
 class Opening(BaseModel):
     position: str
     reasoning: str
-    confidence: Confidence
+    confidence: PositionConfidence
     weaknesses: list[str] = Field(default_factory=list)
     assumptions: list[str] = Field(default_factory=list)
 
 
 class Challenge(BaseModel):
-    verdict: Verdict
+    verdict: ChallengeVerdict
     objection_strength: Strength
     objections: list[str] = Field(default_factory=list)
     reasoning: str = ""
@@ -76,7 +86,7 @@ class ObjectionResponse(BaseModel):
 class Confrontation(BaseModel):
     responses: list[ObjectionResponse] = Field(default_factory=list)
     position: str
-    confidence: Confidence | None = None
+    confidence: PositionConfidence | None = None
     reasoning: str = ""
 
 
@@ -118,7 +128,7 @@ class PositionVersion(BaseModel):
     version: int  # 1 = the opening
     round: int  # 0 for the opening; N for the version produced in round N's confrontation
     position: str
-    confidence: Confidence
+    confidence: PositionConfidence
     changed: bool = False
     changed_because: list[PositionChange] = Field(default_factory=list)
 
@@ -169,12 +179,18 @@ class ChallengerOutcome(BaseModel):
     answered_by: str = ""
 
 
-class ChallengeResult(BaseModel):
+class ChallengeResult(EnvelopeFirst):
+    """`rounds` (the confrontation rounds done) keeps its meaning; `rounds_completed` is the envelope's name
+    for the same number. `challengers` keeps each challenger's own status words; `judges` is the envelope's
+    list: the proponent first, then every challenger."""
+
     debate_id: str
+    protocol: Literal["challenge"] = "challenge"
+    status: RunStatus = "finished"  # "stopped": the budget ended it before its last round
     topic: str
-    outcome: Outcome
+    outcome: PositionOutcome
     final_position: str
-    confidence: Confidence
+    confidence: PositionConfidence
     rounds: int
     fast_exit: bool = False
     position_history: list[PositionVersion]
@@ -192,3 +208,44 @@ class ChallengeResult(BaseModel):
     notes: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
     debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
+
+    _status = model_validator(mode="before")(run_status)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def verdict(self) -> Verdict:
+        """The envelope's verdict: consensus or tradeoff, the final position's first line as the answer."""
+        consensus = self.outcome == "CONSENSUS"
+        return Verdict(
+            kind="consensus" if consensus else "tradeoff",
+            answer=one_line(self.final_position),
+            confidence=self.confidence,
+            needs_human=not consensus,
+        )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def rounds_completed(self) -> int:
+        return self.rounds
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def judges(self) -> list[SeatStatus]:
+        """The proponent, then each challenger: ok while its voice counted (whatever it said), dropped when
+        it failed for good (`reason` keeps its status words)."""
+        seats = [SeatStatus(seat="proponent", model=self.proponent, stance="proponent", status="ok")]
+        for c in self.challengers:
+            fate = _challenger_fate(c.status)
+            seats.append(SeatStatus(seat=c.seat, model=c.model, stance="challenger", status=fate[0], reason=fate[1]))
+        return seats
+
+
+def _challenger_fate(status: str) -> tuple[JudgeStatus, str | None]:
+    """A challenger's status words ("agreed", "failed: timeout", "dropped in round 2: ...") in the envelope's."""
+    if status.startswith("failed"):
+        return "dropped", status.partition(":")[2].strip() or status
+    if status.startswith("dropped"):
+        return split_status(status)
+    if status == "not asked":
+        return "ok", "not asked"
+    return "ok", None

@@ -17,9 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 
 from moot.schemas.config import JudgeSpec
 from moot.schemas.effect import DebateEffect
+from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
 from moot.schemas.spend import Spend
 
-Outcome = Literal["RECOMMENDED", "CONTESTED"]
+DecisionOutcome = Literal["RECOMMENDED", "CONTESTED"]
 DecisionConfidence = Literal["HIGH", "REQUIRES_INPUT"]
 
 _ID = re.compile(r"^\w[\w.-]*$")
@@ -164,7 +165,7 @@ class DecisionRequest(BaseModel):
     base_dir: str | None = None
 
 
-class Challenge(BaseModel):
+class CounterArgument(BaseModel):
     """A round-2 counter-argument aimed at another judge's position."""
 
     judge: str
@@ -181,7 +182,7 @@ class StanceReply(BaseModel):
     rationale: str = ""
     perspective: str = ""  # one line: why this option, from the judge's stance
     assessments: dict[str, str] = Field(default_factory=dict)
-    challenges: list[Challenge] = Field(default_factory=list)
+    challenges: list[CounterArgument] = Field(default_factory=list)
     changed_from: str | None = None
     change_reason: str = ""
 
@@ -215,14 +216,12 @@ class DecideRoundRecord(BaseModel):
     note: str = ""
 
 
-class DecisionJudge(BaseModel):
-    """A seat of the panel and what became of it."""
+class DecisionJudge(SeatStatus):
+    """A seat of the panel and what became of it: the envelope's fields (`status` ok, dropped, or unparsed
+    when its last reply gave no usable recommendation; `reason` why), then the seat's recommendations."""
 
     judge: str  # the seat id: the stance ("risk", "value", "effort")
-    model: str
     answered_by: str = ""
-    stance: str
-    status: str = "ok"  # "ok" | "dropped: timeout: ..." | ...
     dropped_in_round: int | None = None
     recommendations: dict[str, str | None] = Field(default_factory=dict)  # "round_1" -> option id or None
 
@@ -238,14 +237,15 @@ class RoundTally(BaseModel):
     answered: int = 0
 
 
-class DecisionResult(BaseModel):
+class DecisionResult(EnvelopeFirst):
     debate_id: str
     protocol: Literal["decide"] = "decide"
+    status: RunStatus = "finished"  # "stopped": the budget ended it before its last round
     question_id: str
     question: str
     options: list[DecisionOption]
     consensus: bool
-    outcome: Outcome
+    outcome: DecisionOutcome
     recommended_option: str | None = None
     confidence: DecisionConfidence
     perspectives: dict[str, str] = Field(default_factory=dict)
@@ -265,6 +265,24 @@ class DecisionResult(BaseModel):
     files: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
     debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
+
+    _status = model_validator(mode="before")(run_status)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def verdict(self) -> Verdict:
+        """The envelope's verdict: the option recommended (or chosen by a person), and how it was reached.
+        `majority` when the threshold was met without every answering judge agreeing."""
+        last = self.rounds.get(f"round_{self.rounds_completed}")
+        kind: VerdictKind = "contested"
+        if self.consensus:
+            kind = "majority" if last is not None and last.share < 1.0 else "consensus"
+        return Verdict(
+            kind=kind,
+            answer=self.decision,
+            confidence=self.confidence,
+            needs_human=not self.consensus and not self.user_choice,
+        )
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, Field, computed_field, model_validator
 
 from moot.schemas.config import ConsensusSettings, JudgeSpec, VerdictThresholds
 from moot.schemas.criteria import Criterion
 from moot.schemas.effect import DebateEffect
+from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
 from moot.schemas.spend import Spend
 
-Verdict = Literal["PASS", "FAIL", "CONDITIONAL"]
+ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
 ConsensusMethod = Literal["unanimous", "majority", "forced"]
 VerdictType = Literal["consensus", "majority", "no_consensus"]
-Confidence = Literal["HIGH", "MEDIUM", "LOW"]
+ScoreConfidence = Literal["HIGH", "MEDIUM", "LOW"]
 CriticalResponse = Literal["accept", "reject", "withdraw"]
 
 
@@ -86,11 +87,11 @@ class RoundSummary(BaseModel):
 
 
 class Summary(BaseModel):
-    final_verdict: Verdict
+    final_verdict: ScoreVerdict
     consensus_score: float
     score_range: list[float]
     consensus_method: ConsensusMethod
-    confidence: Confidence
+    confidence: ScoreConfidence
 
 
 class ConvergentFinding(BaseModel):
@@ -119,15 +120,14 @@ class AttentionItem(BaseModel):
     recommendation: str = ""
 
 
-class JudgeOutcome(BaseModel):
-    """How one seat on the panel fared: its final scores, or why it was dropped."""
+class JudgeOutcome(SeatStatus):
+    """How one seat on the panel fared: its final scores, or why it was dropped. The envelope's fields come
+    first (`seat`, `model` as configured, `stance`, `status`, `reason`); `judge` repeats the seat id, as
+    results before the envelope named it."""
 
     judge: str  # seat id, e.g. "judge-1"
     number: int
-    model: str  # as configured
     answered_by: str = ""  # the model that actually judged (differs when a fallback took the seat)
-    stance: str
-    status: str = "ok"  # "ok" or "dropped: <why>"
     dropped_in_round: int | None = None
     final_score: float | None = None
     final_scores: dict[str, float] = Field(default_factory=dict)
@@ -139,9 +139,10 @@ class SelfCritique(BaseModel):
     potential_bias: str = ""
 
 
-class EvaluationResult(BaseModel):
+class EvaluationResult(EnvelopeFirst):
     debate_id: str
     protocol: Literal["evaluate"] = "evaluate"
+    status: RunStatus = "finished"  # "stopped": the budget ended it before its last round
     artifact_evaluated: str
     task: str = ""
     rounds_completed: int
@@ -169,6 +170,24 @@ class EvaluationResult(BaseModel):
     reports: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
     debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
+
+    _status = model_validator(mode="before")(run_status)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def verdict(self) -> Verdict:
+        """The envelope's verdict: PASS/CONDITIONAL/FAIL, and how the panel reached it."""
+        s = self.summary
+        kind: VerdictKind = "consensus"
+        if s.consensus_method == "forced":
+            kind = "forced"
+        elif self.verdict_type == "majority":
+            kind = "majority"
+        elif self.verdict_type == "no_consensus":
+            kind = "contested"
+        return Verdict(
+            kind=kind, answer=s.final_verdict, confidence=s.confidence, needs_human=kind in ("forced", "contested")
+        )
 
 
 class Artifact(BaseModel):

@@ -78,3 +78,7 @@ class Completion(BaseModel):
     provider: str = ""
     structured: str = ""  # the form the reply schema was sent in (json_schema, json_object, off); "" if none
     finish_reason: str = ""  # as the vendor reports it: "length" is a reply cut off at its output bound
+
+
+# the names the docs send users to (tests/test_public_surface.py pins them)
+__all__ = ["Completion", "Message", "Prompt", "Usage"]

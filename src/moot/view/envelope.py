@@ -1,10 +1,10 @@
-"""The one place where `moot view` reads a protocol's stored result: which key of each protocol's result is
-its verdict, its answer, its confidence, its rounds and its judges.
+"""The one place where `moot view` reads a protocol's stored result: the result envelope (issue 22).
 
-Until one result envelope is shared by every protocol, each protocol keeps these under its own names
-(`summary.final_verdict` for evaluate, `outcome` for decide and challenge...). Every page reads them
-through `outcome` (the debates' index, the batch pages, a debate's page), from the one table below, so a
-change of envelope touches this module only.
+Every protocol's result starts with the same keys (`moot.schemas.envelope`): `verdict` {kind, answer,
+confidence, needs_human}, `rounds_completed`, `judges` [{seat, model, stance, status, reason}], `spend`.
+Every page reads them through `outcome` (the debates' index, the batch pages, a debate's page), from the
+one table below, so no page guesses which key a protocol keeps its verdict under. A result stored before
+the envelope is brought up to it first (`with_envelope`).
 """
 
 from __future__ import annotations
@@ -13,39 +13,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-# per protocol, the JSON path of each field in the stored result (`debates.result_json`)
-PATHS: dict[str, dict[str, str]] = {
-    "evaluate": {
-        "verdict": "$.summary.final_verdict",
-        "kind": "$.verdict_type",
-        "answer": "$.summary.final_verdict",
-        "confidence": "$.summary.confidence",
-        "rounds": "$.rounds_completed",
-        "judges": "$.judges",
-    },
-    "decide": {
-        "verdict": "$.outcome",
-        "kind": "$.outcome",
-        "answer": "$.recommended_option",
-        "confidence": "$.confidence",
-        "rounds": "$.rounds_completed",
-        "judges": "$.judges",
-    },
-    "challenge": {
-        "verdict": "$.outcome",
-        "kind": "$.outcome",
-        "answer": "$.final_position",
-        "confidence": "$.confidence",
-        "rounds": "$.rounds",
-        "judges": "$.challengers",
-    },
+from moot.schemas.envelope import headline
+from moot.schemas.results import RESULT_MODELS, with_envelope
+
+# the JSON path of each field the pages show, the same for every protocol (`verdict` is `headline`'s word)
+PATHS: dict[str, str] = {
+    "kind": "$.verdict.kind",
+    "answer": "$.verdict.answer",
+    "confidence": "$.verdict.confidence",
+    "rounds": "$.rounds_completed",
+    "judges": "$.judges",
 }
-EXTRA_SEATS = {"challenge": 1}  # the proponent sits beside the challengers
 SPEND_PATH = "$.spend.cost_usd"
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ResultFacts:
     """A debate's result as the pages need it, whatever its protocol. Empty strings and None where the
     result has no such value (a running or failed debate has no result at all)."""
 
@@ -68,31 +51,31 @@ def _at(result: Mapping[str, Any], path: str) -> Any:
 
 
 def _seat(judge: Any) -> str:
+    """`seat (model)`; the proponent of a challenge as `model (proponent)`."""
     if not isinstance(judge, Mapping):
         return str(judge)
-    name = str(judge.get("judge") or judge.get("seat") or "")
-    model = str(judge.get("answered_by") or judge.get("model") or "")
-    return f"{name} ({model})" if name and model else name or model
+    seat, model = str(judge.get("seat") or ""), str(judge.get("model") or "")
+    if judge.get("stance") == "proponent":
+        return f"{model or seat} (proponent)"
+    return f"{seat} ({model})" if seat and model else seat or model
 
 
-def outcome(protocol: str, status: str, result: Mapping[str, Any] | None) -> Outcome:
+def outcome(protocol: str, status: str, result: Mapping[str, Any] | None) -> ResultFacts:
     """A stored result mapped onto the fields the pages show."""
-    paths = PATHS.get(protocol)
-    if not result or paths is None:
-        return Outcome(protocol, status)
-    judges = [_seat(j) for j in _at(result, paths["judges"]) or []]
-    if protocol == "challenge" and result.get("proponent"):
-        judges.insert(0, f"{result['proponent']} (proponent)")
-    rounds = _at(result, paths["rounds"])
+    if not result or protocol not in RESULT_MODELS:
+        return ResultFacts(protocol, status)
+    if "verdict" not in result:
+        result = with_envelope(protocol, dict(result))
+    rounds = _at(result, PATHS["rounds"])
     spend = _at(result, SPEND_PATH)
-    return Outcome(
+    return ResultFacts(
         protocol,
         status,
-        verdict=str(_at(result, paths["verdict"]) or ""),
-        kind=str(_at(result, paths["kind"]) or ""),
-        answer=str(_at(result, paths["answer"]) or ""),
-        confidence=str(_at(result, paths["confidence"]) or ""),
-        rounds=rounds if isinstance(rounds, int) else None,
-        judges=tuple(judges),
+        verdict=headline(result),
+        kind=str(_at(result, PATHS["kind"]) or ""),
+        answer=str(_at(result, PATHS["answer"]) or ""),
+        confidence=str(_at(result, PATHS["confidence"]) or ""),
+        rounds=rounds if isinstance(rounds, int) and not isinstance(rounds, bool) else None,
+        judges=tuple(_seat(j) for j in _at(result, PATHS["judges"]) or []),
         spend=float(spend) if isinstance(spend, int | float) else None,
     )

@@ -21,7 +21,7 @@ from moot.reports.bench_html import render_bench_html
 from moot.reports.html import load_record, render_html
 from moot.schemas.bench import BenchResult
 from moot.store.db import CallRecord
-from moot.view.envelope import Outcome, outcome
+from moot.view.envelope import ResultFacts, outcome
 from moot.view.reader import ReadOnlyStore
 
 REPORT_TEMPLATES = Path(load_record.__code__.co_filename).parent / "templates"
@@ -53,7 +53,7 @@ class DebatePage:
     protocol: str
     status: str
     created_at: str
-    outcome: Outcome
+    outcome: ResultFacts
     report: Markup
     calls: list[CallRecord]
     batch: tuple[str, str] | None  # (batch id, item id)
