@@ -15,6 +15,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from moot.schemas.redact import redact, redact_known
 from moot.schemas.results import with_envelope
 from moot.store.blobs import Blobs
 from moot.store.guard import StoreError, StoreFull, connect
-from moot.store.migrations import MIGRATIONS
+from moot.store.migrations import MIGRATIONS, statements
 
 __all__ = ["CallRecord", "DebateRow", "Store", "StoreError", "StoreFull", "default_db_path", "now_iso"]
 
@@ -149,9 +150,9 @@ class Store:
         self.unsaved: list[CallRecord] = []  # answered calls a full disk kept out of the store
         try:
             self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA busy_timeout=5000")  # first: switching to WAL waits for another opener too
+            self._wal()
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=5000")
             self._blobs = Blobs()
             self._migrate()
             self._db.execute("SELECT COUNT(*) FROM debates").fetchone()  # a foreign or damaged file fails here
@@ -166,11 +167,38 @@ class Store:
     def close(self) -> None:
         self._db.close()
 
+    def _wal(self) -> None:
+        """Switch the file to WAL. SQLite does not call the busy handler for this switch while another process
+        opens the same new file, so a brief "database is locked" is waited out here (up to busy_timeout)."""
+        deadline = time.monotonic() + 5.0
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except StoreError as e:
+                if "locked" not in e.problem or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
     def _migrate(self) -> None:
+        """Apply the migrations this file lacks. Two processes may open a new store at once (two batches, two
+        debates): the version is read again under SQLite's write lock, so only one of them migrates and the
+        other waits (busy_timeout) and finds nothing left to do."""
         with self._lock:
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            for i, script in enumerate(MIGRATIONS[version:], start=version + 1):
-                self._db.executescript(f"BEGIN; {script}; PRAGMA user_version = {i}; COMMIT;")
+            if self._db.execute("PRAGMA user_version").fetchone()[0] >= len(MIGRATIONS):
+                return
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                for i, script in enumerate(MIGRATIONS[version:], start=version + 1):
+                    for statement in statements(script):
+                        self._db.execute(statement)
+                    self._db.execute(f"PRAGMA user_version = {i}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(StoreError, sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                raise
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """One statement under the store's lock, committed at once: for the store's own table modules

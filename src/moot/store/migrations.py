@@ -5,6 +5,9 @@ The database's `PRAGMA user_version` is the number of migrations applied.
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Iterator
+
 
 def _calls_table(name: str, *, attempts: bool) -> str:
     """The calls table as migration 1 made it, or (with `attempts`) as migration 2 copies it into: written
@@ -125,3 +128,17 @@ MIGRATIONS: list[str] = [
     ALTER TABLE calls ADD COLUMN finish_reason TEXT NOT NULL DEFAULT '';
     """,
 ]
+
+
+def statements(script: str) -> Iterator[str]:
+    """A migration script's statements one by one (`executescript` would COMMIT the caller's transaction),
+    split where SQLite itself says a statement is complete, so a `;` inside a string or trigger stays put."""
+    buffer = ""
+    for part in script.split(";"):
+        buffer += part + ";"
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip(" \n\t;"):
+                yield buffer
+            buffer = ""
+    if buffer.strip(" \n\t;"):
+        yield buffer
