@@ -167,29 +167,40 @@ def test_the_schema_went_in_the_form_the_server_takes_and_auto_found_it(runs: di
     assert {c["structured"] for c in auto.calls} == {"json_object"}  # ... and every call went in its own
 
 
-SCORED = [
-    ("median", "Return the median of a list of numbers.", MEDIAN, "pass"),
-    ("mean", "Return the mean of a list of numbers.", "def mean(xs):\n    return sum(xs) / len(xs)\n", "pass"),
-    ("maximum", "Return the largest number of a list.", "def maximum(xs):\n    return min(xs)\n", "fail"),
-    ("is_even", "Return True when n is even.", "def is_even(n):\n    return n % 2 == 1\n", "fail"),
+PAIRS = [
+    ("p1", "What is 17 * 3?", "17 * 3 = 51.", "17 * 3 = 54.", "A>B"),
+    (
+        "p2",
+        "What is the capital of France?",
+        "The capital of France is Lyon.",
+        "The capital of France is Paris.",
+        "B>A",
+    ),
+    ("p3", "Is 9 a prime number?", "No: 9 = 3 * 3.", "Yes: 9 has no divisors.", "A>B"),
+    ("p4", "How many days are in a leap year?", "A leap year has 365 days.", "A leap year has 366 days.", "B>A"),
 ]
 
 
 def test_a_four_item_bench_finishes_on_the_real_model(
     server: UsageProxy, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
+    """Four JudgeBench-style pairs (the bench's main use), each debated by decide in the given order: single,
+    vote and debate all read from real replies. (Pairs rather than scored items: a decide reply is a fraction
+    of an evaluate reply's tokens, which keeps this tier inside CI's time on two cores.)"""
     root = tmp_path_factory.mktemp("local-bench")
-    gold = "".join(json.dumps({"id": i, "task": t, "artifact": a, "gold": g}) + "\n" for i, t, a, g in SCORED)
+    gold = "".join(
+        json.dumps({"id": i, "question": q, "response_A": a, "response_B": b, "label": label}) + "\n"
+        for i, q, a, b, label in PAIRS
+    )
     files = {
         "gold.jsonl": gold,
         "judges.yaml": {
-            "debate_judges": judges(
-                server, ("neutral", "for", "against"), structured="json_object", max_tokens=EVALUATE_MAX_TOKENS
-            ),
-            "max_rounds": 2,
+            # no stance: each judge gets the bench's correctness stance
+            "debate_judges": [{**JUDGE, "api_base": server.base_url, "structured": "json_object"}] * 3,
+            "debate_config": {"max_rounds": 2},
         },
     }
-    r = run(server, root, "bench", files, "bench", "@gold.jsonl", "--judges", "@judges.yaml", "--strategies", "single,vote,debate", "--format", "json", "--no-progress")  # fmt: skip
+    r = run(server, root, "bench", files, "bench", "@gold.jsonl", "--judges", "@judges.yaml", "--strategies", "single,vote,debate", "--no-swap", "--format", "json", "--no-progress")  # fmt: skip
     assert r.code == 0, r.stderr[-1500:]
     assert r.result and len(r.calls) >= 12 and all(c["status"] == "ok" for c in r.calls)
     first = [c for c in r.calls if c["kind"] != "clarify"]
