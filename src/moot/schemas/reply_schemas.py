@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-Schema = dict[str, Any]
+from moot.schemas.reply_bounds import Schema
 
 CONFIDENCE = ("HIGH", "MEDIUM", "LOW")
 SEVERITIES = ("CRITICAL", "HIGH", "MEDIUM", "LOW")
