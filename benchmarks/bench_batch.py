@@ -111,7 +111,7 @@ def _judges_file(folder: Path, base_url: str) -> Path:
 
 async def _moot_one(n: int, judges: Any, store: Any, kb: int | None) -> Any:
     from moot import evaluate
-    from moot.schemas.evaluate import Artifact
+    from moot.schemas.config import Artifact
 
     artifact = Artifact(path=f"item-{n}/users.ts", text=_artifact_text(n, kb))
     return await evaluate(

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 import moot
-from moot.api.challenge import plan_challenge
-from moot.api.decide_inputs import build_decision_request
-from moot.api.evaluate import build_evaluation_request
+from moot.protocols.challenge.api import plan_challenge
+from moot.protocols.decide.inputs import build_decision_request
+from moot.protocols.evaluate.api import build_evaluation_request
 
 RUN_OPTIONS = {"store", "on_event", "max_cost"}  # how to run, not what to debate: the builders never see them
 

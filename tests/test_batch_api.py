@@ -15,7 +15,7 @@ import yaml
 from moot import api
 from moot.batch import BatchProgress, BatchSummary, run_batch, run_batch_sync
 from moot.batch.runner import batch_id_for
-from moot.schemas.evaluate import Artifact
+from moot.schemas.config import Artifact
 from moot.store import Store
 from moot.store.batches import batch_items, get_batch
 from moot.testing import FakeLLMServer, Reply

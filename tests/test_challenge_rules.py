@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from moot.consensus.challenge import (
+from moot.parsing.extract import ReplyError
+from moot.protocols.challenge.parsing import (
+    parse_assumptions,
+    parse_challenge,
+    parse_confrontation,
+    parse_opening,
+    parse_rebuttal,
+)
+from moot.protocols.challenge.rules import (
     Reading,
     check_challenges,
     final_confidence,
@@ -13,16 +21,7 @@ from moot.consensus.challenge import (
     next_step,
     read_challenge,
 )
-from moot.parsing.challenge import (
-    parse_assumptions,
-    parse_challenge,
-    parse_confrontation,
-    parse_opening,
-    parse_rebuttal,
-)
-from moot.parsing.extract import ReplyError
-from moot.reports.challenge import challenge_markdown
-from moot.schemas.challenge import (
+from moot.protocols.challenge.schemas import (
     AssumptionRow,
     Challenge,
     ChallengeResult,
@@ -30,6 +29,7 @@ from moot.schemas.challenge import (
     PositionChange,
     PositionVersion,
 )
+from moot.protocols.challenge.text import challenge_markdown
 
 from .challenge_helpers import SUBSTANTIVE
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from moot.consensus.evaluate import (
+from moot.protocols.evaluate.rules import (
     check_consensus,
     decide_verdict,
     find_majority,
@@ -13,9 +13,9 @@ from moot.consensus.evaluate import (
     verdict_for,
     weighted_overall,
 )
+from moot.protocols.evaluate.schemas import CriticalFinding, ScoredPosition
 from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import parse_criteria_string
-from moot.schemas.evaluate import CriticalFinding, ScoredPosition
 
 CRIT = parse_criteria_string("correctness:30,design:25,security:20,performance:15,docs:10")
 

@@ -14,21 +14,21 @@ from typing import Any
 import pytest
 
 from moot.cli.app import main
-from moot.consensus.decide import changes, check_consensus
+from moot.engine.debate_effect import plurality
 from moot.judges.base import Seat
-from moot.protocols.challenge_effect import challenge_effect
-from moot.protocols.challenge_state import ChallengeState
-from moot.protocols.debate_effect import plurality
-from moot.protocols.decide_effect import decide_effect
-from moot.protocols.decide_state import DecideState
-from moot.protocols.evaluate_effect import evaluate_effect
-from moot.protocols.evaluate_state import DebateState
+from moot.protocols.challenge.effect import challenge_effect
+from moot.protocols.challenge.schemas import ChallengerReply, PositionChange, PositionVersion, RoundRecord
+from moot.protocols.challenge.state import ChallengeState
+from moot.protocols.decide.effect import decide_effect
+from moot.protocols.decide.rules import changes, check_consensus
+from moot.protocols.decide.state import DecideState
+from moot.protocols.evaluate.effect import evaluate_effect
+from moot.protocols.evaluate.schemas import EvaluationResult, RoundSummary, ScoredPosition, Summary
+from moot.protocols.evaluate.state import DebateState
+from moot.protocols.evaluate.text import evaluation_report
 from moot.reports.effect_text import summary
 from moot.reports.html_effect import effect_section
-from moot.reports.text import evaluation_report
-from moot.schemas.challenge import ChallengerReply, PositionChange, PositionVersion, RoundRecord
 from moot.schemas.config import VerdictThresholds
-from moot.schemas.evaluate import EvaluationResult, RoundSummary, ScoredPosition, Summary
 from moot.store import Store
 from moot.testing import FakeLLMServer
 

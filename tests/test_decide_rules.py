@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from moot.api.decide import parse_option, seat_ids, slug
-from moot.consensus.decide import changes, check_consensus, meets_threshold
 from moot.errors import UsageError
-from moot.parsing.decide import ReplyRules, match_option, parse_stance_reply
 from moot.parsing.extract import ReplyError
-from moot.schemas.decide import DebateConfig, DecisionOption
+from moot.protocols.decide.api import parse_option, seat_ids, slug
+from moot.protocols.decide.parsing import ReplyRules, match_option, parse_stance_reply
+from moot.protocols.decide.rules import changes, check_consensus, meets_threshold
+from moot.protocols.decide.schemas import DebateConfig, DecisionOption
 
 IDS = ["A", "B", "C"]
 OPTIONS = [

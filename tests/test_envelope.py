@@ -17,8 +17,8 @@ from mcp import Client
 
 from moot.cli.app import main
 from moot.mcp import build_server
+from moot.protocols.evaluate.schemas import EvaluationResult
 from moot.schemas.envelope import ENVELOPE_KEYS, envelope_schema, shipped_schema
-from moot.schemas.evaluate import EvaluationResult
 from moot.store import Store
 from moot.testing import FakeLLMServer
 

@@ -13,7 +13,7 @@ import pytest
 
 import moot
 from moot.cli.app import main
-from moot.protocols.challenge import PositionChallenge
+from moot.protocols.challenge.protocol import PositionChallenge
 from moot.reports.html import load_record, render_html
 from moot.reports.html_chart import build_chart
 from moot.reports.html_common import DebateRecord

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from moot.api.common import load_panel
+from moot.engine.panel import load_panel
 from moot.judges.agent_cli import command_template
 from moot.judges.factory import build_judges
 from moot.judges.scripted import ScriptedJudge

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from moot.parsing.evaluate import parse_scored_reply
 from moot.parsing.extract import ReplyError, extract_mapping
+from moot.protocols.evaluate.parsing import parse_scored_reply
+from moot.protocols.evaluate.schemas import CriticalFinding
 from moot.schemas.criteria import parse_criteria_string
-from moot.schemas.evaluate import CriticalFinding
 
 from .replies import round1, round2, round3
 

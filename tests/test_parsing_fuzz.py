@@ -25,20 +25,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from moot.cli.app import main
-from moot.parsing.challenge import (
+from moot.parsing.extract import ReplyError, as_score, extract_mapping, reply_parser
+from moot.protocols.challenge.parsing import (
     parse_assumptions,
     parse_challenge,
     parse_confrontation,
     parse_opening,
     parse_rebuttal,
 )
-from moot.parsing.decide import ReplyRules, parse_stance_reply
-from moot.parsing.evaluate import parse_scored_reply
-from moot.parsing.extract import ReplyError, as_score, extract_mapping, reply_parser
-from moot.protocols.evaluate_moderator import parse_moderator
+from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
+from moot.protocols.decide.schemas import DecisionOption
+from moot.protocols.evaluate.moderator import parse_moderator
+from moot.protocols.evaluate.parsing import parse_scored_reply
+from moot.protocols.evaluate.schemas import CriticalFinding
 from moot.schemas.criteria import parse_criteria_string
-from moot.schemas.decide import DecisionOption
-from moot.schemas.evaluate import CriticalFinding
 from moot.testing import FakeLLMServer
 
 from .replies import CRITERIA, KEYS, round1

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from moot.api import build_evaluation_request
-from moot.api.challenge import plan_challenge
-from moot.api.decide import build_decision_request
 from moot.cli.app import main
+from moot.protocols.challenge.api import plan_challenge
+from moot.protocols.decide.api import build_decision_request
 
 CRITERIA = "correctness:30,design:25,security:20,performance:15,docs:10"
 

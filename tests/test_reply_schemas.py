@@ -10,20 +10,20 @@ from typing import Any
 import pytest
 import yaml
 
-from moot.parsing.challenge import (
+from moot.parsing.extract import ReplyError, extract_mapping
+from moot.protocols.challenge.parsing import (
     parse_assumptions,
     parse_challenge,
     parse_confrontation,
     parse_opening,
     parse_rebuttal,
 )
-from moot.parsing.decide import ReplyRules, parse_stance_reply
-from moot.parsing.evaluate import parse_scored_reply
-from moot.parsing.extract import ReplyError, extract_mapping
-from moot.protocols.evaluate_moderator import parse_moderator as _parse_moderator
+from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
+from moot.protocols.decide.schemas import DecisionOption
+from moot.protocols.evaluate.moderator import parse_moderator as _parse_moderator
+from moot.protocols.evaluate.parsing import parse_scored_reply
+from moot.protocols.evaluate.schemas import CriticalFinding, ScoredPosition
 from moot.schemas.criteria import Criterion
-from moot.schemas.decide import DecisionOption
-from moot.schemas.evaluate import CriticalFinding, ScoredPosition
 from moot.schemas.reply_bounds import fit, portable, worst_tokens
 from moot.schemas.reply_schemas import (
     SCORE_STEPS,

@@ -15,9 +15,9 @@ from moot.api import Panelist
 from moot.cli.app import main
 from moot.errors import UsageError
 from moot.judges import FunctionJudge
-from moot.schemas import challenge as challenge_schema
-from moot.schemas import decide as decide_schema
-from moot.schemas import evaluate as evaluate_schema
+from moot.protocols.challenge import schemas as challenge_schema
+from moot.protocols.decide import schemas as decide_schema
+from moot.protocols.evaluate import schemas as evaluate_schema
 from moot.testing import FakeLLMServer
 
 from .challenge_helpers import opening, verdict, write_judges

@@ -15,9 +15,9 @@ from rich.console import Console
 from moot.cli.app import main
 from moot.judges.function import FunctionJudge
 from moot.judges.scripted import ScriptedJudge
+from moot.protocols.evaluate.schemas import EvaluationResult
+from moot.protocols.evaluate.text import evaluation_report
 from moot.reports.terminal import render_terminal
-from moot.reports.text import evaluation_report
-from moot.schemas.evaluate import EvaluationResult
 from moot.schemas.messages import SCRIPTED_JUDGE, Message, Prompt
 
 ESCAPE = re.compile(r"\x1b\[")
@@ -146,8 +146,8 @@ def test_no_input_states_the_choice_and_asks_nothing(tmp_path: Path, capsys: pyt
 
 
 def test_a_question_for_the_reader_comes_last_at_a_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from moot.reports.decide_text import decision_report
-    from moot.schemas.decide import DecisionResult
+    from moot.protocols.decide.schemas import DecisionResult
+    from moot.protocols.decide.text import decision_report
 
     result = DecisionResult.model_validate(json.loads(split_decision(tmp_path, capsys, "--format", "json")))
     console = Console(file=io.StringIO(), width=100, force_terminal=True, no_color=True)
@@ -166,8 +166,8 @@ def test_report_files_name_wall_and_call_time(tmp_path: Path, capsys: pytest.Cap
 def test_challenge_at_a_terminal_renders_its_markdown_one_fact_a_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from moot.reports.challenge import challenge_report
-    from moot.schemas.challenge import ChallengeResult
+    from moot.protocols.challenge.schemas import ChallengeResult
+    from moot.protocols.challenge.text import challenge_report
 
     from .scripted_panels import challenge_args, challenge_panel
 

@@ -1,74 +1,42 @@
 """moot: LLM judges with assigned stances debate an artifact, a decision or a position, and end in a
 verdict a person can trust.
 
-The public API is what `__all__` lists; everything else may change between versions.
+The public API is what `__all__` lists: each protocol's function, its sync twin and its result type (from
+the registry, `moot.protocols`), and `estimate` and `resume`; everything else may change between versions.
+Names are imported lazily, so that `import moot` (and `moot --help`) stays fast.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-__all__ = [
-    "ChallengeResult",
-    "DecisionResult",
-    "EvaluationResult",
-    "challenge",
-    "challenge_sync",
-    "decide",
-    "decide_sync",
-    "estimate",
-    "estimate_sync",
-    "evaluate",
-    "evaluate_sync",
-    "resume",
-    "resume_sync",
-]
+_SHARED = ("estimate", "estimate_sync", "resume", "resume_sync")
 
-if TYPE_CHECKING:
-    from moot.api import (
-        challenge,
-        challenge_sync,
-        decide,
-        decide_sync,
-        estimate,
-        estimate_sync,
-        evaluate,
-        evaluate_sync,
-        resume,
-        resume_sync,
-    )
-    from moot.schemas.challenge import ChallengeResult
-    from moot.schemas.decide import DecisionResult
-    from moot.schemas.evaluate import EvaluationResult
+
+def _public() -> dict[str, Any]:
+    """Each protocol's function, sync twin and result type (what `moot.__all__` lists besides `_SHARED`)."""
+    from moot.protocols import specs
+
+    out: dict[str, Any] = {}
+    for spec in specs():
+        for name in (spec.name, f"{spec.name}_sync", spec.result_type.__name__):
+            if name in spec.exports:
+                out[name] = spec.exports[name]
+    return out
 
 
 def __getattr__(name: str) -> Any:
-    """Import lazily, so that `import moot` (and `moot --help`) stays fast."""
-    if name in (
-        "evaluate",
-        "evaluate_sync",
-        "resume",
-        "resume_sync",
-        "decide",
-        "decide_sync",
-        "challenge",
-        "challenge_sync",
-        "estimate",
-        "estimate_sync",
-    ):
+    if name == "__all__":
+        return sorted([*_SHARED, *_public()])
+    if name in _SHARED:
         from moot import api
 
         return getattr(api, name)
-    if name == "ChallengeResult":
-        from moot.schemas.challenge import ChallengeResult
-
-        return ChallengeResult
-    if name == "DecisionResult":
-        from moot.schemas.decide import DecisionResult
-
-        return DecisionResult
-    if name == "EvaluationResult":
-        from moot.schemas.evaluate import EvaluationResult
-
-        return EvaluationResult
+    public = _public()
+    if name in public:
+        return public[name]
     raise AttributeError(f"module 'moot' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_SHARED, *_public()])

@@ -12,8 +12,8 @@ import yaml
 from pydantic import ValidationError
 
 from moot.errors import UsageError
+from moot.schemas.config import Artifact
 from moot.schemas.criteria import Criterion, parse_criteria_string, parse_rubric_data
-from moot.schemas.evaluate import Artifact
 
 MAX_ARTIFACT_BYTES = 2_000_000
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".specs"}

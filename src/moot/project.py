@@ -3,7 +3,7 @@
 Precedence, highest first: an explicit judges file (`--judges`, `judges=`), the `MOOT_JUDGES` environment
 variable, the nearest `moot.yaml` found by searching upward from the working folder, the built-in default
 lineup. A `moot.yaml` is an ordinary judges file. Every command and API function reaches a judges file
-through `moot.api.common.load_panel`, which asks this module, so the rule lives in one place.
+through `moot.engine.panel.load_panel`, which asks this module, so the rule lives in one place.
 """
 
 from __future__ import annotations

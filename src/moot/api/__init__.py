@@ -1,67 +1,74 @@
-"""The public Python API, one module per protocol over shared pieces (`common`).
-
-Each debate function is async with a sync twin (`evaluate` / `evaluate_sync`). The CLI and the MCP
-server are thin adapters over these functions.
+"""The public Python API: every protocol's function with its sync twin (`evaluate` / `evaluate_sync`, ...),
+taken from the registry (`moot.protocols`), plus what is shared: resume, estimate, the gate rule, and the
+pieces for building panels in code (`Panelist`, ...). The CLI and the MCP server are thin adapters over the
+same specs.
 """
 
-from moot.api.challenge import (
-    build_challenge_request,
-    challenge,
-    challenge_sync,
-    prepared_challenge,
-    run_challenge,
-)
-from moot.api.common import Panelist, apply_max_cost, make_seats, options_from_panel
-from moot.api.decide import (
-    build_decision_request,
-    decide,
-    decide_sync,
-    prepared_decision,
-    record_choice,
-    run_decision,
-)
-from moot.api.evaluate import (
-    build_evaluation_request,
-    evaluate,
-    evaluate_sync,
-    prepared_evaluation,
-    run_evaluation,
-)
-from moot.api.gate import gate_failure
-from moot.api.prepared import Prepared, estimate_prepared, run_prepared
-from moot.api.resume import resume, resume_sync
-from moot.api.specs import SPECS, ProtocolSpec, estimate, estimate_sync, spec_for
+from __future__ import annotations
 
-__all__ = [
-    "SPECS",
+import asyncio
+from typing import Any
+
+from moot.api.gate import gate_failure as gate_failure
+from moot.api.resume import resume as resume
+from moot.api.resume import resume_sync as resume_sync
+from moot.engine.panel import Panelist as Panelist
+from moot.engine.panel import apply_max_cost as apply_max_cost
+from moot.engine.panel import make_seats as make_seats
+from moot.engine.panel import options_from_panel as options_from_panel
+from moot.engine.prepared import Prepared as Prepared
+from moot.engine.prepared import estimate_prepared as estimate_prepared
+from moot.engine.prepared import run_prepared as run_prepared
+from moot.engine.spec import ProtocolSpec as ProtocolSpec
+from moot.protocols import spec_for as spec_for
+from moot.protocols import specs as specs
+
+
+async def estimate(protocol: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """What a debate would cost, sending nothing: `estimate("evaluate", "src/", task=...)` takes the same
+    arguments as the protocol's own function and returns what `--dry-run --format json` prints: every planned
+    call with its input tokens and typical and worst-case cost, and the cost table."""
+    prepared, options = await spec_for(protocol).prepare(*args, **kwargs, planning=True)
+    return estimate_prepared(prepared, options.pricing)
+
+
+def estimate_sync(protocol: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """`estimate`, for code that is not async."""
+    return asyncio.run(estimate(protocol, *args, **kwargs))
+
+
+_SHARED = [
     "Panelist",
     "Prepared",
     "ProtocolSpec",
     "apply_max_cost",
-    "build_challenge_request",
-    "build_decision_request",
-    "build_evaluation_request",
-    "challenge",
-    "challenge_sync",
-    "decide",
-    "decide_sync",
     "estimate",
     "estimate_prepared",
     "estimate_sync",
-    "evaluate",
-    "evaluate_sync",
     "gate_failure",
     "make_seats",
     "options_from_panel",
-    "prepared_challenge",
-    "prepared_decision",
-    "prepared_evaluation",
-    "record_choice",
     "resume",
     "resume_sync",
-    "run_challenge",
-    "run_decision",
-    "run_evaluation",
     "run_prepared",
     "spec_for",
+    "specs",
 ]
+
+
+def _exports() -> dict[str, Any]:
+    return {name: value for spec in specs() for name, value in spec.exports.items()}
+
+
+def __getattr__(name: str) -> Any:
+    """A protocol's public names (`evaluate`, `DecisionResult`, `record_choice`, ...), from its SPEC."""
+    if name == "__all__":
+        return sorted([*_SHARED, *_exports()])
+    exported = _exports()
+    if name in exported:
+        return exported[name]
+    raise AttributeError(f"module 'moot.api' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_exports()])

@@ -24,8 +24,8 @@ def _specs(source: Any) -> list[tuple[str, Any]]:
     evaluate's judges ("judge"), decide's model ("decide") and the agent CLIs challenge uses ("agent-cli")."""
     from moot.judges.agent_cli import PROFILES
     from moot.project import load_source
-    from moot.protocols.decide_stances import DEFAULT_MODEL as DECIDE_MODEL
-    from moot.protocols.evaluate import DEFAULT_JUDGES
+    from moot.protocols.decide.stances import DEFAULT_MODEL as DECIDE_MODEL
+    from moot.protocols.evaluate.protocol import DEFAULT_JUDGES
     from moot.schemas.config import JudgeSpec
 
     panel = load_source(source)

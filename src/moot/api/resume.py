@@ -10,12 +10,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from moot.api.common import options_from_panel, with_max_cost
-from moot.api.prepared import run_prepared
-from moot.api.specs import SPECS, spec_for
 from moot.engine.budget import stored_budget, stored_pricing
+from moot.engine.panel import options_from_panel, with_max_cost
+from moot.engine.prepared import run_prepared
 from moot.errors import UsageError
 from moot.panel_file import load_panel_file
+from moot.protocols import entry, spec_for
 from moot.store.db import Store
 
 
@@ -47,8 +47,7 @@ async def resume(
                 f"debate {row.id} already finished, without the judge of {len(dropped)} failed call(s) "
                 f"({', '.join(dropped[:3])}): 'moot resume {row.id} --retry-dropped' asks them again"
             )
-    spec_for("evaluate")  # every protocol's spec registered
-    if row.protocol not in SPECS:
+    if entry(row.protocol) is None:
         raise UsageError(f"debate {row.id} uses protocol '{row.protocol}', which this version cannot resume")
     panel = load_panel_file(judges) if judges else None
     options = options_from_panel(panel, store=store, on_event=on_event)
@@ -56,7 +55,7 @@ async def resume(
     options.pricing = stored_pricing(row.request, options.pricing)
     if max_cost is not None:
         options.budget = with_max_cost(options.budget, max_cost, "max_cost")
-    prepared = await SPECS[row.protocol].reprepare(row.request, panel)
+    prepared = await spec_for(row.protocol).reprepare(row.request, panel)
     options.debate_id = row.id
     result: BaseModel = await run_prepared(prepared, options, resuming=True)
     return result

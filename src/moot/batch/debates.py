@@ -13,18 +13,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from moot.api.common import check_priced, options_from_panel
-from moot.api.prepared import Prepared, estimate_prepared, run_prepared
-from moot.api.specs import ProtocolSpec
 from moot.batch.cap import CostCap
 from moot.batch.items import BatchItem
 from moot.engine.budget import Budget, stored_budget
 from moot.engine.events import EventSink
 from moot.engine.limits import Limits
+from moot.engine.panel import check_priced, options_from_panel
+from moot.engine.prepared import Prepared, estimate_prepared, run_prepared
 from moot.engine.pricing import Pricing
+from moot.engine.runs import RunOptions
+from moot.engine.spec import ProtocolSpec
 from moot.panel_file import PanelFile
 from moot.reports.serialize import to_data
-from moot.runs import RunOptions
 from moot.store import batches
 from moot.store.db import Store, StoreError
 

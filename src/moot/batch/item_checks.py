@@ -22,7 +22,10 @@ from moot.inputs import MAX_ARTIFACT_BYTES
 
 MAX_DEPTH = 32  # an item's deepest argument (a rubric's criteria, a decision's options) needs 4
 MAX_INT_DIGITS = 30  # an id or a count; Python refuses past 4,300 digits with a message about itself
-_ROUND_LIMITS = {"evaluate": "moot.schemas.evaluate", "challenge": "moot.schemas.challenge"}  # MAX_ROUNDS, ROUNDS
+_ROUND_LIMITS = {
+    "evaluate": "moot.protocols.evaluate.schemas",
+    "challenge": "moot.protocols.challenge.schemas",
+}  # MAX_ROUNDS, ROUNDS
 
 
 class NotJson:
@@ -97,7 +100,7 @@ def check_types(protocol: str, fn: Callable[..., Any], arguments: Mapping[str, A
     if protocol in _ROUND_LIMITS and isinstance(rounds, int):
         from importlib import import_module
 
-        from moot.api.common import check_rounds
+        from moot.engine.panel import check_rounds
 
         schema = import_module(_ROUND_LIMITS[protocol])
         check_rounds(rounds, schema.MAX_ROUNDS, schema.ROUNDS, protocol=protocol, where=f"{where}: field 'max_rounds'")

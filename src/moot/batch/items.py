@@ -163,7 +163,7 @@ def _evaluate_arguments(arguments: dict[str, Any], item_id: str, base: Path, whe
     from pydantic import ValidationError
 
     from moot.inputs import validation_message
-    from moot.schemas.evaluate import Artifact
+    from moot.schemas.config import Artifact
 
     out = dict(arguments)
     inline = out.pop("artifact", None)

@@ -1,5 +1,5 @@
 """What a bench would cost, sending nothing: each gold item's debate priced as `moot decide --dry-run` (or
-`evaluate`) prices it (`moot.api.specs.estimate`, from the very prompts the debate would send), then
+`evaluate`) prices it (`moot.engine.spec.estimate`, from the very prompts the debate would send), then
 multiplied out over the run's debates.
 
 A bench's cost is a range, because how many rounds each debate takes is what the bench measures:
@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from moot.api.specs import estimate
+from moot.api import estimate
 from moot.batch import BatchItem, load_items
 from moot.bench.collect import odd_at_least
 from moot.bench.plan import BenchPlan

@@ -23,15 +23,15 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from moot.api.common import judge_spec, load_panel
 from moot.bench.cache import write_atomic
+from moot.engine.panel import judge_spec, load_panel
 from moot.errors import UsageError
 from moot.inputs import validation_message
 from moot.panel_file import PanelFile
-from moot.protocols.decide_stances import DEFAULT_MODEL
+from moot.protocols.decide.schemas import DebateConfig
+from moot.protocols.decide.stances import DEFAULT_MODEL
 from moot.schemas.bench import SuiteKind
 from moot.schemas.config import JudgeSpec
-from moot.schemas.decide import DebateConfig
 
 STANCE = "correctness"
 STANCE_PROMPT = (

@@ -20,7 +20,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from moot.api.specs import spec_for
 from moot.batch import BatchProgress, BatchSummary, load_items, run_batch
 from moot.batch.debates import close_judges
 from moot.batch.setup import check_options
@@ -33,6 +32,7 @@ from moot.bench.suites import Suite
 from moot.bench.verdict import MARGIN
 from moot.errors import UsageError
 from moot.judges.factory import require_credentials, seat_judges
+from moot.protocols import spec_for
 from moot.schemas.bench import STRATEGIES, BenchResult
 from moot.store.db import Store
 

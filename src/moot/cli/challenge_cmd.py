@@ -13,7 +13,7 @@ from moot.cli.output import FORMATS, emit
 from moot.cli.running import run_command
 
 if TYPE_CHECKING:
-    from moot.schemas.challenge import ChallengeResult
+    from moot.protocols.challenge.schemas import ChallengeResult
 
 # `markdown` is the tradeoff document itself; a dry run prints its plan as text for both Markdown formats
 CHALLENGE_FORMATS = (*FORMATS, "markdown", "github")
@@ -61,7 +61,7 @@ def challenge(
 
 def _show(result: ChallengeResult, fmt: str, output: str | None) -> ChallengeResult:
     """The outcome on stdout (`--format markdown`: the tradeoff document itself), and in `--output` too."""
-    from moot.reports.challenge import challenge_markdown
+    from moot.protocols.challenge.text import challenge_markdown
     from moot.reports.files import atomic_write
 
     if output:

@@ -16,7 +16,7 @@ from moot.cli.options import DryRunOption, FormatOption, HtmlOption, MaxCostOpti
 from moot.cli.output import emit, render_result, say, text_for
 from moot.cli.running import run_command
 from moot.errors import UsageError
-from moot.schemas.decide import DecisionResult
+from moot.protocols.decide.schemas import DecisionResult
 from moot.schemas.safe_text import safe_text
 
 MAX_ASKS = 3
@@ -40,7 +40,8 @@ def _ask_choice(result: DecisionResult) -> DecisionResult:
         if not answer:
             return result
         try:
-            return api.record_choice(result.debate_id, answer)
+            chosen: DecisionResult = api.record_choice(result.debate_id, answer)
+            return chosen
         except UsageError as e:
             say(str(e))
     return result
@@ -96,7 +97,7 @@ def _show(result: DecisionResult, fmt: str, no_input: bool) -> DecisionResult:
     the gate and the HTML report see it."""
     ask = not result.consensus and not no_input and fmt != "json" and _at_terminal()
     if not ask and fmt == "text":
-        from moot.reports.decide_text import decision_report
+        from moot.protocols.decide.text import decision_report
 
         emit(text_for(decision_report(result, asking=not no_input)))
     elif not ask:

@@ -90,7 +90,7 @@ def _protocol_demo(which: str, judges: str | None, fmt: str, progress: bool | No
 
 def _evaluate_demo(judges: str | None, live: bool, reports_dir: str, fmt: str, progress: bool | None) -> None:
     from moot import api
-    from moot.runs import RunOptions
+    from moot.engine.runs import RunOptions
 
     artifact = DEMO_DIR / "users-api" / "users.ts"
     request, seats, moderator, _ = api.build_evaluation_request(
@@ -105,7 +105,7 @@ def _evaluate_demo(judges: str | None, live: bool, reports_dir: str, fmt: str, p
     request.solution_name = "users-api"
     from datetime import date
 
-    from moot.reports.judge_files import choose_base
+    from moot.protocols.evaluate.judge_files import choose_base
 
     request.report_base = choose_base(Path(reports_dir), "users-api", date.today())  # noqa: DTZ011
     from moot.judges.factory import require_credentials, seat_judges
@@ -121,7 +121,7 @@ def _evaluate_demo(judges: str | None, live: bool, reports_dir: str, fmt: str, p
 
 def _live_lineup() -> list[dict[str, str]]:
     """The seeds' lineup itself: a project's moot.yaml or MOOT_JUDGES is not what --live promises."""
-    from moot.protocols.evaluate import DEFAULT_JUDGES
+    from moot.protocols.evaluate.protocol import DEFAULT_JUDGES
 
     return list(DEFAULT_JUDGES)
 

@@ -69,10 +69,12 @@ def render_result(protocol: str, result: BaseModel | dict[str, Any], fmt: str, *
         return to_json(data)
     if fmt == "yaml":
         return to_yaml(data)
-    from moot.api.specs import text_report
+    from moot.protocols import entry, spec_for
 
-    report = text_report(protocol, data)
-    return text_for(report, stream) if report is not None else to_yaml(data)
+    if entry(protocol) is None:  # a debate of a protocol this installation does not have
+        return to_yaml(data)
+    spec = spec_for(protocol)
+    return text_for(spec.text(spec.result_type.model_validate(data)), stream)
 
 
 def emit(text: str) -> None:
@@ -89,7 +91,7 @@ def say(text: str) -> None:
 
 def dry_run_exit(prepared: Any, options: Any, fmt: str) -> int:
     """`--dry-run` for any protocol: the plan priced from the protocol's own prompts, printed; exit 0."""
-    from moot.api.prepared import estimate_prepared
+    from moot.engine.prepared import estimate_prepared
     from moot.reports.dry_run import dry_run_output
 
     emit(dry_run_output(estimate_prepared(prepared, options.pricing), fmt))

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
 from moot.cli.live import announce, progress_sink, showing
 from moot.cli.output import check_format, dry_run_exit, emit
+from moot.engine.runs import RunOptions
 from moot.errors import Interrupted
-from moot.runs import RunOptions
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from moot.api.prepared import Prepared
     from moot.engine.events import EventSink
+    from moot.engine.prepared import Prepared
 
 T = TypeVar("T")
 
@@ -38,8 +38,8 @@ def prepare_cli(
     MCP tools do), with the progress the command should show on stderr. `planning` (a dry run) lets a judge
     whose only problem is a missing key be planned. The cap is not applied here: a dry run never checks
     it, and a run checks it in the command's words (`--max-cost`)."""
-    from moot.api.common import options_from_panel
-    from moot.api.specs import spec_for
+    from moot.engine.panel import options_from_panel
+    from moot.protocols import spec_for
 
     spec = spec_for(protocol)
     prepared: Prepared = asyncio.run(spec.build(**spec.adapt(parameters), planning=planning))

@@ -23,7 +23,7 @@ from moot.errors import MootError
 from moot.reports.serialize import to_json
 
 if TYPE_CHECKING:
-    from moot.api.prepared import Prepared
+    from moot.engine.prepared import Prepared
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -229,9 +229,9 @@ async def _debate(
     """A protocol tool: its parameters, put in the API's names, prepared by the protocol's own `build`
     and `prepare` (as the CLI and the Python API do), then estimated or run with round progress; bad
     input is a tool error."""
-    from moot.api.common import options_from_panel
-    from moot.api.prepared import estimate_prepared, run_prepared
-    from moot.api.specs import spec_for
+    from moot.engine.panel import options_from_panel
+    from moot.engine.prepared import estimate_prepared, run_prepared
+    from moot.protocols import spec_for
 
     spec = spec_for(protocol)
     arguments = spec.adapt(parameters)

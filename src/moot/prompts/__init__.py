@@ -1,5 +1,7 @@
-"""Prompt templates (one file per protocol and round, under templates/) and their rendering."""
+"""Prompt templates and their rendering: each protocol keeps its templates in its own package
+(`protocols/<name>/templates/`) and renders them through `Templates`; `untrusted` and `attr` are the filters
+that keep untrusted text inside its delimiters."""
 
-from moot.prompts.render import render, untrusted
+from moot.prompts.render import Templates, render, untrusted
 
-__all__ = ["render", "untrusted"]
+__all__ = ["Templates", "render", "untrusted"]

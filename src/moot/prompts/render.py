@@ -9,13 +9,12 @@ judge's word cannot end the value, add an attribute or open a tag of its own.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
-TEMPLATES = Path(__file__).parent / "templates"
 DELIMITER_TAGS = (
     "artifact",
     "artifacts",
@@ -48,10 +47,10 @@ def attr(value: object) -> str:
     return _ATTR_CHARS.sub(lambda m: _ATTR[m.group()], str(value))
 
 
-@lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
+@cache
+def _env(folder: str) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        loader=jinja2.FileSystemLoader(folder),
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # noqa: S701 - prompts are plain text for a model, not HTML
         keep_trailing_newline=True,
@@ -64,6 +63,16 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def render(name: str, **variables: Any) -> str:
-    """Render `templates/{name}` (e.g. "evaluate/round_1.j2")."""
-    return _env().get_template(name).render(**variables).strip() + "\n"
+def render(folder: str | Path, name: str, **variables: Any) -> str:
+    """Render the template `name` of `folder` (a protocol's own `templates/`)."""
+    return _env(str(folder)).get_template(name).render(**variables).strip() + "\n"
+
+
+class Templates:
+    """A protocol's prompt templates, the folder beside its modules: `PROMPTS.render("round_1.j2", ...)`."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+
+    def render(self, name: str, **variables: Any) -> str:
+        return render(self.folder, name, **variables)

@@ -1,6 +1,89 @@
-"""The debate protocols of the seeds, each a small state machine of rounds over shared pieces:
+"""The registry of protocols: each protocol is one package here exposing one `SPEC` (a
+`moot.engine.spec.ProtocolSpec`), listed by one line of `BUILT_IN`. The CLI, the Python API, the MCP server,
+`moot batch`, `moot bench`, the reports and the viewer reach a protocol only through this registry, by the
+name a user typed or a result carries; none of them knows which protocols exist.
+
+A protocol shipped in another distribution registers itself with an entry point in the group
+`moot.protocols` (`name = "package.module"`), as `llm`'s plugins do; it then runs everywhere the built-in
+ones run. The seeds' three:
 
 - `evaluate`: scored multi-judge debate over an artifact (seeds 000, 001, 003);
 - `decide`: adversarial debate over options between stance judges (seed 002);
 - `challenge`: a position defended against parallel challengers (seed 004).
+
+Importing this module imports no protocol: `moot --help` lists the commands from `BUILT_IN` alone.
 """
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from moot.engine.spec import ProtocolSpec
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One protocol as the registry lists it, enough for `moot --help` without importing it."""
+
+    name: str  # the CLI command, the MCP tool, the API function and every result's `protocol`
+    module: str  # the package whose `SPEC` describes it
+    help: str = ""  # the one line `moot --help` shows (a plugin's comes from its SPEC)
+
+
+# one line per protocol, in the order `moot --help` lists them
+BUILT_IN: tuple[Entry, ...] = (
+    Entry("evaluate", "moot.protocols.evaluate", "Evaluate an artifact by a debate between judges with stances."),
+    Entry("decide", "moot.protocols.decide", "Pick between options: Risk, Value and Effort judges debate them."),
+    Entry("challenge", "moot.protocols.challenge", "Defend a position against challengers attacking it at once."),
+)
+ENTRY_POINT_GROUP = "moot.protocols"
+
+
+@cache
+def entries() -> tuple[Entry, ...]:
+    """The built-in protocols, then those other distributions register (a name taken twice keeps the first)."""
+    from importlib.metadata import entry_points
+
+    found = list(BUILT_IN)
+    taken = {e.name for e in found}
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name not in taken:
+            found.append(Entry(point.name, point.value))
+            taken.add(point.name)
+    return tuple(found)
+
+
+def names() -> list[str]:
+    return [e.name for e in entries()]
+
+
+def entry(name: str) -> Entry | None:
+    return next((e for e in entries() if e.name == name), None)
+
+
+@cache
+def spec_for(name: str) -> ProtocolSpec:
+    """The protocol's SPEC, importing its package on first use; an unknown name is bad input."""
+    found = entry(name)
+    if found is None:
+        from moot.errors import UsageError
+
+        raise UsageError(f"unknown protocol {name!r}: use one of {', '.join(names())}")
+    spec: ProtocolSpec = importlib.import_module(found.module).SPEC
+    return spec
+
+
+def specs() -> list[ProtocolSpec]:
+    """Every protocol's SPEC (imports them all)."""
+    return [spec_for(name) for name in names()]
+
+
+def one_line_help(name: str) -> str:
+    found = entry(name)
+    if found is not None and found.help:
+        return found.help
+    return spec_for(name).help

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from moot.protocols.challenge.html import challenge_view
+from moot.protocols.decide.html import decide_view
+from moot.protocols.evaluate.html import evaluate_view
 from moot.reports import html_common as h
-from moot.reports.html_challenge import challenge_view
 from moot.reports.html_common import DebateRecord, Section, Table, VerdictBox, View
-from moot.reports.html_decide import decide_view
-from moot.reports.html_evaluate import evaluate_view
 from moot.reports.html_page import make_view
 from moot.schemas.envelope import headline
 

@@ -12,8 +12,10 @@ import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
 
+from moot.schemas.messages import SCRIPTED_JUDGE
 from moot.schemas.safe_text import defuse_drawn, safe_data, safe_text
 
 if TYPE_CHECKING:
@@ -290,3 +292,33 @@ def render_terminal(report: TextReport, console: Console) -> Drawn:
             console.print(renderable)
             previous = kind
     return Drawn(defuse_drawn(captured.get()))
+
+
+def model_cell(label: str, answered_by: str) -> str:
+    """The configured model, and the one that answered when that says something new (a fallback took the
+    seat); a scripted judge is labelled as one, so it never passes for the model it stands in for."""
+    if not answered_by or answered_by in label or answered_by.startswith(label):
+        return label
+    if answered_by == SCRIPTED_JUDGE and "scripted" in label:
+        return label
+    return f"{label} (answered by {answered_by})"
+
+
+def _shared_start(texts: list[str]) -> str:
+    start = texts[0]
+    for t in texts[1:]:
+        while not t.startswith(start):
+            start = start[:-1]
+    return start
+
+
+def files_line(what: str, paths: list[str]) -> str:
+    """Files written, in one line: `dir/stem.{1,2,3,consensus}.md` when they share a folder and a name."""
+    folders = {str(PurePath(p).parent) for p in paths}
+    names = [PurePath(p).name for p in paths]
+    if len(folders) != 1 or len(names) < 2:
+        return f"{what}: " + ", ".join(paths)
+    head = _shared_start(names)
+    tail = _shared_start([n[len(head) :][::-1] for n in names])[::-1]
+    parts = [n[len(head) : len(n) - len(tail)] for n in names]
+    return f"{what}: {PurePath(folders.pop(), head)}{{{','.join(parts)}}}{tail}"

@@ -95,3 +95,11 @@ class VerdictThresholds(BaseModel):
         if self.conditional_at > self.pass_at:
             raise ValueError("verdict thresholds: conditional_at must not exceed pass_at")
         return self
+
+
+class Artifact(BaseModel):
+    """One file of what a debate reads (the artifact under evaluation, a challenge's context), with the path
+    judges see."""
+
+    path: str
+    text: str

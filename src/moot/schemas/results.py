@@ -11,15 +11,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from moot.schemas.challenge import ChallengeResult
-from moot.schemas.decide import DecisionResult
-from moot.schemas.evaluate import EvaluationResult
 
-RESULT_MODELS: dict[str, type[BaseModel]] = {
-    "evaluate": EvaluationResult,
-    "decide": DecisionResult,
-    "challenge": ChallengeResult,
-}
+def _model(name: str) -> type[BaseModel] | None:
+    """TEMPORARY (issue 22 in progress): the protocol's result model through the registry."""
+    from moot.protocols import entry, spec_for
+
+    return spec_for(name).result_type if entry(name) is not None else None
 
 
 def with_envelope(protocol: str, result: dict[str, Any]) -> dict[str, Any]:
@@ -29,7 +26,7 @@ def with_envelope(protocol: str, result: dict[str, Any]) -> dict[str, Any]:
         return result
     # a challenge result had no `protocol` key before the envelope: its `final_position` names it
     name = result.get("protocol") or protocol or ("challenge" if "final_position" in result else "")
-    model = RESULT_MODELS.get(str(name))
+    model = _model(str(name))
     if model is None:
         return result
     try:

@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from moot.protocols import entry
 from moot.schemas.envelope import headline
-from moot.schemas.results import RESULT_MODELS, with_envelope
+from moot.schemas.results import with_envelope
 
 # the JSON path of each field the pages show, the same for every protocol (`verdict` is `headline`'s word)
 PATHS: dict[str, str] = {
@@ -62,7 +63,7 @@ def _seat(judge: Any) -> str:
 
 def outcome(protocol: str, status: str, result: Mapping[str, Any] | None) -> ResultFacts:
     """A stored result mapped onto the fields the pages show."""
-    if not result or protocol not in RESULT_MODELS:
+    if not result or entry(protocol) is None:
         return ResultFacts(protocol, status)
     if "verdict" not in result:
         result = with_envelope(protocol, dict(result))

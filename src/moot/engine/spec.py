@@ -1,0 +1,63 @@
+"""What a protocol tells the rest of moot about itself: one `ProtocolSpec`, the `SPEC` of its package
+(`moot/protocols/<name>/`), found through the registry (`moot.protocols`). It says how the protocol's
+arguments become a prepared debate, how a stored one is prepared again for resume, its result type and its
+renderings; the CLI, the Python API, the MCP server, `moot batch` and `moot bench` read only this.
+Estimating (the dry run), running and resuming are then the same for every protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from moot.engine.prepared import Prepared
+from moot.engine.runs import RunOptions
+from moot.panel_file import PanelFile
+from moot.reports.terminal import TextReport
+from moot.store.db import Store
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    name: str
+    reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
+    result_type: type[BaseModel]
+    text: Callable[[Any], TextReport]  # the terminal rendering of a result (plain or drawn by rich)
+    # the protocol function's own arguments validated and the judges built (the judges file in
+    # `Prepared.panel`); `planning=True` for a dry run (no key needed)
+    build: Callable[..., Coroutine[Any, Any, Prepared]]
+    # the CLI command's and MCP tool's parameters (`option`, `context`, `no_files`, ...) in the API's names,
+    # so that the two adapters cannot map them differently
+    adapt: Callable[[Mapping[str, Any]], dict[str, Any]]
+    help: str = ""  # one line: `moot --help` (the registry's line wins for a built-in protocol)
+    # the public Python names the protocol adds to `moot` and `moot.api` (its function, the sync twin, its
+    # result type), so that neither names a protocol
+    exports: Mapping[str, Any] = field(default_factory=dict)
+
+    async def prepare(
+        self,
+        *args: Any,
+        store: Store | None = None,
+        on_event: Callable[..., None] | None = None,
+        max_cost: float | None = None,
+        **kwargs: Any,
+    ) -> tuple[Prepared, RunOptions]:
+        """`build`, with the run options the judges file sets and the API's cost cap checked: one place,
+        so that the protocols cannot differ in how they apply a cap."""
+        from moot.engine.panel import apply_max_cost, options_from_panel
+
+        prepared = await self.build(*args, **kwargs)
+        options = options_from_panel(prepared.panel, store=store, on_event=on_event)
+        apply_max_cost(options, prepared.seats, max_cost, "max_cost")
+        return prepared, options
+
+
+async def run_spec(spec: ProtocolSpec, arguments: dict[str, Any]) -> Any:
+    """Run a protocol from its public function's arguments (as that function received them)."""
+    from moot.engine.prepared import run_prepared
+
+    prepared, options = await spec.prepare(**arguments)
+    return await run_prepared(prepared, options)

@@ -1,0 +1,385 @@
+"""`challenge`: a position defended against parallel challengers (seed 004), as a Python API.
+
+Steps, each its own function: validate the inputs (bad input is a UsageError, before any call), find the
+usable challengers (phase 0; none usable is DebateAborted pointing at `moot doctor`), build the seats,
+then run the debate in the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from moot.engine.budget import CallCost, Scenario, scenario, tokens_of
+from moot.engine.panel import (
+    JudgeLike,
+    Panelist,
+    blocking,
+    check_rounds,
+    check_stance,
+    judge_spec,
+    load_panel,
+    panelist_seat,
+    stored_spec,
+)
+from moot.engine.prepared import Prepared, run_prepared
+from moot.engine.runs import RunOptions
+from moot.engine.spec import ProtocolSpec, run_spec
+from moot.errors import DebateAborted, UsageError
+from moot.inputs import load_artifacts
+from moot.judges.agent_cli import PROFILES, command_template
+from moot.judges.base import Seat
+from moot.judges.factory import build_seat
+from moot.judges.preflight import Availability, check_all
+from moot.judges.providers import resolve
+from moot.panel_file import PanelFile
+from moot.protocols.challenge.protocol import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
+from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS, ChallengeRequest, ChallengeResult
+from moot.reports.terminal import TextReport
+from moot.schemas.config import Artifact, JudgeSpec
+from moot.store.db import Store
+
+# The seed's lineup: the proponent is Claude, the challengers are the other vendors' coding agents.
+DEFAULT_PROPONENT: dict[str, Any] = {"cli": "claude"}
+DEFAULT_CHALLENGERS: list[dict[str, Any]] = [{"cli": "gemini"}, {"cli": "codex"}, {"cli": "qwen"}]
+DOCTOR_HINT = "run 'moot doctor' to see which judges are usable here"
+
+
+def judge_entry(value: str) -> dict[str, Any]:
+    """A judge named on the command line: a built-in agent CLI (`gemini`, `cli:gemini`) or a model name."""
+    name = value.strip()
+    if name.startswith("cli:"):
+        return {"cli": name.removeprefix("cli:")}
+    if name in PROFILES:
+        return {"cli": name}
+    return {"model": name}
+
+
+def _entry(value: JudgeLike, where: str) -> JudgeSpec | Panelist:
+    if isinstance(value, Panelist):
+        return value
+    return judge_spec(judge_entry(value) if isinstance(value, str) else value, where)
+
+
+def _validate(spec: JudgeSpec, panel: PanelFile | None) -> None:
+    """Errors in how a judge is written (unknown CLI, unknown provider) are bad input, not unusable judges."""
+    if spec.replies is not None or spec.script:
+        return
+    if spec.cli or spec.command:
+        command_template(spec)
+    else:
+        resolve(spec, panel.aliases if panel else None)
+
+
+@dataclass
+class ChallengePlan:
+    """Validated inputs of a challenge, before preflight."""
+
+    topic: str
+    context: list[Artifact]
+    proponent: JudgeSpec | Panelist
+    challengers: list[JudgeSpec | Panelist]
+    max_rounds: int
+    timeout_per_cli: float
+    min_challengers: int
+    panel: PanelFile | None
+
+
+def plan_challenge(
+    topic: str,
+    *,
+    context: str | Path | Sequence[str | Path] | None = None,
+    proponent: JudgeLike | None = None,
+    challengers: Sequence[JudgeLike] | None = None,
+    judges: str | Path | PanelFile | None = None,
+    max_rounds: int | None = None,
+    timeout_per_cli: float | None = None,
+    min_challengers: int | None = None,
+) -> ChallengePlan:
+    """Validate every input. Raises UsageError (exit 2) on bad input; no judge is called or probed."""
+    if not topic or not topic.strip():
+        raise UsageError("the topic is empty: say what position to debate")
+    panel, _ = load_panel(judges)  # with none given: MOOT_JUDGES or the nearest moot.yaml
+    rounds, where = MAX_ROUNDS, "--max-rounds"
+    if max_rounds is not None:
+        rounds = max_rounds
+    elif panel is not None and panel.max_rounds is not None:
+        rounds, where = panel.max_rounds, f"judges file {panel.path}: max_rounds"
+    check_rounds(rounds, MAX_ROUNDS, ROUNDS, protocol="challenge", where=where)
+    timeout = timeout_per_cli if timeout_per_cli is not None else (panel.timeout_per_cli if panel else None) or 120.0
+    if timeout <= 0:
+        raise UsageError(f"timeout_per_cli must be a positive number of seconds (got {timeout:g})")
+    minimum = min_challengers if min_challengers is not None else (panel.min_challengers if panel else None) or 1
+    if minimum < 1:
+        raise UsageError(f"min_challengers must be at least 1 (got {minimum}): a debate needs a challenger")
+    arts: list[Artifact] = []
+    if context:
+        paths = [str(context)] if isinstance(context, str | Path) else [str(c) for c in context]
+        arts = load_artifacts(paths)
+    prop_value: JudgeLike = proponent or (panel.proponent if panel and panel.proponent else None) or DEFAULT_PROPONENT
+    chal_values: list[JudgeLike]
+    if challengers is not None:
+        chal_values = list(challengers)
+    elif panel and panel.challengers is not None:
+        chal_values = list(panel.challengers)
+    else:
+        chal_values = list(DEFAULT_CHALLENGERS)
+    if not chal_values:
+        raise UsageError("the challenger list is empty: a debate needs at least one challenger")
+    prop = _entry(prop_value, "proponent")
+    chals = [_entry(v, f"challenger {n}") for n, v in enumerate(chal_values, 1)]
+    hint = "in a challenge the role is the stance: proponent or challenger"
+    check_stance(prop, "the proponent", ("neutral", "proponent"), hint)
+    for n, chal in enumerate(chals, 1):
+        check_stance(chal, f"challenger {n}", ("neutral", "challenger"), hint)
+    for e in [prop, *chals]:
+        if isinstance(e, JudgeSpec):
+            _validate(e, panel)
+    return ChallengePlan(topic.strip(), arts, prop, chals, rounds, timeout, minimum, panel)
+
+
+async def preflight(plan: ChallengePlan, *, planning: bool = False) -> tuple[list[int], list[str]]:
+    """Phase 0: the numbers (1-based) of the usable challengers, and why the others were skipped.
+
+    When only planning (a dry run), an API judge whose one problem is a missing key counts as usable: the
+    plan is what the debate would be once the key is set, and nothing is sent.
+
+    Raises DebateAborted (exit 3, pointing at `moot doctor`) when the proponent is not usable or fewer
+    challengers are usable than `min_challengers`.
+    """
+    specs = [e for e in [plan.proponent, *plan.challengers] if isinstance(e, JudgeSpec)]
+    found = dict(zip(map(id, specs), await check_all(specs), strict=True))
+    if planning:
+        found = {k: _keyless_is_usable(a) for k, a in found.items()}
+    if isinstance(plan.proponent, JudgeSpec):
+        a = found[id(plan.proponent)]
+        if not a.usable:
+            raise DebateAborted(f"the proponent '{plan.proponent.label}' is not usable here: {a.detail}; {DOCTOR_HINT}")
+    usable: list[int] = []
+    skipped: list[str] = []
+    for n, entry in enumerate(plan.challengers, 1):
+        if isinstance(entry, Panelist) or found[id(entry)].usable:
+            usable.append(n)
+        else:
+            skipped.append(f"challenger-{n} ({entry.label}): {found[id(entry)].detail}")
+    if not usable:
+        raise DebateAborted("no usable challengers (" + "; ".join(skipped) + f"); {DOCTOR_HINT}")
+    if len(usable) < plan.min_challengers:
+        raise DebateAborted(
+            f"only {len(usable)} usable challenger(s), fewer than min_challengers ({plan.min_challengers}): "
+            + "; ".join(skipped)
+            + f"; {DOCTOR_HINT}"
+        )
+    return usable, skipped
+
+
+def _keyless_is_usable(a: Availability) -> Availability:
+    if a.kind == "api" and not a.usable and a.credential.startswith("missing"):
+        return replace(a, usable=True)
+    return a
+
+
+def _seat(
+    entry: JudgeSpec | Panelist, *, seat_id: str, number: int, prompt: str, cli_timeout: float, base: Path | None
+) -> Seat:
+    if isinstance(entry, Panelist):
+        return panelist_seat(entry, seat_id=seat_id, number=number, default_stance_prompt=prompt)
+    is_cli = bool(entry.cli or entry.command)
+    return build_seat(
+        entry,
+        seat_id=seat_id,
+        number=number,
+        default_stance_prompt=prompt,
+        default_timeout=cli_timeout if is_cli else 120.0,
+        base_dir=base,
+    )
+
+
+def build_seats(
+    request: ChallengeRequest, proponent: JudgeSpec | Panelist, challengers: Sequence[JudgeSpec | Panelist]
+) -> tuple[Seat, list[Seat]]:
+    base = Path(request.base_dir) if request.base_dir else None
+    prop = _seat(
+        proponent,
+        seat_id="proponent",
+        number=0,
+        prompt=PROPONENT_PROMPT,
+        cli_timeout=request.timeout_per_cli,
+        base=base,
+    )
+    seats = [
+        _seat(
+            e,
+            seat_id=f"challenger-{n}",
+            number=n,
+            prompt=CHALLENGER_PROMPT,
+            cli_timeout=request.timeout_per_cli,
+            base=base,
+        )
+        for n, e in zip(request.challenger_numbers, challengers, strict=True)
+    ]
+    return prop, seats
+
+
+def challenge_scenarios(calls: Sequence[CallCost], max_rounds: int) -> list[Scenario]:
+    """A fast exit; consensus after round 1 and 2; the full debate ending in a tradeoff."""
+    first = [c for c in calls if c.round == 1 and c.phase in ("opening", "challenge")]
+    rows = [scenario("Fast exit", 1, first)]
+    for n in sorted({1, min(2, max_rounds)}):
+        rows.append(scenario(f"Round {n} consensus", n, [c for c in calls if 1 <= c.round <= n]))
+    rows.append(scenario(f"Round {max_rounds} (max), tradeoff", max_rounds, calls))
+    return rows
+
+
+def prepared_challenge(
+    request: ChallengeRequest, proponent: Seat, challengers: list[Seat], panel: PanelFile | None = None
+) -> Prepared:
+    return Prepared(
+        protocol="challenge",
+        request=request,
+        title=f"challenge: {request.topic}",
+        seats=[proponent, *challengers],
+        panel=panel,
+        rounds=request.max_rounds,
+        make=lambda debate_id: PositionChallenge(request, proponent, challengers, debate_id),
+        scenarios=lambda calls: challenge_scenarios(calls, request.max_rounds),
+        input_tokens=tokens_of("\n".join([request.topic, *(a.text for a in request.context)])),
+        input_name="topic and context",
+        plan_extra={"skipped": list(request.skipped)},
+    )
+
+
+async def run_challenge(
+    request: ChallengeRequest, proponent: Seat, challengers: list[Seat], options: RunOptions, *, resuming: bool = False
+) -> ChallengeResult:
+    prepared = prepared_challenge(request, proponent, challengers)
+    result: ChallengeResult = await run_prepared(prepared, options, resuming=resuming)
+    return result
+
+
+async def _build(topic: str, *, planning: bool = False, **kwargs: Any) -> Prepared:
+    """The prepared challenge. A dry run (`planning`) plans even a lineup a run would refuse (a proponent
+    or too few challengers not usable here): it plans every seat and says, as a warning, why a run would
+    stop; the judges a run could not call are named by the dry run's own warnings."""
+    try:
+        request, prop_seat, seats, panel = await build_challenge_request(topic, planning=planning, **kwargs)
+    except DebateAborted as e:
+        if not planning:
+            raise
+        plan = plan_challenge(topic, **kwargs)
+        numbers = list(range(1, len(plan.challengers) + 1))
+        request, prop_seat, seats = _request_and_seats(plan, numbers, [])
+        prepared = prepared_challenge(request, prop_seat, seats, plan.panel)
+        prepared.plan_extra["warnings"] = [f"a run here would stop before its first call: {e}"]
+        return prepared
+    return prepared_challenge(request, prop_seat, seats, panel)
+
+
+async def build_challenge_request(
+    topic: str, *, planning: bool = False, **kwargs: Any
+) -> tuple[ChallengeRequest, Seat, list[Seat], PanelFile | None]:
+    """Validate the inputs (`plan_challenge`'s arguments), find the usable challengers (phase 0, no prompt
+    sent) and build the seats: everything a challenge (or its dry run) needs before the first call."""
+    plan = plan_challenge(topic, **kwargs)
+    numbers, skipped = await preflight(plan, planning=planning)
+    request, prop_seat, seats = _request_and_seats(plan, numbers, skipped)
+    return request, prop_seat, seats, plan.panel
+
+
+def _request_and_seats(
+    plan: ChallengePlan, numbers: list[int], skipped: list[str]
+) -> tuple[ChallengeRequest, Seat, list[Seat]]:
+    """The request for the challengers numbered `numbers` (1-based), and their seats."""
+    chosen = [plan.challengers[n - 1] for n in numbers]
+    panel = plan.panel
+    request = ChallengeRequest(
+        topic=plan.topic,
+        context=plan.context,
+        proponent=stored_spec(plan.proponent),
+        challengers=[stored_spec(e) for e in chosen],
+        challenger_numbers=numbers,
+        skipped=skipped,
+        max_rounds=plan.max_rounds,
+        timeout_per_cli=plan.timeout_per_cli,
+        min_challengers=plan.min_challengers,
+        base_dir=str(panel.base_dir) if panel and panel.base_dir else None,
+    )
+    prop_seat, seats = build_seats(request, plan.proponent, chosen)
+    return request, prop_seat, seats
+
+
+async def challenge(
+    topic: str,
+    *,
+    context: str | Path | Sequence[str | Path] | None = None,
+    proponent: JudgeLike | None = None,
+    challengers: Sequence[JudgeLike] | None = None,
+    judges: str | Path | PanelFile | None = None,
+    max_rounds: int | None = None,
+    timeout_per_cli: float | None = None,
+    min_challengers: int | None = None,
+    store: Store | None = None,
+    on_event: Callable[..., None] | None = None,
+    max_cost: float | None = None,
+) -> ChallengeResult:
+    """Defend a position on `topic` against challengers attacking it in parallel; end in CONSENSUS or a
+    TRADEOFF document. Judges are model names, built-in agent CLIs (`gemini`, `codex`, `qwen`, `claude`),
+    specs, or `Panelist`s; a judges file may hold `proponent:` and `challengers:`. By default the seed's
+    lineup: Claude Code defends, Gemini CLI, Codex and Qwen Code challenge.
+
+    `max_cost` (USD) caps the spend: no confrontation round starts whose worst case could cross it, and
+    the debate ends in a tradeoff from what was argued, saying so.
+    """
+    result: ChallengeResult = await run_spec(SPEC, locals())
+    return result
+
+
+challenge_sync = blocking(challenge)
+
+
+async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
+    """The same seats again (the judges file again, when it held literal keys)."""
+    request = ChallengeRequest.model_validate(data)
+    proponent: JudgeSpec = request.proponent
+    chosen: list[JudgeSpec] = list(request.challengers)
+    if panel is not None:
+        proponent = panel.proponent or proponent
+        if panel.challengers is not None:
+            try:
+                chosen = [panel.challengers[n - 1] for n in request.challenger_numbers]
+            except IndexError:
+                raise UsageError("the judges file given to resume has fewer challengers than the debate") from None
+    prop_seat, seats = build_seats(request, proponent, chosen)
+    return prepared_challenge(request, prop_seat, seats, panel)
+
+
+def _text(result: ChallengeResult) -> TextReport:
+    from moot.protocols.challenge.text import challenge_report
+
+    return challenge_report(result)
+
+
+def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
+    """An empty list of context files or challengers is none given (the defaults apply)."""
+    renamed = {"context": values["context"] or None, "challengers": values["challenger"] or None}
+    return {n: values[n] for n in ("topic", "proponent", "judges", "max_rounds")} | renamed
+
+
+SPEC = ProtocolSpec(
+    "challenge",
+    _reprepare,
+    ChallengeResult,
+    _text,
+    _build,
+    _adapt,
+    exports={
+        "challenge": challenge,
+        "challenge_sync": challenge_sync,
+        "ChallengeResult": ChallengeResult,
+        "build_challenge_request": build_challenge_request,
+        "prepared_challenge": prepared_challenge,
+        "run_challenge": run_challenge,
+    },
+)

@@ -1,0 +1,125 @@
+"""Phase 8 of the position challenge: the debate's state -> its result (CONSENSUS or TRADEOFF).
+
+Pure: no call is made here. The assumptions table maps each core assumption to the position it supports
+(the proponent's, or a challenger's objection), from the parties' own phase-7 statements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from moot.judges.base import Seat
+from moot.protocols.challenge.effect import challenge_effect
+from moot.protocols.challenge.rules import final_confidence
+from moot.protocols.challenge.schemas import (
+    AssumptionRow,
+    ChallengeRequest,
+    ChallengeResult,
+    ChallengerOutcome,
+    PartyStatement,
+    PositionOutcome,
+)
+from moot.protocols.challenge.state import ChallengeState
+from moot.schemas.spend import Spend
+
+
+def seat_kind(seat: Seat) -> str:
+    spec = seat.spec
+    if not spec:
+        return "code"
+    if spec.get("cli") or spec.get("command"):
+        return "agent-cli"
+    if "replies" in spec or spec.get("script"):
+        return "scripted"
+    return "api"
+
+
+def _what_changed(state: ChallengeState) -> list[str]:
+    out = []
+    for v in state.history[1:]:
+        for c in v.changed_because:
+            out.append(f"v{v.version}: {c.decision} {c.objection_id} ({c.raised_by}): {c.objection}")
+    return out
+
+
+def _assumptions(state: ChallengeState) -> list[AssumptionRow]:
+    rows = []
+    for seat_id, s in state.statements.items():
+        supports = "proponent" if seat_id == "proponent" else seat_id
+        rows += [AssumptionRow(assumption=a, held_by=seat_id, supports=supports) for a in s.assumptions]
+    return rows
+
+
+def _core_disagreement(state: ChallengeState) -> str:
+    mine = state.statements.get("proponent")
+    if mine is not None and mine.core_disagreement:
+        return mine.core_disagreement
+    parts = [f"{seat}: {s.why_disagree}" for seat, s in state.statements.items() if seat != "proponent"]
+    if not parts and mine is not None:
+        parts = [f"proponent: {mine.why_disagree}"]
+    if parts:
+        return " | ".join(parts)
+    open_ = [o for o in state.objections if o.decision in (None, "REJECT")]
+    return "; ".join(f"{o.id} ({o.raised_by}): {o.text}" for o in open_[-3:]) or "not stated"
+
+
+def _challengers(state: ChallengeState, challengers: Sequence[Seat]) -> list[ChallengerOutcome]:
+    return [
+        ChallengerOutcome(
+            seat=s.id,
+            number=s.number,
+            model=s.label,
+            kind=seat_kind(s),
+            status=state.status.get(s.id, "not asked"),
+            answered_by=state.answered_by.get(s.id, ""),
+        )
+        for s in challengers
+    ]
+
+
+def _statements(state: ChallengeState) -> list[PartyStatement]:
+    return [
+        PartyStatement(seat=seat, why_disagree=s.why_disagree, what_would_change_my_mind=s.what_would_change_my_mind)
+        for seat, s in state.statements.items()
+    ]
+
+
+def challenge_output(
+    request: ChallengeRequest,
+    state: ChallengeState,
+    *,
+    debate_id: str,
+    proponent: Seat,
+    challengers: Sequence[Seat],
+    spend: Spend,
+) -> ChallengeResult:
+    """The CONSENSUS or TRADEOFF document of the final state; a tradeoff also says what divides the parties."""
+    assert state.opening is not None, "the opening comes first"
+    outcome: PositionOutcome = "CONSENSUS" if state.consensus else "TRADEOFF"
+    latest = state.latest
+    result = ChallengeResult(
+        debate_id=debate_id,
+        topic=request.topic,
+        outcome=outcome,
+        final_position=latest.position,
+        confidence=final_confidence(latest.confidence, outcome=outcome, all_agreed_at_once=state.all_agreed),
+        rounds=state.rounds_done,
+        fast_exit=state.fast_exit,
+        position_history=list(state.history),
+        what_changed=_what_changed(state),
+        opening=state.opening,
+        objections=list(state.objections),
+        round_log=list(state.rounds),
+        skepticism=list(state.skepticism),
+        proponent=f"{proponent.label}",
+        challengers=_challengers(state, challengers),
+        skipped_challengers=list(request.skipped),
+        notes=list(state.notes),
+        spend=spend,
+        debate_effect=challenge_effect(state, proponent, challengers),
+    )
+    if not state.consensus:
+        result.core_disagreement = _core_disagreement(state)
+        result.assumptions = _assumptions(state)
+        result.statements = _statements(state)
+    return result

@@ -1,0 +1,170 @@
+"""`decide`: the option-choice debate (Risk, Value and Effort judges, seed 002), as a Python API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from moot.engine.budget import scenarios, tokens_of
+from moot.engine.panel import JudgeLike, blocking, resumed_judges
+from moot.engine.prepared import Prepared, run_prepared
+from moot.engine.runs import RunOptions
+from moot.engine.spec import ProtocolSpec, run_spec
+from moot.errors import UsageError
+from moot.judges.base import Seat
+from moot.panel_file import PanelFile
+from moot.protocols.decide.files import DecisionFiles
+from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
+from moot.protocols.decide.inputs import _seats
+from moot.protocols.decide.inputs import build_decision_request as build_decision_request
+from moot.protocols.decide.inputs import load_debate_context as load_debate_context
+from moot.protocols.decide.inputs import load_debate_file as load_debate_file
+from moot.protocols.decide.inputs import parse_option as parse_option
+from moot.protocols.decide.inputs import seat_ids as seat_ids
+from moot.protocols.decide.inputs import slug as slug
+from moot.protocols.decide.protocol import Decision
+from moot.protocols.decide.schemas import DebateConfig, DebateContext, DecisionOption, DecisionRequest, DecisionResult
+from moot.reports.terminal import TextReport
+from moot.schemas.config import JudgeSpec
+from moot.store.db import Store
+
+
+def prepared_decision(request: DecisionRequest, seats: list[Seat], panel: PanelFile | None = None) -> Prepared:
+    ctx = request.context
+    options = [f"{o.label} {o.description}" for o in ctx.options]
+    context_text = "\n".join([ctx.question_text, *options, ctx.spec_context])
+    return Prepared(
+        protocol="decide",
+        request=request,
+        title=f"decide {ctx.question_id}: {ctx.question_text}",
+        seats=seats,
+        panel=panel,
+        rounds=request.config.rounds_run,
+        make=lambda debate_id: Decision(request, seats, debate_id),
+        scenarios=lambda calls: scenarios(calls, request.config.rounds_run),
+        files=lambda _store, _id: _files(request),
+        input_tokens=tokens_of(context_text),
+        input_name="question and context",
+    )
+
+
+def _files(request: DecisionRequest) -> DecisionFiles | None:
+    """The judges' files and the decision record (none when files are switched off)."""
+    return DecisionFiles(Path(request.files_dir), request.context.question_id) if request.files_dir else None
+
+
+async def _build(
+    question: str | None = None,
+    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = None,
+    *,
+    planning: bool = False,
+    **kwargs: Any,
+) -> Prepared:
+    """`planning` changes nothing here: no judge of a decision is probed before the run."""
+    request, seats, panel = build_decision_request(question, options, **kwargs)
+    return prepared_decision(request, seats, panel)
+
+
+async def run_decision(
+    request: DecisionRequest, seats: list[Seat], options: RunOptions, *, resuming: bool = False
+) -> DecisionResult:
+    result: DecisionResult = await run_prepared(prepared_decision(request, seats), options, resuming=resuming)
+    return result
+
+
+async def decide(
+    question: str | None = None,
+    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = None,
+    *,
+    context: str = "",
+    debate_context: str | Path | Mapping[str, Any] | DebateContext | None = None,
+    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = None,
+    config: DebateConfig | Mapping[str, Any] | None = None,
+    threshold: float | None = None,
+    question_id: str | None = None,
+    feature_dir: str | Path | None = None,
+    write_files: bool = True,
+    store: Store | None = None,
+    on_event: Callable[..., None] | None = None,
+    max_cost: float | None = None,
+) -> DecisionResult:
+    """Debate a scope-critical question between judges with the Risk, Value and Effort stances.
+
+    `options` are "ID=label: description" strings, mappings or `DecisionOption`s; or pass the seed's
+    `debate_context` (a YAML file or mapping). Returns RECOMMENDED with the option, or CONTESTED with the
+    distribution and every perspective, for a person to decide (see `record_choice`).
+
+    `max_cost` (USD) caps the spend: round 2 does not start when its worst case could cross it, and the
+    result says so.
+    """
+    result: DecisionResult = await run_spec(SPEC, locals())
+    return result
+
+
+decide_sync = blocking(decide)
+
+
+def record_choice(debate_id: str, option: str, *, store: Store | None = None) -> DecisionResult:
+    """Record a person's choice for a contested decision: in the store, and in the decision record file."""
+    from moot.protocols.decide.parsing import match_option
+
+    store = store or Store.open_default()
+    row = store.get_debate(debate_id)
+    if row is None or row.protocol != "decide" or row.result is None:
+        raise UsageError(f"no finished decision {debate_id} in {store.path}")
+    result = DecisionResult.model_validate(row.result)
+    if result.consensus:
+        raise UsageError(f"decision {row.id} is not contested: the judges recommend {result.recommended_option}")
+    chosen = match_option(option, result.options)
+    if chosen is None:
+        raise UsageError(f"{option!r} is not one of the options ({', '.join(o.id for o in result.options)})")
+    result = result.model_copy(update={"user_choice": chosen, "decided_by": "user"})
+    store.set_status(row.id, "finished", result=result.model_dump(mode="json"))
+    request = DecisionRequest.model_validate(row.request)
+    if request.files_dir and result.files:
+        DecisionFiles(Path(request.files_dir), request.context.question_id).write_record(result)
+    return result
+
+
+async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
+    """The stored debate prepared again; a judges file given to resume replaces the stored judges."""
+    request = DecisionRequest.model_validate(data)
+    specs = [
+        s.model_copy(update={"stance": r.stance}) if isinstance(s, JudgeSpec) else s
+        for s, r in zip(resumed_judges(panel, request.judges), request.judges, strict=True)
+    ]
+    base_dir = Path(request.base_dir) if request.base_dir else None
+    seats, _ = _seats(specs, request.config, base_dir, request.seat_ids or None)
+    return prepared_decision(request, seats, panel)
+
+
+def _text(result: DecisionResult) -> TextReport:
+    from moot.protocols.decide.text import decision_report
+
+    return decision_report(result)
+
+
+def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
+    names = ("question", "debate_context", "judges", "threshold", "question_id", "feature_dir")
+    renamed = {"options": values["option"], "context_files": values["context"], "write_files": not values["no_files"]}
+    return {n: values[n] for n in names} | renamed
+
+
+SPEC = ProtocolSpec(
+    "decide",
+    _reprepare,
+    DecisionResult,
+    _text,
+    _build,
+    _adapt,
+    exports={
+        "decide": decide,
+        "decide_sync": decide_sync,
+        "DecisionResult": DecisionResult,
+        "build_decision_request": build_decision_request,
+        "prepared_decision": prepared_decision,
+        "run_decision": run_decision,
+        "record_choice": record_choice,
+    },
+)

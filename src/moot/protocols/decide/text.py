@@ -1,0 +1,95 @@
+"""An option-choice debate as text for a person (what `moot decide` and `moot show` print).
+
+The outcome first, then each judge's recommendation per round, the perspectives and changes of mind, and,
+when the judges split, the choice handed to the person: as the protocol's question where someone can
+answer it, as a plain statement under `--no-input`, where nobody will be asked.
+"""
+
+from __future__ import annotations
+
+from moot.protocols.decide.schemas import DecisionJudge, DecisionResult
+from moot.reports.cost_table import spend_line, with_spend
+from moot.reports.effect_text import effect_blocks
+from moot.reports.terminal import (
+    Block,
+    Faces,
+    Section,
+    Table,
+    TextReport,
+    Tone,
+    files_line,
+    model_cell,
+    without_idle_status,
+)
+
+
+def round_cells(judge: DecisionJudge, rounds: list[str]) -> list[str]:
+    """A judge's recommendation in each round, worded alike in the terminal table and the decision record
+    so the two never disagree about a dropped judge ("dropped") or a round it had no part in ("-")."""
+    cells = []
+    for name in rounds:
+        if name in judge.recommendations:
+            cells.append(judge.recommendations[name] or "none")
+        else:
+            cells.append("dropped" if judge.dropped_in_round is not None else "-")
+    return cells
+
+
+def _judges_table(result: DecisionResult) -> Table:
+    rounds = list(result.rounds)
+    rows = []
+    for j in result.judges:
+        cells = round_cells(j, rounds)
+        rows.append([j.judge, model_cell(j.model, j.answered_by), *cells, j.fate])  # judges are named by stance
+    numbers = range(1, len(rounds) + 1)
+    columns = ["Judge", "Model", *(f"Round {n}" for n in numbers), "Status"]
+    return Table(columns, rows, terminal_columns=[*columns[:2], *(f"R{n}" for n in numbers), "Status"])
+
+
+def _choice(result: DecisionResult, asking: bool) -> list[Block]:
+    """What is left to the person when the judges split."""
+    if result.user_choice:
+        return [f"Decided by the user: {result.user_choice}"]
+    if asking and result.user_prompt:
+        return [result.user_prompt.rstrip()]
+    options = [f"[{o.id}] {o.text}" for o in result.options]
+    return [Section("The judges did not agree; the choice is yours (nobody was asked: --no-input):", options)]
+
+
+def _distribution(result: DecisionResult) -> Section:
+    spread = [f"{o}: {', '.join(js)}" for o, js in result.distribution.items()]
+    if result.no_recommendation:
+        spread.append(f"(no recommendation: {', '.join(result.no_recommendation)})")
+    return Section("Distribution:", spread)
+
+
+def decision_report(result: DecisionResult, *, asking: bool = True) -> TextReport:
+    """`asking`: whether the text may put the protocol's question to the reader (not under --no-input)."""
+    if result.consensus:
+        head = f"RECOMMENDED: {result.recommended_option}  (confidence {result.confidence})"
+    else:
+        head = f"CONTESTED  (confidence {result.confidence})"
+    reached = f"consensus in round {result.consensus_reached_at}" if result.consensus else "no consensus"
+    facts = [f"Debate {result.debate_id}: {result.rounds_completed} round(s), {reached}"]
+    facts.append(f"Question: {result.question}")
+    table = _judges_table(result)
+    blocks: list[Block] = [
+        Faces(table, without_idle_status(with_spend(table, result.spend))),
+        *effect_blocks(result.debate_effect),
+        Section("Perspectives:", [f"{judge}: {text}" for judge, text in result.perspectives.items()]),
+    ]
+    if result.change_log:
+        changes = [f"{e.judge} (round {e.round}): {e.from_} -> {e.to}: {e.reason}" for e in result.change_log]
+        blocks.append(Section("Changes:", changes))
+    if not result.consensus:
+        blocks.append(_distribution(result))
+    if result.notes:
+        blocks.append(Section("Notes:", result.notes))
+    blocks.append(Faces(spend_line(result.spend), None))
+    if result.files:
+        what = "Files (each judge's recommendation per round, and the decision record)"
+        blocks.append(files_line(what, result.files))
+    if not result.consensus:  # last, so that a question put to the reader is right above the answer
+        blocks += _choice(result, asking)
+    tone: Tone = "good" if result.consensus else "warn"
+    return TextReport(head, tone, facts, blocks)

@@ -1,0 +1,272 @@
+"""Judge replies of the scored evaluation -> `ScoredPosition`.
+
+Accepts seed 000's templates for each round as they stand (`overall_score` in round 1, `new_score` in
+round 2, `final_score` in round 3) and seed 003's per-criterion scores. Validation is strict: every score
+on the 1-5 scale, every criterion scored in round 1, every open CRITICAL finding answered in later rounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from moot.parsing.extract import (
+    ReplyError,
+    as_bool,
+    as_list,
+    as_score,
+    as_text,
+    extract_mapping,
+    preview,
+    reply_parser,
+)
+from moot.protocols.evaluate.rules import weighted_overall
+from moot.protocols.evaluate.schemas import (
+    CriticalFinding,
+    CriticalResponse,
+    Exchange,
+    KeyClaim,
+    RaisedFinding,
+    ScoredPosition,
+)
+from moot.schemas.criteria import Criterion, criterion_key
+
+_OVERALL_KEYS = ("final_score", "new_score", "overall_score", "revised_score", "new_weighted_score", "score")
+_DIMENSION_KEYS = (
+    "dimension_scores",
+    "revised_dimension_scores",
+    "criteria_scores",
+    "criterion_scores",
+    "revised_scores",
+    "scores",
+)
+_STATEMENT_KEYS = ("final_position", "position_revision", "position_statement", "statement", "assessment")
+_RESPONSE_WORDS: dict[str, CriticalResponse] = {
+    "accept": "accept",
+    "accepted": "accept",
+    "agree": "accept",
+    "agreed": "accept",
+    "reject": "reject",
+    "rejected": "reject",
+    "disagree": "reject",
+    "dispute": "reject",
+    "withdraw": "withdraw",
+    "withdrawn": "withdraw",
+}
+
+
+def _first(data: dict[str, Any], keys: Sequence[str]) -> Any:
+    for k in keys:
+        if k in data and data[k] not in (None, ""):
+            return data[k]
+    return None
+
+
+def _dimension_scores(data: dict[str, Any], criteria: Sequence[Criterion]) -> dict[str, float]:
+    raw = _first(data, _DIMENSION_KEYS)
+    if raw is None:
+        return {}
+    if isinstance(raw, list):  # [{criterion: x, score: y}, ...]
+        pairs = {}
+        for item in raw:
+            if isinstance(item, dict):
+                name = item.get("criterion") or item.get("name") or item.get("dimension")
+                if name is not None:
+                    pairs[str(name)] = item.get("score", item.get("value"))
+        raw = pairs
+    if not isinstance(raw, dict):
+        raise ReplyError("dimension_scores must be a mapping of criterion to score")
+    known = {c.key for c in criteria}
+    scores: dict[str, float] = {}
+    for name, value in raw.items():
+        key = criterion_key(str(name))
+        if key not in known:
+            continue
+        if isinstance(value, dict):
+            value = value.get("score", value.get("value"))
+        scores[key] = as_score(value, f"the score for '{key}'")
+    return scores
+
+
+def _raised(data: dict[str, Any]) -> list[RaisedFinding]:
+    found = []
+    for item in as_list(data.get("critical_findings")):
+        if isinstance(item, str):
+            if item.strip():
+                found.append(RaisedFinding(finding=item.strip()))
+            continue
+        if not isinstance(item, dict):
+            continue
+        severity = str(item.get("severity", "CRITICAL")).strip().upper()
+        text = as_text(item.get("finding") or item.get("issue") or item.get("description"))
+        if severity == "CRITICAL" and text and not text.startswith("{"):
+            found.append(RaisedFinding(finding=text, evidence=as_text(item.get("evidence"))))
+    return found
+
+
+def _responses(data: dict[str, Any]) -> dict[str, CriticalResponse]:
+    raw = data.get("critical_responses") or data.get("critical_finding_responses")
+    pairs: list[tuple[Any, Any]] = []
+    if isinstance(raw, dict):
+        pairs = [(k, v.get("response") if isinstance(v, dict) else v) for k, v in raw.items()]
+    else:
+        for item in as_list(raw):
+            if isinstance(item, dict):
+                pairs.append((item.get("id") or item.get("finding_id"), item.get("response")))
+    out: dict[str, CriticalResponse] = {}
+    for fid, resp in pairs:
+        word = _RESPONSE_WORDS.get(str(resp).strip().lower())
+        if fid is None or word is None:
+            raise ReplyError(
+                f"critical_responses: {preview(resp)} for {preview(fid)} is not one of accept, reject, withdraw"
+            )
+        out[str(fid).strip().upper()] = word
+    return out
+
+
+def _exchanges(data: dict[str, Any], key: str) -> list[Exchange]:
+    out = []
+    for item in as_list(data.get(key)):
+        if isinstance(item, dict):
+            rest = {k: v for k, v in item.items() if k not in ("with_judge", "on_point")}
+            out.append(
+                Exchange(
+                    with_judge=as_text(item.get("with_judge")),
+                    on_point=as_text(item.get("on_point") or item.get("point") or item.get("issue")),
+                    detail=as_text(rest),
+                )
+            )
+        elif item:
+            out.append(Exchange(on_point=as_text(item)))
+    return out
+
+
+def _unresolved(data: dict[str, Any]) -> list[str]:
+    out = []
+    for key in ("unresolved_disputes", "unresolved_disagreements"):
+        for item in as_list(data.get(key)):
+            if isinstance(item, dict):
+                topic = as_text(item.get("topic") or item.get("issue"))
+                mine = as_text(item.get("my_view") or item.get("my_final_view"))
+                theirs = as_text(item.get("opposing_view"))
+                out.append(f"{topic} (mine: {mine}; opposing: {theirs})" if mine or theirs else topic)
+            elif item:
+                out.append(as_text(item))
+    return [u for u in out if u]
+
+
+@reply_parser
+def parse_scored_reply(
+    text: str,
+    *,
+    judge: str,
+    round_no: int,
+    criteria: Sequence[Criterion],
+    previous: ScoredPosition | None = None,
+    must_answer: Sequence[CriticalFinding] = (),
+) -> ScoredPosition:
+    """Validate one reply. Raises ReplyError with a message meant for the judge.
+
+    `previous` is the judge's position from the last round: missing dimension scores (and an unchanged
+    overall score) carry over from it. `must_answer` are the open CRITICAL findings this judge must
+    accept, reject or (for its own) withdraw.
+    """
+    data = extract_mapping(text, required_any=(*_OVERALL_KEYS, *_DIMENSION_KEYS))
+    dims, carried = _all_dimensions(data, criteria, previous)
+    overall, stated, changed = _overall(data, dims, criteria, previous)
+    responses = _checked_responses(data, must_answer, judge)
+    claims, verification = _claims(data), _verification(data)
+
+    return ScoredPosition(
+        judge=judge,
+        round=round_no,
+        overall_score=overall,
+        stated_overall=stated,
+        dimension_scores=dims,
+        carried_over=carried,
+        statement=as_text(_first(data, _STATEMENT_KEYS)),
+        key_claims=[c for c in claims if c.claim],
+        raised=_raised(data),
+        critical_responses=responses,
+        agreements=_exchanges(data, "agreements") + _exchanges(data, "concessions_made"),
+        disagreements=_exchanges(data, "disagreements") + _exchanges(data, "key_points_maintained"),
+        unresolved=_unresolved(data),
+        score_changed=changed,
+        change_reason=as_text(data.get("change_reason")),
+        accepts_consensus=as_bool(
+            _first(data, ("accepts_consensus", "accept_consensus", "agreement_reached", "consensus_accepted"))
+        ),
+        verification=verification,
+    )
+
+
+def _all_dimensions(
+    data: dict[str, Any], criteria: Sequence[Criterion], previous: ScoredPosition | None
+) -> tuple[dict[str, float], list[str]]:
+    """Every criterion's score, and which ones carried over unchanged from the judge's last round."""
+    dims = _dimension_scores(data, criteria)
+    missing = [c.key for c in criteria if c.key not in dims]
+    if not missing:
+        return dims, []
+    if previous is None:
+        raise ReplyError("dimension_scores is missing a score for: " + ", ".join(missing))
+    for key in missing:
+        dims[key] = previous.dimension_scores[key]
+    return dims, missing
+
+
+def _overall(
+    data: dict[str, Any], dims: dict[str, float], criteria: Sequence[Criterion], previous: ScoredPosition | None
+) -> tuple[float, bool, bool | None]:
+    """The stated overall score; else the last round's when the judge says it did not change; else the
+    weighted mean of the dimension scores. With whether it was stated, and the judge's `score_changed`."""
+    raw = _first(data, _OVERALL_KEYS)
+    changed = as_bool(data.get("score_changed"))
+    if raw is not None:
+        return as_score(raw, "the overall score"), True, changed
+    if previous is not None and changed is False:
+        return previous.overall_score, False, changed
+    return weighted_overall(dims, criteria), False, changed
+
+
+def _checked_responses(
+    data: dict[str, Any], must_answer: Sequence[CriticalFinding], judge: str
+) -> dict[str, CriticalResponse]:
+    responses = _responses(data)
+    unanswered = [f.id for f in must_answer if f.id not in responses]
+    if unanswered:
+        raise ReplyError(
+            "critical_responses must answer every open CRITICAL finding (accept or reject; withdraw your "
+            "own): missing " + ", ".join(unanswered)
+        )
+    for f in must_answer:
+        if responses[f.id] == "withdraw" and f.raised_by != judge:
+            raise ReplyError(f"only the judge who raised {f.id} can withdraw it: accept or reject it")
+    return responses
+
+
+def _claims(data: dict[str, Any]) -> list[KeyClaim]:
+    claims = []
+    for item in as_list(data.get("key_claims")):
+        if isinstance(item, dict):
+            claims.append(
+                KeyClaim(
+                    claim=as_text(item.get("claim")),
+                    evidence=as_text(item.get("evidence")),
+                    confidence=as_text(item.get("confidence")).upper(),
+                )
+            )
+        elif item:
+            claims.append(KeyClaim(claim=as_text(item)))
+    return claims
+
+
+def _verification(data: dict[str, Any]) -> list[str]:
+    out = []
+    for item in as_list(data.get("verification") or data.get("verification_questions")):
+        if isinstance(item, dict):
+            q, a = as_text(item.get("question")), as_text(item.get("answer"))
+            out.append(f"{q} -> {a}" if a else q)
+        elif item:
+            out.append(as_text(item))
+    return out

@@ -1,0 +1,250 @@
+"""The scored multi-judge debate (seeds 000, 001, 003) as steps over `DebateState`.
+
+    round 1  independent analysis, all judges at once, none sees another
+    check    overall range, per-criterion range, CRITICAL findings (and, optionally, explicit acceptance)
+    round 2  rebuttal: each judge reads the others' latest positions and its own, may revise
+    check
+    round 3  final positions                                       (up to --max-rounds; default 3)
+    verdict  consensus (mean) | majority (minority documented) | forced (median, for a person)
+    synthesis by the moderator when configured (one more step), else by the engine; numbers from the engine
+
+Exactly one call per active judge per round, plus one per clarification, plus one for the moderator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from moot.engine import Answer
+from moot.engine.steps import Call, Outcome, Step
+from moot.judges.base import Seat
+from moot.prompts import Templates
+from moot.protocols.evaluate.moderator import moderator_call, moderator_reserve
+from moot.protocols.evaluate.parsing import parse_scored_reply
+from moot.protocols.evaluate.result import build_result, verdict_result
+from moot.protocols.evaluate.rules import check_consensus, finding_states, spread
+from moot.protocols.evaluate.schemas import (
+    EvaluationRequest,
+    EvaluationResult,
+    JudgeRoundRecord,
+    RoundSummary,
+    ScoredPosition,
+)
+from moot.protocols.evaluate.state import DebateState
+from moot.schemas.messages import Message, Prompt
+from moot.schemas.reply_schemas import evaluate_reply_schema
+from moot.schemas.spend import FINAL_NAMES, Spend
+
+PROMPTS = Templates(Path(__file__).parent / "templates")
+
+STANCE_PROMPTS = {
+    "neutral": "Evaluate objectively, weighing all factors equally",
+    "for": "Advocate for this plan's strengths while acknowledging weaknesses",
+    "against": "Challenge this plan. Find weaknesses and risks others might miss.",
+}
+
+DEFAULT_JUDGES = [
+    {"model": "gemini-3-pro-preview", "stance": "neutral", "stance_prompt": STANCE_PROMPTS["neutral"]},
+    {"model": "gpt-5.2", "stance": "for", "stance_prompt": STANCE_PROMPTS["for"]},
+    {"model": "grok-4", "stance": "against", "stance_prompt": STANCE_PROMPTS["against"]},
+]
+
+
+class Evaluation:
+    """One run (or resumed run) of the scored evaluation."""
+
+    name = "evaluate"
+    final_name = FINAL_NAMES[name]  # the moderator's synthesis
+
+    def __init__(
+        self, request: EvaluationRequest, seats: Sequence[Seat], debate_id: str, *, moderator: Seat | None = None
+    ) -> None:
+        self.request = request
+        self.debate_id = debate_id
+        self.moderator = moderator
+        self.state = DebateState(active=list(seats))
+        self.seats = list(seats)
+        self.system = PROMPTS.render(
+            "system.j2",
+            judge_count=len(seats),
+            task=request.task or "(no task description given)",
+            criteria=request.criteria,
+            artifacts=request.artifacts,
+        )
+
+    # planning
+
+    def plan(self) -> Step | None:
+        st = self.state
+        ended = st.stopped or st.consensus_at is not None or st.rounds_done >= self.request.rounds_allowed
+        if not ended:
+            round_no = st.rounds_done + 1
+            calls = [self._call(seat, round_no) for seat in st.active]
+            reserve = [moderator_reserve(self.moderator, self.system, st.active)] if self.moderator else []
+            return Step(round_no, calls, first=round_no == 1, reserve=reserve, quorum=2)
+        if self.moderator is not None and not st.moderated and st.rounds_done:
+            base = verdict_result(self.request, self.seats, st, self.debate_id)
+            return Step(0, [moderator_call(self.moderator, base, st)], gated=False)
+        return None
+
+    def _call(self, seat: Seat, round_no: int) -> Call[ScoredPosition]:
+        st, r = self.state, self.request
+        previous = st.latest(seat) if round_no > 1 else None
+        must_answer = [f for f in st.unresolved() if f.raised_by != seat.id] if round_no > 1 else []
+        if not r.consensus.critical_finding_agreement:
+            must_answer = []
+
+        def parse(text: str) -> ScoredPosition:
+            return parse_scored_reply(
+                text, judge=seat.id, round_no=round_no, criteria=r.criteria, previous=previous, must_answer=must_answer
+            )
+
+        return Call(
+            seat,
+            self._prompt(seat, round_no),
+            f"r{round_no}/{seat.id}",
+            "judge",
+            parse,
+            lambda reason: PROMPTS.render("clarify.j2", reason=reason),
+            lambda p: {"score": p.overall_score},
+        )
+
+    def _prompt(self, seat: Seat, round_no: int) -> Prompt:
+        r = self.request
+        common = {
+            "number": seat.number,
+            "seat": seat.id,
+            "stance": seat.stance,
+            "stance_prompt": seat.stance_prompt,
+            "round": round_no,
+            "max_rounds": r.rounds_allowed,
+            "criteria": r.criteria,
+            "require_acceptance": r.consensus.require_explicit_acceptance,
+        }
+        open_findings = self.state.unresolved() if round_no > 1 else []
+        final = round_no == r.rounds_allowed and round_no >= 3
+        phase = "round_1" if round_no == 1 else "final" if final else "rebuttal"
+        if round_no == 1:
+            text = PROMPTS.render("round_1.j2", **common)
+        else:
+            text = PROMPTS.render(
+                "round_3.j2" if final else "round_2.j2",
+                **common,
+                final=final,
+                previous=self.state.latest(seat),
+                reports=self._reports(),
+                open_findings=open_findings,
+            )
+        schema = evaluate_reply_schema(
+            [c.key for c in r.criteria],
+            phase=phase,
+            open_findings=[(f.id, f.raised_by == seat.id) for f in open_findings],
+            require_acceptance=r.consensus.require_explicit_acceptance,
+        )
+        return Prompt(
+            system=self.system,
+            messages=[Message(role="user", content=text)],
+            json_schema=schema,
+            meta={"round": round_no, "kind": "judge", "seat": seat.id},
+        )
+
+    def _reports(self) -> list[dict[str, Any]]:
+        """Every active judge's latest reply, its own included, in seat order: the same text for every judge
+        of the round, so that it belongs to the prefix the round's prompts share (vendors' prompt caches)."""
+        st = self.state
+        return [
+            {"judge": s.id, "stance": s.stance, "overall_score": st.latest(s).overall_score, "text": st.texts[s.id][-1]}
+            for s in st.active
+        ]
+
+    # absorbing
+
+    def absorb(self, step: Step, answers: Sequence[Answer[Any]]) -> Outcome:
+        if step.round == 0:
+            return self._absorb_moderator(answers[0])
+        st = self.state
+        st.rounds_done = step.round
+        outcome = Outcome(go_on=True)
+        for call, answer in zip(step.calls, answers, strict=True):
+            if answer.value is None:
+                self._drop(call.seat, step.round, f"{answer.status}: {answer.reason}", outcome)
+                continue
+            outcome.records.append(self._keep(call.seat, answer.value, answer))
+        outcome.active = len(st.active)
+        if len(st.active) >= 2:
+            summary = self._check(step.round)
+            st.progression[f"round_{step.round}"] = summary
+            outcome.round_record = outcome.round_finished = summary.model_dump(mode="json")
+            if summary.consensus:
+                st.consensus_at = step.round
+        return outcome
+
+    def _drop(self, seat: Seat, round_no: int, reason: str, outcome: Outcome) -> None:
+        st = self.state
+        st.dropped[seat.id] = (round_no, reason)
+        st.active = [s for s in st.active if s.id != seat.id]
+        st.notes.append(f"{seat.id} ({seat.label}) dropped in round {round_no}: {reason}")
+        outcome.dropped[seat.id] = reason
+
+    def _keep(self, seat: Seat, position: ScoredPosition, answer: Answer[Any]) -> JudgeRoundRecord:
+        st = self.state
+        history = st.positions.setdefault(seat.id, [])
+        previous = history[-1] if history else None
+        history.append(position)
+        st.texts.setdefault(seat.id, []).append(answer.text)
+        st.answered_by[seat.id] = answer.answered_by or st.answered_by.get(seat.id, "")
+        st.register_findings(position)
+        return JudgeRoundRecord(
+            number=seat.number,
+            model=seat.label,
+            stance=seat.stance,
+            position=position,
+            previous=previous,
+            text=answer.text,
+        )
+
+    def _check(self, round_no: int) -> RoundSummary:
+        st, r = self.state, self.request
+        latest = [st.latest(s) for s in st.active]
+        states = finding_states(st.findings, st.responses, [s.id for s in st.active])
+        check = check_consensus(latest, r.criteria, r.consensus, states)
+        scores = [p.overall_score for p in latest]
+        return RoundSummary(
+            scores=scores,
+            by_judge={p.judge: p.overall_score for p in latest},
+            range=spread(scores),
+            consensus=check.reached,
+            reasons=check.reasons,
+            dimension_ranges=check.dimension_ranges,
+            dimension_scores={p.judge: dict(p.dimension_scores) for p in latest},
+        )
+
+    def _absorb_moderator(self, answer: Answer[Any]) -> Outcome:
+        st = self.state
+        st.moderated = True
+        st.moderator_reply = answer.value
+        st.moderator_error = "" if answer.value is not None else answer.reason
+        return Outcome(go_on=False)
+
+    def stopped(self, step: Step, reason: str) -> None:
+        self.state.stopped = True
+        self.state.notes.append(f"{reason}; the verdict is from the {step.round - 1} round(s) done")
+
+    def rehearse(self, call: Call[Any], tokens: int) -> Answer[Any]:
+        """Scores far apart (so that every round is needed), replies of the given size."""
+        text = "x" * 4 * max(1, tokens)
+        if call.kind == "moderator":
+            return Answer({"majority_opinion": text}, text, "ok")
+        score = 5.0 if call.seat.number % 2 else 1.0
+        round_no = int(call.prompt.meta.get("round", 1))
+        dims = {c.key: score for c in self.request.criteria}
+        position = ScoredPosition(judge=call.seat.id, round=round_no, overall_score=score, dimension_scores=dims)
+        return Answer(position, text, "ok")
+
+    def result(self, spend: Spend) -> EvaluationResult:
+        label = self.moderator.label if self.moderator else ""
+        result = build_result(self.request, self.seats, self.state, self.debate_id, moderator_label=label)
+        result.spend = spend
+        return result

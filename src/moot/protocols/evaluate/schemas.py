@@ -1,0 +1,241 @@
+"""The scored evaluation (seeds 000, 001, 003): judges' positions per round and the final result.
+
+The JSON form of `EvaluationResult` is a contract: its keys follow seed 001's synthesis format and seed
+000's majority-verdict fields, and users' scripts read them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, computed_field, model_validator
+
+from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictThresholds
+from moot.schemas.criteria import Criterion
+from moot.schemas.effect import DebateEffect
+from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
+from moot.schemas.spend import Spend
+
+ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
+ConsensusMethod = Literal["unanimous", "majority", "forced"]
+VerdictType = Literal["consensus", "majority", "no_consensus"]
+ScoreConfidence = Literal["HIGH", "MEDIUM", "LOW"]
+CriticalResponse = Literal["accept", "reject", "withdraw"]
+
+
+class KeyClaim(BaseModel):
+    claim: str
+    evidence: str = ""
+    confidence: str = ""
+
+
+class RaisedFinding(BaseModel):
+    """A CRITICAL finding as a judge states it, before the engine gives it an id."""
+
+    finding: str
+    evidence: str = ""
+
+
+class CriticalFinding(BaseModel):
+    id: str  # "C1", "C2", ... in the order raised
+    finding: str
+    evidence: str = ""
+    raised_by: str
+    round: int
+
+
+class Exchange(BaseModel):
+    """An agreement or disagreement with another judge (seed 000 round 2 / round 3)."""
+
+    with_judge: str = ""
+    on_point: str = ""
+    detail: str = ""
+
+
+class ScoredPosition(BaseModel):
+    """One judge's validated position after one round. Scores are 1-5; every criterion is present."""
+
+    judge: str
+    round: int
+    overall_score: float
+    stated_overall: bool = True  # False when the engine computed it from the dimension scores
+    dimension_scores: dict[str, float]
+    carried_over: list[str] = Field(default_factory=list)  # criteria kept from the previous round
+    statement: str = ""
+    key_claims: list[KeyClaim] = Field(default_factory=list)
+    raised: list[RaisedFinding] = Field(default_factory=list)
+    critical_responses: dict[str, CriticalResponse] = Field(default_factory=dict)
+    agreements: list[Exchange] = Field(default_factory=list)
+    disagreements: list[Exchange] = Field(default_factory=list)
+    unresolved: list[str] = Field(default_factory=list)
+    score_changed: bool | None = None
+    change_reason: str = ""
+    accepts_consensus: bool | None = None
+    verification: list[str] = Field(default_factory=list)
+
+
+class RoundSummary(BaseModel):
+    scores: list[float]
+    by_judge: dict[str, float] = Field(default_factory=dict)
+    range: float
+    consensus: bool
+    reasons: list[str] = Field(default_factory=list)  # why there was no consensus
+    dimension_ranges: dict[str, float] = Field(default_factory=dict)
+    dimension_scores: dict[str, dict[str, float]] = Field(default_factory=dict)  # judge -> criterion -> score
+    majority_score: float | None = None
+    minority_score: float | None = None
+
+
+class Summary(BaseModel):
+    final_verdict: ScoreVerdict
+    consensus_score: float
+    score_range: list[float]
+    consensus_method: ConsensusMethod
+    confidence: ScoreConfidence
+
+
+class ConvergentFinding(BaseModel):
+    finding: str
+    priority: Literal["CRITICAL", "HIGH", "MEDIUM", "LOW"] = "MEDIUM"
+    action_required: bool = False
+    source_judges: list[str] = Field(default_factory=list)
+
+
+class DivergentFinding(BaseModel):
+    finding: str
+    positions: dict[str, str] = Field(default_factory=dict)
+    user_decision_needed: bool = True
+
+
+class Recommendation(BaseModel):
+    priority: Literal["MUST", "SHOULD", "COULD"]
+    action: str
+    rationale: str = ""
+
+
+class AttentionItem(BaseModel):
+    issue: str
+    majority_view: str = ""
+    minority_view: str = ""
+    recommendation: str = ""
+
+
+class JudgeOutcome(SeatStatus):
+    """How one seat on the panel fared: its final scores, or why it was dropped. The envelope's fields come
+    first (`seat`, `model` as configured, `stance`, `status`, `reason`); `judge` repeats the seat id, as
+    results before the envelope named it."""
+
+    judge: str  # seat id, e.g. "judge-1"
+    number: int
+    answered_by: str = ""  # the model that actually judged (differs when a fallback took the seat)
+    dropped_in_round: int | None = None
+    final_score: float | None = None
+    final_scores: dict[str, float] = Field(default_factory=dict)
+
+
+class SelfCritique(BaseModel):
+    questions_passed: str = ""
+    synthesis_quality: str = ""
+    potential_bias: str = ""
+
+
+class EvaluationResult(EnvelopeFirst):
+    debate_id: str
+    protocol: Literal["evaluate"] = "evaluate"
+    status: RunStatus = "finished"  # "stopped": the budget ended it before its last round
+    artifact_evaluated: str
+    task: str = ""
+    rounds_completed: int
+    consensus_reached: bool
+    consensus_reached_at: int | None = None
+    summary: Summary
+    round_progression: dict[str, RoundSummary]
+    convergent_findings: list[ConvergentFinding] = Field(default_factory=list)
+    divergent_findings: list[DivergentFinding] = Field(default_factory=list)
+    majority_opinion: str = ""
+    minority_opinion: str = ""
+    recommendations: list[Recommendation] = Field(default_factory=list)
+    verdict_type: VerdictType
+    majority_score: float | None = None
+    minority_score: float | None = None
+    majority_judges: list[str] = Field(default_factory=list)
+    minority_judges: list[str] = Field(default_factory=list)
+    user_attention_needed: list[AttentionItem] = Field(default_factory=list)
+    critical_findings: list[dict[str, object]] = Field(default_factory=list)
+    criteria: dict[str, float] = Field(default_factory=dict)  # criterion key -> normalised weight
+    judges: list[JudgeOutcome] = Field(default_factory=list)
+    synthesis_by: str = "engine"
+    self_critique: SelfCritique | None = None
+    notes: list[str] = Field(default_factory=list)
+    reports: list[str] = Field(default_factory=list)
+    spend: Spend = Field(default_factory=Spend)
+    debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
+
+    _status = model_validator(mode="before")(run_status)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def verdict(self) -> Verdict:
+        """The envelope's verdict: PASS/CONDITIONAL/FAIL, and how the panel reached it."""
+        s = self.summary
+        kind: VerdictKind = "consensus"
+        if s.consensus_method == "forced":
+            kind = "forced"
+        elif self.verdict_type == "majority":
+            kind = "majority"
+        elif self.verdict_type == "no_consensus":
+            kind = "contested"
+        return Verdict(
+            kind=kind, answer=s.final_verdict, confidence=s.confidence, needs_human=kind in ("forced", "contested")
+        )
+
+
+# The most rounds an evaluation has. Its templates define three: independent analysis, rebuttal, final
+# positions. A fourth would only repeat the rebuttal, which no seed defines, and the seed's cost table ends
+# at "Round 3 (max)"; so a higher --max-rounds is refused rather than stretched into more of the same.
+MAX_ROUNDS = 3
+ROUNDS = "independent analysis, rebuttal, final positions"
+
+
+class EvaluationRequest(BaseModel):
+    """Everything a scored evaluation needs, as plain data (stored whole, so a debate can be resumed)."""
+
+    artifacts: list[Artifact]
+    task: str = ""
+    criteria: list[Criterion]
+    judges: list[JudgeSpec]
+    moderator: JudgeSpec | None = None
+    consensus: ConsensusSettings = Field(default_factory=ConsensusSettings)
+    thresholds: VerdictThresholds = Field(default_factory=VerdictThresholds)
+    max_rounds: int = MAX_ROUNDS
+    mode: Literal["complete", "quick"] = "complete"
+    reports_dir: str | None = None
+    solution_name: str = ""
+    report_base: str = ""  # "{solution-name}-{YYYY-MM-DD}", fixed when the debate starts
+    base_dir: str | None = None  # where relative paths in judge specs (scripts) are resolved
+
+    @property
+    def rounds_allowed(self) -> int:
+        return 1 if self.mode == "quick" else self.max_rounds
+
+
+class JudgeRoundRecord(BaseModel):
+    """One judge's round as the per-judge report files need it (emitted by the runner as it happens).
+    The seat id and the round are the position's own, so the two can never disagree."""
+
+    number: int
+    model: str
+    stance: str
+    position: ScoredPosition
+    previous: ScoredPosition | None = None
+    text: str = ""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def judge(self) -> str:
+        return self.position.judge
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def round(self) -> int:
+        return self.position.round

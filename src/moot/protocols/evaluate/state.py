@@ -1,0 +1,57 @@
+"""What a scored evaluation knows after each step: plain data, changed only by `Evaluation.absorb`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from moot.judges.base import Seat
+from moot.protocols.evaluate.rules import RESOLVED_STATES, finding_states
+from moot.protocols.evaluate.schemas import CriticalFinding, CriticalResponse, RoundSummary, ScoredPosition
+
+
+@dataclass
+class DebateState:
+    active: list[Seat]
+    positions: dict[str, list[ScoredPosition]] = field(default_factory=dict)
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    dropped: dict[str, tuple[int, str]] = field(default_factory=dict)
+    answered_by: dict[str, str] = field(default_factory=dict)
+    findings: list[CriticalFinding] = field(default_factory=list)
+    responses: dict[str, dict[str, CriticalResponse]] = field(default_factory=dict)
+    progression: dict[str, RoundSummary] = field(default_factory=dict)
+    consensus_at: int | None = None
+    notes: list[str] = field(default_factory=list)
+    rounds_done: int = 0
+    stopped: bool = False  # the budget ended the debate early
+    moderated: bool = False  # the moderator's step has run (whatever came of it)
+    moderator_reply: dict[str, Any] | None = None
+    moderator_error: str = ""
+
+    def latest(self, seat: Seat) -> ScoredPosition:
+        return self.positions[seat.id][-1]
+
+    def states(self) -> dict[str, str]:
+        return dict(finding_states(self.findings, self.responses, [s.id for s in self.active]))
+
+    def unresolved(self) -> list[CriticalFinding]:
+        states = self.states()
+        return [f for f in self.findings if states[f.id] not in RESOLVED_STATES]
+
+    def register_findings(self, position: ScoredPosition) -> None:
+        """Responses to known CRITICAL findings, and new ones numbered C1, C2, ... in the order raised."""
+        known = {f.id for f in self.findings}
+        mine = self.responses.setdefault(position.judge, {})
+        for fid, resp in position.critical_responses.items():
+            if fid in known:
+                mine[fid] = resp
+        for raised in position.raised:
+            self.findings.append(
+                CriticalFinding(
+                    id=f"C{len(self.findings) + 1}",
+                    finding=raised.finding,
+                    evidence=raised.evidence,
+                    raised_by=position.judge,
+                    round=position.round,
+                )
+            )

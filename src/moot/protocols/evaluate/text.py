@@ -1,0 +1,111 @@
+"""A scored evaluation as text for a person (what `--format text` and `moot show` print).
+
+Compact on purpose: the verdict and why first, then one table of judges by round, one of scores by
+criterion, what is left for a person to weigh, and what it cost. Everything else is in the JSON, the
+report files and the HTML page.
+"""
+
+from __future__ import annotations
+
+from moot.protocols.evaluate.markdown import score_grid
+from moot.protocols.evaluate.schemas import EvaluationResult
+from moot.reports.cost_table import cost_grid, with_spend
+from moot.reports.effect_text import effect_blocks
+from moot.reports.terminal import (
+    Block,
+    Faces,
+    Paragraph,
+    Section,
+    Table,
+    TextReport,
+    Tone,
+    files_line,
+    model_cell,
+    without_idle_status,
+)
+
+VERDICT_TONE: dict[str, Tone] = {"PASS": "good", "CONDITIONAL": "warn", "FAIL": "bad"}
+
+
+def _round_note(result: EvaluationResult) -> str:
+    """Why the last round ended as it did: consensus, or the rule it missed."""
+    if result.consensus_reached:
+        return f"consensus in round {result.consensus_reached_at}"
+    if not result.round_progression:
+        return ""
+    name, last = list(result.round_progression.items())[-1]
+    return f"{name.replace('_', ' ')}: " + ("; ".join(last.reasons) or "no consensus")
+
+
+def _judges_table(result: EvaluationResult) -> Table:
+    rounds = list(result.round_progression.values())
+    rows = []
+    for j in result.judges:
+        scores = [r.by_judge.get(j.judge) for r in rounds]
+        cells = [f"{x:g}" if x is not None else "-" for x in scores]
+        rows.append([j.judge, j.stance, model_cell(j.model, j.answered_by), *cells, j.fate])
+    rows.append(["range", "", "", *(f"{r.range:g}" for r in rounds), ""])
+    columns = ["Judge", "Stance", "Model", *(f"Round {n}" for n in range(1, len(rounds) + 1)), "Status"]
+    return Table(columns, rows, note=_round_note(result))
+
+
+def _terminal_judges_table(result: EvaluationResult) -> Table:
+    """At a terminal the judges table also carries each judge's spend, in place of the seed's cost table."""
+    table = _judges_table(result)
+    if "moderator" in result.spend.per_judge:
+        by = result.synthesis_by.removeprefix("moderator:").strip()
+        table.rows.insert(-1, ["moderator", "", by, *([""] * len(result.round_progression)), ""])
+    table.terminal_columns = [*table.columns[:3], *(f"R{n}" for n in range(1, len(result.round_progression) + 1))]
+    table.terminal_columns.append(table.columns[-1])
+    return without_idle_status(with_spend(table, result.spend))
+
+
+def _majority(result: EvaluationResult) -> str:
+    line = (
+        f"majority {', '.join(result.majority_judges)} at {result.majority_score:g}; "
+        f"minority {', '.join(result.minority_judges)}"
+    )
+    return line + (f" at {result.minority_score:g}" if result.minority_score is not None else "")
+
+
+def _findings(result: EvaluationResult) -> list[Block]:
+    out: list[Block] = []
+    if result.critical_findings:
+        items = [
+            f"{f['id']} [{f['state']}] {f['finding']} (raised by {f['raised_by']})" for f in result.critical_findings
+        ]
+        out.append(Section("CRITICAL findings:", items))
+    if result.minority_opinion:
+        who = f" ({', '.join(result.minority_judges)})" if result.minority_judges else ""
+        out.append(Paragraph(f"Minority opinion{who}:", result.minority_opinion))
+    disputes = [d.finding for d in result.divergent_findings]
+    disputes += [a.issue for a in result.user_attention_needed if a.issue not in disputes]
+    if disputes:
+        title = "Left for you to weigh:" if result.user_attention_needed else "Divergent findings:"
+        out.append(Section(title, disputes))
+    if result.recommendations:
+        out.append(Section("Recommendations:", [f"{r.priority:6} {r.action}" for r in result.recommendations]))
+    if result.notes:
+        out.append(Section("Notes:", result.notes))
+    return out
+
+
+def evaluation_report(result: EvaluationResult) -> TextReport:
+    s = result.summary
+    reached = f"consensus in round {result.consensus_reached_at}" if result.consensus_reached else "no consensus"
+    facts = [f"Debate {result.debate_id}: {result.rounds_completed} round(s), {reached}"]
+    if result.majority_judges and not result.consensus_reached:
+        facts.append(_majority(result))
+    judges = Faces(_judges_table(result), _terminal_judges_table(result))
+    # after the scores, beside the prose blocks: at a terminal those run together, without a blank line
+    blocks: list[Block] = [judges, score_grid(result), *effect_blocks(result.debate_effect), *_findings(result)]
+    if result.spend.calls:
+        blocks.append(Faces(cost_grid(result.spend), None))
+    if result.reports:
+        blocks.append(files_line("Reports (one per judge, and the consensus report)", result.reports))
+    return TextReport(
+        f"Verdict: {s.final_verdict}  score {s.consensus_score:g}/5  ({s.consensus_method}, confidence {s.confidence})",
+        VERDICT_TONE.get(s.final_verdict, "plain"),
+        facts,
+        blocks,
+    )
