@@ -20,6 +20,33 @@ from moot.reports.terminal import TextReport
 from moot.store.db import Store
 
 
+class _Required:
+    """The default of a parameter that must be given."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a protocol, written once: the CLI option (or argument) and the MCP tool's argument
+    derive from it, in the API's own name, so that the adapters cannot word or map it differently."""
+
+    name: str  # the Python name (`max_rounds`); the CLI spells it `--max-rounds` unless `flags` says otherwise
+    type: Any  # the annotation: `str`, `int | None`, `list[str] | None`, `bool`, ...
+    default: Any = REQUIRED
+    help: str = ""  # the CLI's help, and the MCP description unless `mcp_help` is given
+    flags: tuple[str, ...] = ()  # the CLI's spellings (`("--solution", "-s")`)
+    argument: bool = False  # a positional CLI argument
+    mcp_help: str | None = None
+    mcp_type: Any = None  # the MCP annotation when it differs from `type`
+    cli: bool = True  # offered by the CLI
+    mcp: bool = True  # offered by the MCP tool
+
+
 @dataclass(frozen=True)
 class ProtocolSpec:
     name: str
@@ -36,6 +63,9 @@ class ProtocolSpec:
     # the public Python names the protocol adds to `moot` and `moot.api` (its function, the sync twin, its
     # result type), so that neither names a protocol
     exports: Mapping[str, Any] = field(default_factory=dict)
+    # --- the CLI command and the MCP tool ---
+    params: tuple[Param, ...] = ()  # the protocol's own parameters, in the order the CLI lists them
+    description: str = ""  # the command's help and the MCP tool's description
 
     async def prepare(
         self,
