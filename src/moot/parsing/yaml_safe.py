@@ -171,8 +171,24 @@ def compose_and_construct(block: str) -> Any:
     return loaded(_ReplyLoader(block))
 
 
+# libyaml 0.2.6 (bundled from PyYAML 6.0.4 on) stops at 1,000 levels of nesting in its scanner. Its scanner
+# reads ahead up to 1,024 characters in a flow collection (for a key that may follow), so `{` * 5000 fails
+# there, before the composer has seen the 33 levels that make it too deep for us.
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+
+
+def _past_libyaml_nesting_limit(error: yaml.YAMLError) -> bool:
+    """Whether `error` is libyaml's own nesting limit (1,000 levels, far past `MAX_DEPTH`): the text is then
+    nested too deep for us too. Its wording is libyaml's, not the text's: a reply cannot forge it."""
+    return isinstance(error, yaml.MarkedYAMLError) and error.problem == _LIBYAML_TOO_DEEP
+
+
 def loaded(loader: _ReplyLoader | _ShallowReplyLoader) -> Any:
     try:
         return loader.get_single_data()
+    except yaml.YAMLError as e:
+        if _past_libyaml_nesting_limit(e):
+            raise ReplyError(TOO_DEEP) from None
+        raise
     finally:
         loader.dispose()
