@@ -22,10 +22,6 @@ from moot.inputs import MAX_ARTIFACT_BYTES
 
 MAX_DEPTH = 32  # an item's deepest argument (a rubric's criteria, a decision's options) needs 4
 MAX_INT_DIGITS = 30  # an id or a count; Python refuses past 4,300 digits with a message about itself
-_ROUND_LIMITS = {
-    "evaluate": "moot.protocols.evaluate.schemas",
-    "challenge": "moot.protocols.challenge.schemas",
-}  # MAX_ROUNDS, ROUNDS
 
 
 class NotJson:
@@ -84,9 +80,16 @@ def _utf8_size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def check_types(protocol: str, fn: Callable[..., Any], arguments: Mapping[str, Any], where: str) -> None:
+def check_types(
+    protocol: str,
+    fn: Callable[..., Any],
+    arguments: Mapping[str, Any],
+    where: str,
+    rounds_limit: tuple[int, str] | None = None,
+) -> None:
     """Each argument against the protocol function's annotation, strictly (JSON's "3" is no integer, 2.0
-    no round count), then the rounds against what the protocol has."""
+    no round count), then the rounds against what the protocol has (`rounds_limit`: its SPEC's
+    MAX_ROUNDS and ROUNDS)."""
     adapters = _adapters(fn)
     for name, value in arguments.items():
         adapter = adapters.get(name)
@@ -97,13 +100,11 @@ def check_types(protocol: str, fn: Callable[..., Any], arguments: Mapping[str, A
         except ValidationError as e:
             raise UsageError(f"{where}: field {name!r}: {_first(e, value)}") from None
     rounds = arguments.get("max_rounds")
-    if protocol in _ROUND_LIMITS and isinstance(rounds, int):
-        from importlib import import_module
-
+    if rounds_limit is not None and isinstance(rounds, int):
         from moot.engine.panel import check_rounds
 
-        schema = import_module(_ROUND_LIMITS[protocol])
-        check_rounds(rounds, schema.MAX_ROUNDS, schema.ROUNDS, protocol=protocol, where=f"{where}: field 'max_rounds'")
+        most, kinds = rounds_limit
+        check_rounds(rounds, most, kinds, protocol=protocol, where=f"{where}: field 'max_rounds'")
 
 
 def _first(e: ValidationError, value: Any) -> str:

@@ -2,9 +2,11 @@
 before any call. A line that is not a JSON object, a repeated or missing id, a missing required field,
 an argument the protocol does not take, or a path that does not exist is bad input naming its line.
 
-Relative paths (`solution`, `judges`, `context` files, `debate_context`, output folders) mean the same
-wherever the batch runs from: they resolve against the items file's own folder. What is left for the
-protocol to check (a score out of range, a stance without guidance) fails that one item, not the batch.
+Relative paths (`judges`, and the input files and output folders the protocol's SPEC names in its
+`batch`: `solution`, `context` files, `debate_context`, ...) mean the same wherever the batch runs from:
+they resolve against the items file's own folder. What each protocol's items must hold, and what an item
+may write inline, its SPEC says too; the batch names no protocol. What is left for the protocol to check
+(a score out of range, a stance without guidance) fails that one item, not the batch.
 """
 
 from __future__ import annotations
@@ -17,20 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from moot.batch.item_checks import NotJson, check_types, check_values, json_line
+from moot.engine.spec import ProtocolSpec
 from moot.errors import UsageError
 from moot.inputs import MAX_ARTIFACT_BYTES, file_kind, numbered_items, read_text_file
+from moot.protocols import names, spec_for
 from moot.schemas.safe_text import lone_surrogate_at
 
-PROTOCOLS = ("evaluate", "decide", "challenge")
 # the API's own arguments a batch sets itself, or sets for the whole batch (`--max-cost`, the store)
 _NOT_PER_ITEM = {"store", "on_event", "max_cost"}
-# thousands of debates writing report files into the working folder would surprise: the store keeps
-# everything (`moot show`, `moot report`), and an item may still ask for files
-BATCH_DEFAULTS: dict[str, dict[str, Any]] = {"evaluate": {"reports_dir": None}, "decide": {"write_files": False}}
-# arguments naming files that must exist, per protocol; and folders written to
-_INPUT_PATHS = {"evaluate": ("solution",), "decide": ("debate_context",), "challenge": ("context",)}
-_OUTPUT_PATHS = {"evaluate": ("reports_dir",), "decide": ("feature_dir",), "challenge": ()}
-_EXTRA_FIELDS = {"evaluate": {"artifact"}, "decide": set(), "challenge": set()}
 
 
 @dataclass(frozen=True)
@@ -44,19 +40,23 @@ class BatchItem:
     judges: str | list[Any] | None = None  # the item's own judges (a resolved path, or inline specs)
 
 
-def api_function(protocol: str) -> Callable[..., Any]:
-    from moot import api
+def batch_spec(protocol: str) -> ProtocolSpec:
+    """The protocol's SPEC, from the registry; a name it does not list is bad input naming the option."""
+    if protocol not in names():
+        raise UsageError(f"--protocol must be one of {', '.join(names())} (got {protocol!r})")
+    return spec_for(protocol)
 
-    if protocol not in PROTOCOLS:
-        raise UsageError(f"--protocol must be one of {', '.join(PROTOCOLS)} (got {protocol!r})")
-    fn: Callable[..., Any] = getattr(api, protocol)
+
+def api_function(protocol: str) -> Callable[..., Any]:
+    """The protocol's public function (the export under its own name): an item holds its arguments."""
+    fn: Callable[..., Any] = batch_spec(protocol).exports[protocol]
     return fn
 
 
 def item_fields(protocol: str) -> set[str]:
     """Every key an item of this protocol may hold."""
-    names = set(inspect.signature(api_function(protocol)).parameters) - _NOT_PER_ITEM
-    return names | {"id"} | _EXTRA_FIELDS[protocol]
+    known = set(inspect.signature(api_function(protocol)).parameters) - _NOT_PER_ITEM
+    return known | {"id"} | batch_spec(protocol).batch.extra_fields
 
 
 def load_items(path: str | Path, protocol: str) -> list[BatchItem]:
@@ -95,36 +95,32 @@ def _item(data: dict[str, Any], protocol: str, allowed: set[str], base: Path, wh
     if isinstance(given, bool) or not isinstance(given, str | int) or (isinstance(given, str) and not given.strip()):
         raise UsageError(f"{where}: every item needs an 'id' (a non-empty string or an integer)")
     check_values(data, where)
-    _required(data, protocol, where)
-    arguments = {**BATCH_DEFAULTS.get(protocol, {}), **{k: v for k, v in data.items() if k not in ("id", "judges")}}
-    for name in _INPUT_PATHS[protocol]:
-        if name in arguments and not (protocol == "decide" and isinstance(arguments[name], Mapping)):
+    batch = batch_spec(protocol).batch
+    if batch.required is not None:
+        batch.required(data, where)
+    else:
+        _required(data, protocol, where)
+    arguments = {**batch.defaults, **{k: v for k, v in data.items() if k not in ("id", "judges")}}
+    for name in batch.input_paths:
+        if name in arguments and not (batch.inline_inputs and isinstance(arguments[name], Mapping)):
             arguments[name] = _inputs(arguments[name], base, f"{where}: {name}")
-    for name in _OUTPUT_PATHS[protocol]:
+    for name in batch.output_paths:
         if isinstance(arguments.get(name), str):
             arguments[name] = str(base / Path(arguments[name]).expanduser())
-    if protocol == "evaluate":
-        arguments = _evaluate_arguments(arguments, str(given), base, where)
-    if protocol == "decide" and "options" in arguments:
-        arguments["options"] = _options(arguments["options"], where)
-    check_types(protocol, api_function(protocol), arguments, where)
+    if batch.arguments is not None:
+        arguments = batch.arguments(arguments, str(given), base, where)
+    check_types(protocol, api_function(protocol), arguments, where, batch.rounds)
     return BatchItem(str(given), given, n, arguments, _judges(data.get("judges"), base, where))
 
 
 def _required(data: Mapping[str, Any], protocol: str, where: str) -> None:
-    if protocol == "evaluate":
-        given = [k for k in ("solution", "artifact", "artifacts") if data.get(k) not in (None, "", [])]
-        if not given:
-            raise UsageError(f"{where}: an evaluate item needs 'solution' (paths) or 'artifact' (inline text)")
-        if len(given) > 1:
-            raise UsageError(f"{where}: give one of {' or '.join(repr(k) for k in given)}, not both")
-    elif protocol == "decide":
-        if data.get("debate_context") is None:
-            for key in ("question", "options"):
-                if not data.get(key):
-                    raise UsageError(f"{where}: a decide item needs '{key}' (or a 'debate_context')")
-    elif not isinstance(data.get("topic"), str) or not data["topic"].strip():
-        raise UsageError(f"{where}: a challenge item needs 'topic' (the position or question, as text)")
+    """A protocol that says nothing of its items (a plugin) needs each argument its function has no
+    default for."""
+    for name, param in inspect.signature(api_function(protocol)).parameters.items():
+        variadic = param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD)
+        needed = param.default is inspect.Parameter.empty and not variadic and name not in _NOT_PER_ITEM
+        if needed and data.get(name) is None:
+            raise UsageError(f"{where}: a {protocol} item needs {name!r}")
 
 
 def _inputs(value: Any, base: Path, where: str) -> str | list[str]:
@@ -155,41 +151,6 @@ def _existing(path: Path, given: str, where: str) -> None:
         raise UsageError(f"{where}: {given} is {kind}, not a file")
     if path.stat().st_size > MAX_ARTIFACT_BYTES:
         raise UsageError(f"{where}: {given} is larger than {MAX_ARTIFACT_BYTES // 1_000_000} MB")
-
-
-def _evaluate_arguments(arguments: dict[str, Any], item_id: str, base: Path, where: str) -> dict[str, Any]:
-    """`artifact` (inline text) and `artifacts` (a list of {path, text}) become the API's artifacts; a
-    criteria rubric file beside the items file is found there."""
-    from pydantic import ValidationError
-
-    from moot.inputs import validation_message
-    from moot.schemas.config import Artifact
-
-    out = dict(arguments)
-    inline = out.pop("artifact", None)
-    if inline is not None:
-        if not isinstance(inline, str):
-            raise UsageError(f"{where}: 'artifact' must be the artifact's text")
-        out["artifacts"] = [Artifact(path=item_id, text=inline)]
-    elif "artifacts" in out:
-        try:
-            out["artifacts"] = [Artifact.model_validate(a) for a in out["artifacts"]]
-        except (ValidationError, TypeError) as e:
-            message = validation_message(e, "artifacts") if isinstance(e, ValidationError) else str(e)
-            raise UsageError(f"{where}: {message}") from None
-    criteria = out.get("criteria")
-    if isinstance(criteria, str) and (base / criteria).is_file():
-        out["criteria"] = str(base / criteria)
-    return out
-
-
-def _options(value: Any, where: str) -> list[Any]:
-    """Options as an object mapping id to text (or to {label, description}), or the API's own list."""
-    if isinstance(value, Mapping):
-        return [{"id": str(k), **(dict(v) if isinstance(v, Mapping) else {"label": v})} for k, v in value.items()]
-    if isinstance(value, list):
-        return value
-    raise UsageError(f"{where}: 'options' must be an object mapping id to text, or a list of options")
 
 
 def _judges(value: Any, base: Path, where: str) -> str | list[Any] | None:

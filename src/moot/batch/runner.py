@@ -86,7 +86,7 @@ async def run_batch(
     progress: ProgressSink | None = None,
     retry_dropped: bool = True,
 ) -> BatchSummary:
-    """Debate every item of `items` (ITEMS.jsonl) with `protocol` ("evaluate", "decide", "challenge").
+    """Debate every item of `items` (ITEMS.jsonl) with `protocol` (one the registry lists).
 
     `judges` is the judges file for items without their own `judges`; its `limits:` and `pricing:` apply
     to the whole batch. At most `concurrency` debates run at once. Each item's line goes to `out`

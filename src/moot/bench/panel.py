@@ -1,15 +1,17 @@
 """The panel a bench runs with: the user's judges file, plus what grading gold-labelled pairs needs.
 
-Pairwise items ask which of two responses is correct. `decide` gives a judge without a stance of its own
-one of Risk, Value and Effort: stances for choosing what to build, not for grading answers. So here each
-such judge gets the neutral correctness stance, and the bench writes that panel beside its items; the
-batch runs (and resumes) with it. A judge whose stance the judges file sets keeps it.
+Pairwise items ask which of two responses is correct, and go to the protocol whose SPEC takes that role
+(`bench.kind == "pairwise"`; decide). It gives a judge without a stance of its own one of Risk, Value and
+Effort: stances for choosing what to build, not for grading answers. So here each such judge gets the
+neutral correctness stance, and the bench writes that panel beside its items; the batch runs (and resumes)
+with it. A judge whose stance the judges file sets keeps it. The role supplies the default judge model and
+checks the debate settings.
 
 With two options and three judges, seed 002's 2/3 threshold is always met in round 1, and the debate
 would always equal the vote: pairwise debates need unanimity (1.0) unless the judges file's
 `debate_config` sets a threshold.
 
-Scored items go to `evaluate` with the judges file as it is.
+Scored items go to the scored role's protocol (evaluate) with the judges file as it is.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ import yaml
 from pydantic import ValidationError
 
 from moot.bench.cache import write_atomic
+from moot.bench.roles import bench_role
 from moot.engine.panel import judge_spec, load_panel
+from moot.engine.spec import BenchRole
 from moot.errors import UsageError
 from moot.inputs import validation_message
 from moot.panel_file import PanelFile
-from moot.protocols.decide.schemas import DebateConfig
-from moot.protocols.decide.stances import DEFAULT_MODEL
 from moot.schemas.bench import SuiteKind
 from moot.schemas.config import JudgeSpec
 
@@ -77,9 +79,10 @@ def bench_panel(judges: str | Path | None, kind: SuiteKind) -> BenchPanel:
             else "built-in lineup"
         )
         return BenchPanel(source, None, {}, None, False, _digest(kind, data))
-    entries: list[Any] = list(listed) if listed is not None else [{"model": DEFAULT_MODEL}] * 3  # a file's specs
+    role = bench_role(kind)
+    entries: list[Any] = list(listed) if listed is not None else [{"model": role.default_model}] * 3  # a file's specs
     specs = [_graded(judge_spec(e, f"judge {n}"), n, source) for n, e in enumerate(entries, 1)]
-    config, from_file = _config(panel)
+    config, from_file = _config(panel, role)
     text = yaml.safe_dump(_file(specs, panel), sort_keys=False, allow_unicode=True)
     judged = {"judges": [_without_keys(s.model_dump(mode="json", exclude_unset=True)) for s in specs], "config": config}
     return BenchPanel(source, text, config, config["consensus_threshold"], from_file, _digest(kind, judged))
@@ -97,12 +100,13 @@ def _graded(spec: JudgeSpec, n: int, source: str | None) -> JudgeSpec:
     return spec.model_copy(update={"stance": STANCE, "stance_prompt": spec.stance_prompt or STANCE_PROMPT})
 
 
-def _config(panel: PanelFile | None) -> tuple[dict[str, Any], bool]:
+def _config(panel: PanelFile | None, role: BenchRole) -> tuple[dict[str, Any], bool]:
     config = dict(panel.debate_config or {}) if panel is not None else {}
     from_file = "consensus_threshold" in config
     config.setdefault("consensus_threshold", UNANIMITY)
     try:
-        DebateConfig.model_validate(config)
+        if role.check_config is not None:
+            role.check_config(config)
     except ValidationError as e:
         where = f"judges file {panel.path}: debate_config" if panel is not None else "debate_config"
         raise UsageError(validation_message(e, where)) from None

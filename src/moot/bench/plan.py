@@ -25,6 +25,7 @@ from typing import Any
 from moot.bench.cache import bench_dir, write_atomic
 from moot.bench.humaneval import GENERATOR
 from moot.bench.panel import BenchPanel
+from moot.bench.roles import bench_spec
 from moot.bench.suites import BUILTIN, Suite
 from moot.errors import UsageError
 from moot.schemas.bench import STRATEGIES, GoldItem, PairwiseItem, ScoredItem
@@ -62,7 +63,8 @@ class BenchPlan:
 
     @property
     def protocol(self) -> str:
-        return "decide" if self.suite.pairwise else "evaluate"
+        """The protocol whose SPEC takes this suite's kind of item (pairs, or scored artifacts)."""
+        return bench_spec(self.suite.kind).name
 
     @property
     def round1_only(self) -> bool:

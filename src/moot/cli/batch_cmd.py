@@ -10,6 +10,7 @@ import typer
 from moot.cli.batch_progress import bar_wanted, progress_display, run_with_bar
 from moot.cli.output import check_format, emit
 from moot.errors import Interrupted
+from moot.protocols import names
 
 
 class BatchInterrupted(Interrupted):
@@ -23,7 +24,15 @@ class BatchInterrupted(Interrupted):
 
 
 ItemsArg = Annotated[str, typer.Argument(help="ITEMS.jsonl: one JSON object per line, an id and the arguments.")]
-ProtocolOption = Annotated[str, typer.Option("--protocol", help="evaluate, decide or challenge.")]
+
+
+def _protocols_help() -> str:
+    """The registry's protocols, as a sentence: "evaluate, decide or challenge." (plugins included)."""
+    listed = names()
+    return (", ".join(listed[:-1]) + " or " + listed[-1] if len(listed) > 1 else "".join(listed)) + "."
+
+
+ProtocolOption = Annotated[str, typer.Option("--protocol", help=_protocols_help())]
 JudgesOption = Annotated[
     str | None, typer.Option(help="Judges file for items without their own; its limits: apply to the batch.")
 ]

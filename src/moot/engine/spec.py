@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -48,6 +49,38 @@ class Param:
 
 
 @dataclass(frozen=True)
+class BatchSpec:
+    """How `moot batch` reads an item of the protocol beyond what its function's signature says. A protocol
+    that gives none (a plugin) batches with these defaults: its function's own arguments, no paths resolved,
+    and each argument without a default required."""
+
+    # arguments naming files that must exist (a path, a glob or a list of them), resolved against the items
+    # file's folder so that they mean the same wherever the batch runs from
+    input_paths: tuple[str, ...] = ()
+    inline_inputs: bool = False  # an input path given as a JSON object is the content itself, not a path
+    output_paths: tuple[str, ...] = ()  # folders written to, resolved the same way
+    defaults: Mapping[str, Any] = field(default_factory=dict)  # what a batch sets unless the item does
+    extra_fields: frozenset[str] = frozenset()  # item keys beyond the function's (`arguments` turns them into it)
+    # the item's must-haves, checked on load: (the item as written, where) -> None, raising UsageError
+    required: Callable[[Mapping[str, Any], str], None] | None = None
+    # the item's arguments as the function takes them: (arguments, item id, items file folder, where)
+    arguments: Callable[[dict[str, Any], str, Path, str], dict[str, Any]] | None = None
+    rounds: tuple[int, str] | None = None  # (MAX_ROUNDS, ROUNDS) an item's `max_rounds` is checked against
+
+
+@dataclass(frozen=True)
+class BenchRole:
+    """The part a protocol plays in `moot bench`: `kind` is the suite kind it judges (`"pairwise"`: which of
+    two responses is correct; `"scored"`: a score for one artifact)."""
+
+    kind: str
+    default_model: str = ""  # each judge's model when no judges file lists the judges (pairwise)
+    # checks the debate settings (`config`) the bench gives every pairwise item, before any call;
+    # raises pydantic's ValidationError
+    check_config: Callable[[Mapping[str, Any]], None] | None = None
+
+
+@dataclass(frozen=True)
 class ProtocolSpec:
     name: str
     reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
@@ -66,6 +99,9 @@ class ProtocolSpec:
     # --- the CLI command and the MCP tool ---
     params: tuple[Param, ...] = ()  # the protocol's own parameters, in the order the CLI lists them
     description: str = ""  # the command's help and the MCP tool's description
+    # --- batch and bench ---
+    batch: BatchSpec = field(default_factory=BatchSpec)  # how `moot batch` reads its items
+    bench: BenchRole | None = None  # the suites `moot bench` runs with it (None: none)
 
     async def prepare(
         self,
