@@ -16,7 +16,9 @@ from pydantic import BaseModel
 from moot.engine.prepared import Prepared
 from moot.engine.runs import RunOptions
 from moot.panel_file import PanelFile
+from moot.reports.html_common import DebateRecord, View
 from moot.reports.terminal import TextReport
+from moot.schemas.config import JudgeSpec
 from moot.store.db import Store
 
 
@@ -66,6 +68,20 @@ class ProtocolSpec:
     # --- the CLI command and the MCP tool ---
     params: tuple[Param, ...] = ()  # the protocol's own parameters, in the order the CLI lists them
     description: str = ""  # the command's help and the MCP tool's description
+    # --- reports and results ---
+    # what round 0, the step after the last round, is called in spend and in the reports
+    final_name: str = "synthesis"
+    # the one word a list shows for a result, by its verdict's kind (RECOMMENDED, CONSENSUS, ...); None:
+    # the verdict's answer itself (PASS/CONDITIONAL/FAIL)
+    outcome_words: Mapping[str, str] | None = None
+    # whether a stored result without a `protocol` key (written before the envelope) is this protocol's
+    legacy_result: Callable[[Mapping[str, Any]], bool] | None = None
+    # `--format github`: a result's JSON as GitHub Markdown (None: the generic rendering)
+    github_markdown: Callable[[Mapping[str, Any]], str] | None = None
+    # the HTML report's view of a stored debate (None: the generic view)
+    html_view: Callable[[DebateRecord], View] | None = None
+    # the judges `moot doctor` checks when no judges file is in effect, each with the role it names
+    default_judges: tuple[tuple[str, JudgeSpec], ...] = ()
 
     async def prepare(
         self,

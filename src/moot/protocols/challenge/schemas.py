@@ -35,6 +35,8 @@ PositionOutcome = Literal["CONSENSUS", "TRADEOFF"]
 # The most confrontation rounds a challenge has (seed 004: "up to 5"); after the last, the objections still
 # standing go into a tradeoff document.
 MAX_ROUNDS = 5
+# the one word a list shows for a challenge, by its verdict's kind (`ProtocolSpec.outcome_words`)
+OUTCOME_WORDS = {"consensus": "CONSENSUS", "tradeoff": "TRADEOFF"}
 ROUNDS = "confrontation rounds, then a tradeoff of the objections still standing"
 
 

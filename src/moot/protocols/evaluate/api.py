@@ -27,6 +27,8 @@ from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
+from moot.protocols.evaluate.github import evaluation_github
+from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.judge_files import JudgeReports, choose_base, solution_name
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, EvaluationRequest, EvaluationResult
@@ -250,6 +252,9 @@ def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}
 
 
+# the judges `moot doctor` checks when no judges file is in effect: the default panel
+DOCTOR_JUDGES = tuple(("judge", JudgeSpec.model_validate(d)) for d in DEFAULT_JUDGES)
+
 SPEC = ProtocolSpec(
     "evaluate",
     _reprepare,
@@ -265,4 +270,8 @@ SPEC = ProtocolSpec(
         "prepared_evaluation": prepared_evaluation,
         "run_evaluation": run_evaluation,
     },
+    final_name=Evaluation.final_name,
+    github_markdown=evaluation_github,
+    html_view=evaluate_view,
+    default_judges=DOCTOR_JUDGES,
 )
