@@ -27,7 +27,7 @@ from moot.schemas.spend import Spend
 PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
 ChallengeVerdict = Literal["agree", "partial", "disagree"]
 Strength = Literal["minor", "strong"]
-Decision = Literal["ACCEPT", "PARTIAL", "REJECT"]
+ObjectionDecision = Literal["ACCEPT", "PARTIAL", "REJECT"]
 RebuttalResponse = Literal["ACCEPT", "MAINTAIN", "ESCALATE"]
 PositionOutcome = Literal["CONSENSUS", "TRADEOFF"]
 
@@ -80,7 +80,7 @@ class Challenge(BaseModel):
 
 class ObjectionResponse(BaseModel):
     objection: str  # the objection's id ("O2")
-    decision: Decision
+    decision: ObjectionDecision
     reason: str = ""
 
 
@@ -113,7 +113,7 @@ class Objection(BaseModel):
     round: int
     text: str
     strength: Strength = "strong"
-    decision: Decision | None = None  # the proponent's answer, once given
+    decision: ObjectionDecision | None = None  # the proponent's answer, once given
     reason: str = ""
 
 
@@ -121,7 +121,7 @@ class PositionChange(BaseModel):
     objection_id: str
     raised_by: str
     objection: str
-    decision: Decision
+    decision: ObjectionDecision
     reason: str = ""
 
 
