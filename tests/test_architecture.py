@@ -10,7 +10,9 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = SRC / "moot"
 
-# lower numbers are lower layers; a module may import its own layer and below
+# lower numbers are lower layers; a module may import its own layer and below. A protocol's package
+# (`moot.protocols.<name>`) is one layer above the engine; the registry (`moot.protocols` itself) is the
+# layer above the packages, through which everything higher reaches a protocol.
 LAYERS = {
     "schemas": 0,
     "errors": 0,
@@ -25,19 +27,35 @@ LAYERS = {
     "reports": 1,
     "testing": 1,
     "engine": 2,
-    "protocols": 3,
-    "runs": 3,
-    "api": 4,
-    "batch": 5,  # many debates of any protocol, through the API's specs
-    "bench": 6,  # verdict quality on gold-labelled sets, run as batches
-    "cli": 7,
-    "mcp": 7,
-    "view": 7,  # moot view: the store in a browser, read-only
-    "__init__": 7,
-    "__main__": 8,
+    "protocol": 3,  # the protocol packages, moot.protocols.<name>.*
+    "protocols": 4,  # the registry, moot.protocols
+    "api": 5,
+    "batch": 6,  # many debates of any protocol, through the API's specs
+    "bench": 7,  # verdict quality on gold-labelled sets, run as batches
+    "cli": 8,
+    "mcp": 8,
+    "view": 8,  # moot view: the store in a browser, read-only
+    "__init__": 8,
+    "__main__": 9,
 }
 # what reports may read: typed results and the store, nothing that runs a debate
 REPORTS_MAY_IMPORT = {"schemas", "store", "reports", "errors"}
+# the kernel: what every protocol is built on, which therefore knows none of them (nor their registry)
+KERNEL = {
+    "engine",
+    "judges",
+    "store",
+    "schemas",
+    "reports",
+    "parsing",
+    "consensus",
+    "prompts",
+    "errors",
+    "inputs",
+    "panel_file",
+    "project",
+    "testing",
+}
 
 
 def module_name(path: Path) -> str:
@@ -68,8 +86,18 @@ def graph() -> dict[str, set[str]]:
 
 
 def area(module: str) -> str:
+    """The layer table's name for a module's place: its folder or top-level module; "protocol" for a
+    protocol's package (`moot.protocols.<name>...`), "protocols" for the registry itself."""
     parts = module.split(".")
+    if parts[1:2] == ["protocols"] and len(parts) > 2:
+        return "protocol"
     return parts[1] if len(parts) > 1 else "__init__"
+
+
+def protocol_package(module: str) -> str | None:
+    """`moot.protocols.<name>` for a module inside a protocol's package, else None."""
+    parts = module.split(".")
+    return ".".join(parts[:3]) if parts[1:2] == ["protocols"] and len(parts) > 2 else None
 
 
 def cycles(g: dict[str, set[str]]) -> list[list[str]]:
@@ -126,7 +154,43 @@ def test_reports_read_typed_results_only() -> None:
     assert [r for r in reaching if area(r.split(" -> ")[1]) not in REPORTS_MAY_IMPORT] == []
 
 
+def kernel_reaching_protocols(g: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{m} -> {t}" for m, ts in g.items() if area(m) in KERNEL for t in ts if area(t) in ("protocol", "protocols")
+    ]
+
+
+def protocols_importing_each_other(g: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{m} -> {t}"
+        for m, ts in g.items()
+        for t in ts
+        if protocol_package(m) and protocol_package(t) and protocol_package(m) != protocol_package(t)
+    ]
+
+
+def test_the_kernel_never_imports_a_protocol_nor_the_registry() -> None:
+    assert kernel_reaching_protocols(graph()) == []
+
+
+def test_no_protocol_package_imports_another() -> None:
+    assert protocols_importing_each_other(graph()) == []
+
+
 def test_the_checks_can_fail() -> None:
-    """The cycle finder finds a cycle, and the layer table knows every folder and top-level module."""
+    """The cycle finder finds a cycle, the layer table knows every folder and top-level module, and the
+    protocol checks see a kernel module reaching a protocol and one protocol reaching another."""
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
     assert {area(m) for m in modules()} <= set(LAYERS)
+    assert set(KERNEL) < set(LAYERS)
+    bad = {
+        "moot.store.db": {"moot.protocols"},
+        "moot.engine.x": {"moot.protocols.evaluate.api", "moot.schemas.envelope"},
+        "moot.protocols.decide.api": {"moot.protocols.challenge.schemas", "moot.protocols.decide.schemas"},
+    }
+    assert kernel_reaching_protocols(bad) == [
+        "moot.store.db -> moot.protocols",
+        "moot.engine.x -> moot.protocols.evaluate.api",
+    ]
+    assert protocols_importing_each_other(bad) == ["moot.protocols.decide.api -> moot.protocols.challenge.schemas"]
+    assert area("moot.protocols") == "protocols" and area("moot.protocols.evaluate.html") == "protocol"

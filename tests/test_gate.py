@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from moot.api.report import github_markdown
 from moot.cli.app import main
 from moot.cli.gate import gate_failure
-from moot.reports.github import cell, github_markdown, md
+from moot.reports.github import cell, md
 
 from .scripted_panels import (
     challenge_args,

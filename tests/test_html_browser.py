@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from moot.api.report import load_record, render_html
 from moot.cli.app import main
-from moot.reports.html import load_record, render_html
 from moot.store import Store
 
 from .scripted_panels import (

@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
+from moot.api.report import build_view, load_record, render_html
 from moot.cli.app import main
-from moot.reports.html import load_record, render_html
 from moot.reports.html_chart import MARKER_R, build_chart
 from moot.reports.html_common import DebateRecord, View
-from moot.reports.html_views import build_view
 from moot.schemas.spend import Spend, SpendLine
 from moot.store import Store
 from moot.store.db import CallRecord

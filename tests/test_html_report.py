@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 import moot
+from moot.api.report import build_view, load_record, render_html
 from moot.cli.app import main
 from moot.protocols.challenge.protocol import PositionChallenge
-from moot.reports.html import load_record, render_html
 from moot.reports.html_chart import build_chart
 from moot.reports.html_common import DebateRecord
-from moot.reports.html_views import build_view
 from moot.store import Store
 from moot.store.db import CallRecord
 from moot.testing import FakeLLMServer, Reply
@@ -223,22 +222,35 @@ def call(seat: str, round_no: int, cost: float | None, status: str = "ok") -> Ca
 
 
 def test_reports_import_neither_protocols_nor_engine_nor_parsers() -> None:
-    """A report is a function of the stored record: it must render a debate whatever the protocol code
-    looks like today, so none of it may be imported on the way."""
+    """A report is a function of the stored record: the shared renderer draws a debate of any protocol,
+    a failed one and an unknown one included, whatever the protocol code looks like today, so none of it
+    (nor the registry that finds it) may be imported on the way. Which protocol's view applies is chosen
+    above the protocols (`moot.api.report`)."""
     code = (
         "import sys\n"
-        "from moot.reports.html import render_html\n"
+        "from moot.reports.html import render_view\n"
         "from moot.reports.html_common import DebateRecord\n"
+        "from moot.reports.html_views import generic_view\n"
+        "from moot.reports.github import render_github\n"
         "from moot.store.db import CallRecord\n"
         "calls = [CallRecord('d', 'k', 1, 'judge-1', 'judge', 'm', '{}', 'ok', reply='x', cost_usd=0.01)]\n"
         "for p in ('evaluate', 'decide', 'challenge', 'other'):\n"
-        "    render_html(DebateRecord('d', p, '', 'failed', '2026-11-22T00:00:00', {}, None, 'x', calls))\n"
+        "    render_view(generic_view(DebateRecord('d', p, '', 'failed', '2026-11-22T00:00:00', {}, None, 'x', calls)))\n"
+        "    render_github({'protocol': p, 'verdict': {'answer': 'PASS'}})\n"
         "print(sorted(m for m in sys.modules if m.split('.')[:2] in (['moot', 'protocols'], ['moot', 'parsing'],"
         " ['moot', 'engine'], ['moot', 'api'])))\n"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+def test_a_failed_debate_of_every_protocol_renders_through_its_own_view() -> None:
+    """What the shared renderer drew above, now through each protocol's view, as `moot report` does."""
+    calls = [CallRecord("d", "k", 1, "judge-1", "judge", "m", "{}", "ok", reply="x", cost_usd=0.01)]
+    for p in ("evaluate", "decide", "challenge", "other"):
+        html = render_html(DebateRecord("d", p, "", "failed", "2026-11-22T00:00:00", {}, None, "x", calls))
+        assert html.startswith("<!DOCTYPE html>") and "judge-1" in html
 
 
 def test_a_debate_without_criterion_scores_per_round_shows_each_judges_final_scores() -> None:

@@ -74,7 +74,7 @@ def test_the_gate_rule_has_a_public_home_and_the_old_import_still_works() -> Non
     assert gate_failure({"protocol": "evaluate", "verdict": verdict}, require="CONDITIONAL") is None
 
 
-def _type_names(folder: Path) -> dict[str, set[str]]:
+def _type_names(folder: Path, root: Path = ROOT / "src") -> dict[str, set[str]]:
     """Module-level classes and type aliases (`X = Literal[...]`) by name -> the modules defining them."""
     import ast
 
@@ -89,13 +89,25 @@ def _type_names(folder: Path) -> dict[str, set[str]]:
                 if target[:1].isupper() and not target.isupper() and isinstance(node.value, ast.Subscript):
                     name = target
             if name:
-                defs.setdefault(name, set()).add(str(f.relative_to(ROOT / "src")))
+                defs.setdefault(name, set()).add(str(f.relative_to(root)))
     return defs
 
 
-def test_the_envelope_types_are_defined_once_and_schemas_repeat_no_type_name() -> None:
+def test_the_envelope_types_are_defined_once() -> None:
     everywhere = _type_names(ROOT / "src" / "moot")
     for name in ("Verdict", "SeatStatus", "Envelope", "EnvelopeFirst", "VerdictKind", "JudgeStatus", "RunStatus"):
         assert everywhere[name] == {"moot/schemas/envelope.py"}, (name, everywhere[name])
-    twice = {n: m for n, m in _type_names(ROOT / "src" / "moot" / "schemas").items() if len(m) > 1}
+
+
+def test_no_type_name_is_defined_in_two_modules() -> None:
+    """Issue 22: one name, one type, anywhere in the package (private ones too), so that a reader who
+    meets a type's name knows which type it is."""
+    twice = {n: sorted(m) for n, m in _type_names(ROOT / "src" / "moot").items() if len(m) > 1}
     assert twice == {}
+
+
+def test_the_type_name_check_can_fail(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("class Row:\n    pass\nKind = Literal['x']\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("Row = dict[str, int]\nKIND = ('x',)\n", encoding="utf-8")
+    found = {n: {Path(m).name for m in ms} for n, ms in _type_names(tmp_path, tmp_path).items()}
+    assert found == {"Row": {"a.py", "b.py"}, "Kind": {"a.py"}}

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from moot.parsing.extract import ReplyError, extract_mapping
+from moot.protocols.challenge.calls import challenge_reply_schema
 from moot.protocols.challenge.parsing import (
     parse_assumptions,
     parse_challenge,
@@ -28,7 +29,6 @@ from moot.schemas.reply_bounds import fit, portable, worst_tokens
 from moot.schemas.reply_schemas import (
     SCORE_STEPS,
     assumptions_schema,
-    challenge_reply_schema,
     decide_reply_schema,
     evaluate_reply_schema,
     moderator_reply_schema,

@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 from moot.cli.app import main
+from moot.protocols.challenge.calls import challenge_reply_schema
 from moot.schemas.reply_bounds import portable, worst_tokens
 from moot.schemas.reply_schemas import (
     SCORE_STEPS,
-    challenge_reply_schema,
     decide_reply_schema,
     evaluate_reply_schema,
     moderator_reply_schema,

@@ -20,20 +20,15 @@ ENDPOINT_TIMEOUT_S = 3.0
 
 
 def _specs(source: Any) -> list[tuple[str, Any]]:
-    """(role, JudgeSpec) for every judge of the judges file in effect, or the built-in lineups of every protocol:
-    evaluate's judges ("judge"), decide's model ("decide") and the agent CLIs challenge uses ("agent-cli")."""
-    from moot.judges.agent_cli import PROFILES
+    """(role, JudgeSpec) for every judge of the judges file in effect, or the built-in lineups of every protocol,
+    each protocol's as its spec lists them (`ProtocolSpec.default_judges`: evaluate's judges, decide's model,
+    the agent CLIs challenge uses)."""
     from moot.project import load_source
-    from moot.protocols.decide.stances import DEFAULT_MODEL as DECIDE_MODEL
-    from moot.protocols.evaluate.protocol import DEFAULT_JUDGES
-    from moot.schemas.config import JudgeSpec
+    from moot.protocols import specs as protocol_specs
 
     panel = load_source(source)
     if panel is None:
-        specs = [("judge", JudgeSpec.model_validate(d)) for d in DEFAULT_JUDGES]
-        # decide's default panel: its three stances on one model, checked once
-        specs.append(("decide", JudgeSpec(model=DECIDE_MODEL)))
-        return specs + [("agent-cli", JudgeSpec(cli=name)) for name in PROFILES]
+        return [judge for spec in protocol_specs() for judge in spec.default_judges]
     specs = [("judge", s) for s in panel.panel or []]
     if panel.moderator:
         specs.append(("moderator", panel.moderator))

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from moot.api.results import verdict_word
 from moot.errors import UsageError
-from moot.schemas.envelope import headline
 
 __all__ = ["REQUIRE_WORDS", "VERDICT_RANK", "check_gate_options", "gate_failure"]
 
@@ -52,7 +52,7 @@ def gate_failure(
     result without a score or a verdict fails a gate that asks for one: a gate must never pass by accident.
     """
     if require is not None and require not in VERDICT_RANK:
-        outcome = headline(result)
+        outcome = verdict_word(result)
         return None if outcome == require else f"outcome {outcome or 'unknown'} is not --require {require}"
     summary = result.get("summary") if isinstance(result.get("summary"), Mapping) else {}
     verdict = result.get("verdict") if isinstance(result.get("verdict"), Mapping) else {}

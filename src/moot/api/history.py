@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from moot.schemas.envelope import headline
-from moot.schemas.results import with_envelope
+from moot.api.results import verdict_word, with_envelope
 from moot.store import DebateRow, Store
 from moot.store.batches import BatchRow, list_batches
 
@@ -29,9 +27,10 @@ def calls_view(store: Store, row: DebateRow) -> dict[str, Any]:
 
 
 def debate_view(store: Store, row: DebateRow) -> dict[str, Any]:
-    """A finished debate's result exactly as `--format json` printed it; otherwise where it stopped."""
+    """A finished debate's result exactly as `--format json` printed it (one stored before the envelope
+    with the envelope's keys computed); otherwise where it stopped."""
     if row.result is not None:
-        return row.result
+        return with_envelope(row.protocol, row.result)
     return {
         "debate_id": row.id,
         "protocol": row.protocol,
@@ -51,20 +50,11 @@ def list_view(store: Store, limit: int = 20) -> dict[str, Any]:
                 "status": r.status,
                 "title": r.title,
                 "created_at": r.created_at,
-                "verdict": verdict_word(r.result),
+                "verdict": verdict_word(r.result, r.protocol),
             }
             for r in store.list_debates(limit)
         ]
     }
-
-
-def verdict_word(result: Mapping[str, Any] | None) -> str:
-    """The one word a list shows: PASS/FAIL/CONDITIONAL, RECOMMENDED/CONTESTED, CONSENSUS/TRADEOFF, read
-    from the result envelope (`headline`); a result stored before the envelope is loaded through its
-    protocol's model first, which computes it."""
-    if not result:
-        return ""
-    return headline(result if "verdict" in result else with_envelope("", dict(result)))
 
 
 def batch_view(row: BatchRow) -> dict[str, Any]:
@@ -91,3 +81,6 @@ def batches_view(store: Store, limit: int = 20) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+__all__ = ["batch_view", "batches_view", "calls_view", "debate_view", "find_debate", "list_view", "verdict_word"]

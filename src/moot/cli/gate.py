@@ -28,7 +28,7 @@ def finish(
 ) -> int:
     """After the result is printed: write the HTML report if asked, then apply the gate. Returns the exit code."""
     if html:
-        from moot.reports.html import write_html_report
+        from moot.api.report import write_html_report
         from moot.store import Store
 
         path = write_html_report(Store.open_default(), str(result["debate_id"]), html)
@@ -53,7 +53,7 @@ def render(protocol: str, result: Any, fmt: str) -> str:
 
     if fmt != "github":
         return render_result(protocol, result, fmt)
-    from moot.reports.github import github_markdown
+    from moot.api.report import github_markdown
 
     data = result.model_dump(mode="json") if isinstance(result, BaseModel) else dict(result)
     return github_markdown({"protocol": protocol, **data})

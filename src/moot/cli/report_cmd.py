@@ -17,7 +17,7 @@ def report(
     ] = None,
 ) -> None:
     """Write a debate's report: verdict, score chart, per-criterion scores, findings, cost, every reply."""
-    from moot.reports.html import load_record, render_html, write_html_report
+    from moot.api.report import load_record, render_html, write_html_report
     from moot.store import Store
 
     if not html:

@@ -17,7 +17,9 @@ from pydantic import BaseModel
 from moot.engine.prepared import Prepared
 from moot.engine.runs import RunOptions
 from moot.panel_file import PanelFile
+from moot.reports.html_common import DebateRecord, View
 from moot.reports.terminal import TextReport
+from moot.schemas.config import JudgeSpec
 from moot.store.db import Store
 
 
@@ -102,6 +104,20 @@ class ProtocolSpec:
     # --- batch and bench ---
     batch: BatchSpec = field(default_factory=BatchSpec)  # how `moot batch` reads its items
     bench: BenchRole | None = None  # the suites `moot bench` runs with it (None: none)
+    # --- reports and results ---
+    # what round 0, the step after the last round, is called in spend and in the reports
+    final_name: str = "synthesis"
+    # the one word a list shows for a result, by its verdict's kind (RECOMMENDED, CONSENSUS, ...); None:
+    # the verdict's answer itself (PASS/CONDITIONAL/FAIL)
+    outcome_words: Mapping[str, str] | None = None
+    # whether a stored result without a `protocol` key (written before the envelope) is this protocol's
+    legacy_result: Callable[[Mapping[str, Any]], bool] | None = None
+    # `--format github`: a result's JSON as GitHub Markdown (None: the generic rendering)
+    github_markdown: Callable[[Mapping[str, Any]], str] | None = None
+    # the HTML report's view of a stored debate (None: the generic view)
+    html_view: Callable[[DebateRecord], View] | None = None
+    # the judges `moot doctor` checks when no judges file is in effect, each with the role it names
+    default_judges: tuple[tuple[str, JudgeSpec], ...] = ()
 
     async def prepare(
         self,

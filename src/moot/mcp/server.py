@@ -261,7 +261,7 @@ def _debate_result(result: BaseModel, html: str | None) -> CallToolResult:
 
 
 def _write_html(debate_id: str, path: str) -> None:
-    from moot.reports.html import write_html_report
+    from moot.api.report import write_html_report
     from moot.store import Store
 
     write_html_report(Store.open_default(), debate_id, path)

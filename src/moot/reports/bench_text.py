@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from moot.reports.terminal import Paragraph, Section, Table, TextReport
+from moot.reports.terminal import Paragraph, TextReport, TextSection, TextTable
 from moot.schemas.bench import (
     AnyFigures,
     BenchResult,
@@ -189,12 +189,12 @@ def flip_rows(debate: DebateFigures) -> list[list[str]]:
     return rows
 
 
-def source_table(result: BenchResult) -> Table | None:
+def source_table(result: BenchResult) -> TextTable | None:
     if not result.by_source:
         return None
     names = list(result.strategies)
     rows = [[source, str(f.items), *(pct(f.accuracy.get(n)) for n in names)] for source, f in result.by_source.items()]
-    return Table(["Source", "Items", *names], rows, title="Accuracy per source")
+    return TextTable(["Source", "Items", *names], rows, title="Accuracy per source")
 
 
 def bench_report(result: BenchResult) -> TextReport:
@@ -206,26 +206,28 @@ def bench_report(result: BenchResult) -> TextReport:
         facts.append(
             f"position consistency (the panel's verdict the same in both orders): {pct(result.swap_consistency)}"
         )
-    blocks: list[Any] = [Table(STRATEGY_COLUMNS, strategy_rows(result), title="Strategies")]
+    blocks: list[Any] = [TextTable(STRATEGY_COLUMNS, strategy_rows(result), title="Strategies")]
     single = result.strategies.get("single")
     if isinstance(single, SingleFigures):
-        blocks.append(Table(JUDGE_COLUMNS, judge_rows(single), title="Each judge alone"))
+        blocks.append(TextTable(JUDGE_COLUMNS, judge_rows(single), title="Each judge alone"))
     debate = result.strategies.get("debate")
     if isinstance(debate, DebateFigures):
-        blocks.append(Table(["What the debate changed", ""], flip_rows(debate), title="Debate"))
+        blocks.append(TextTable(["What the debate changed", ""], flip_rows(debate), title="Debate"))
     if result.differences:
-        blocks.append(Table(DIFFERENCE_COLUMNS, difference_rows(result), title="Paired differences (first - second)"))
+        blocks.append(
+            TextTable(DIFFERENCE_COLUMNS, difference_rows(result), title="Paired differences (first - second)")
+        )
     for columns, rows, title in (
         (POSITION_COLUMNS, position_rows(result), "Position bias (both orders)"),
         (CALIBRATION_COLUMNS, calibration_rows(result), "Calibration (accuracy at each stated confidence)"),
     ):
         if rows:
-            blocks.append(Table(columns, rows, title=title))
+            blocks.append(TextTable(columns, rows, title=title))
     table = source_table(result)
     if table is not None:
         blocks.append(table)
     if result.notes:
-        blocks.append(Section("Notes", list(result.notes)))
+        blocks.append(TextSection("Notes", list(result.notes)))
     blocks.append(Paragraph("Verdict:", result.verdict))
     return TextReport(f"moot bench: {result.suite}", "plain", facts, blocks)
 

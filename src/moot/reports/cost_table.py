@@ -7,7 +7,7 @@ table's seconds are call time summed over calls, and the wall time is said besid
 
 from __future__ import annotations
 
-from moot.reports.terminal import Table, table_lines
+from moot.reports.terminal import TextTable, table_lines
 from moot.schemas.spend import Spend, SpendLine
 
 # "Seconds" is call time summed over calls; the note under the table says so, beside the wall time.
@@ -59,7 +59,7 @@ def spend_line(spend: Spend) -> str:
     )
 
 
-def cost_grid(spend: Spend) -> Table:
+def cost_grid(spend: Spend) -> TextTable:
     unpriced = bool(spend.unpriced_models)
     rows = [_row(k.replace("_", " "), v) for k, v in spend.per_round.items()]
     rows += [_row(k, v) for k, v in spend.per_judge.items()]
@@ -70,7 +70,7 @@ def cost_grid(spend: Spend) -> Table:
     )
     if unpriced:
         note += f"; no price known for {', '.join(spend.unpriced_models)} (add it under 'pricing:')"
-    return Table(COLUMNS, rows, note=note)
+    return TextTable(COLUMNS, rows, note=note)
 
 
 def cost_table(spend: Spend) -> list[str]:
@@ -78,7 +78,7 @@ def cost_table(spend: Spend) -> list[str]:
     return table_lines(cost_grid(spend))
 
 
-def with_spend(table: Table, spend: Spend) -> Table:
+def with_spend(table: TextTable, spend: Spend) -> TextTable:
     """A judges table (seat id first, status last) with each seat's tokens and cost before its status and
     the debate's totals under it: at a terminal this takes the place of the seed's cost table."""
 
@@ -92,4 +92,4 @@ def with_spend(table: Table, spend: Spend) -> Table:
         f"{spend.calls} calls, {spend.input_tokens:,}/{spend.output_tokens:,} tokens, "
         f"{usd(spend, bool(spend.unpriced_models))}; {times(spend)}"
     )
-    return Table(columns, rows, title=table.title, note="\n".join(n for n in (table.note, total) if n))
+    return TextTable(columns, rows, title=table.title, note="\n".join(n for n in (table.note, total) if n))

@@ -6,7 +6,7 @@ A result stored before the record existed has none, and shows nothing here.
 
 from __future__ import annotations
 
-from moot.reports.terminal import Block, Section
+from moot.reports.terminal import Block, TextSection
 from moot.schemas.effect import DebateEffect, JudgeEffect
 
 TITLE = "What the debate changed"
@@ -52,4 +52,4 @@ def effect_blocks(effect: DebateEffect | None) -> list[Block]:
         return []
     line = f"{TITLE}: {summary(effect)}"
     changed = [judge_line(j) for j in effect.judges if j.changed]
-    return [Section(line + ":", changed)] if changed else [line]
+    return [TextSection(line + ":", changed)] if changed else [line]

@@ -31,6 +31,7 @@ class DebateRecord:
     error: str | None
     calls: list[CallRecord]
     rounds: dict[int, dict[str, Any]] = field(default_factory=dict)
+    final_name: str = "synthesis"  # what its protocol calls round 0 (`ProtocolSpec.final_name`)
 
 
 @dataclass

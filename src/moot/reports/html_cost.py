@@ -2,7 +2,7 @@
 
 The numbers come from the result's `spend`; a debate that never wrote one (it failed, or is still
 running) is tallied here from its call records, since what it spent is exactly what its user wants to
-know then, its round 0 named as its protocol names it (`moot.schemas.spend.FINAL_NAMES`). A call whose
+know then, its round 0 named as its protocol names it (`DebateRecord.final_name`). A call whose
 price is unknown makes its line's cost "unknown" (or "$x + unknown"), never a sum that would claim the
 call was free.
 """
@@ -14,7 +14,6 @@ from typing import Any
 
 from moot.reports.cost_table import dollars
 from moot.reports.html_common import Section, Table, as_dict, num
-from moot.schemas.spend import final_name
 from moot.store.db import CallRecord
 
 COLUMNS = ["Calls", "Input tokens", "Output tokens", "Cost", "Seconds"]
@@ -95,9 +94,9 @@ def _total(spend: Mapping[str, Any]) -> str:
     )
 
 
-def cost_sections(result: Mapping[str, Any], calls: Sequence[CallRecord], protocol: str) -> list[Section]:
-    """Cost per judge and per round: from the result's `spend`, else from the call records."""
-    final = final_name(protocol)
+def cost_sections(result: Mapping[str, Any], calls: Sequence[CallRecord], final: str) -> list[Section]:
+    """Cost per judge and per round: from the result's `spend`, else from the call records, round 0 named
+    `final` (as the debate's protocol names it)."""
     spend = as_dict(result.get("spend"))
     if not spend.get("per_judge") and calls:
         spend = spend_of_calls(calls, final)

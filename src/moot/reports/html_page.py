@@ -39,6 +39,6 @@ def make_view(
         verdict,
         figure,
         sections,
-        cost=cost_sections(record.result or {}, record.calls, record.protocol),
+        cost=cost_sections(record.result or {}, record.calls, record.final_name),
         transcripts=transcripts(record.calls),
     )

@@ -1,24 +1,20 @@
-"""What the HTML report shows, as plain data: a `View` built from a debate's stored record.
-
-One builder per protocol (`VIEW_BUILDERS`), each a pure function of the record, each tolerant of missing
-keys (a debate that failed halfway, or a result written by an older version). A protocol without a
-builder of its own, or a record whose protocol is unknown, is shown plainly by `generic_view`.
+"""What the HTML report shows of a protocol without a view of its own: `generic_view`, a `View` built from
+a debate's stored record, tolerant of missing keys (a debate that failed halfway, or a result written by
+an older version). Each protocol's own view is its `ProtocolSpec.html_view`, chosen above the protocols
+(`moot.api.report.build_view`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from moot.protocols.challenge.html import challenge_view
-from moot.protocols.decide.html import decide_view
-from moot.protocols.evaluate.html import evaluate_view
 from moot.reports import html_common as h
 from moot.reports.html_common import DebateRecord, Section, Table, VerdictBox, View
 from moot.reports.html_page import make_view
 from moot.schemas.envelope import headline
 
-__all__ = ["VIEW_BUILDERS", "DebateRecord", "View", "build_view", "generic_view"]
+__all__ = ["DebateRecord", "View", "generic_sections", "generic_view"]
 
 # the envelope's keys a generic page shows in its verdict box, not again as sections
 ENVELOPE_SHOWN = {"debate_id", "protocol", "spend", "verdict", "status"}
@@ -50,19 +46,7 @@ def generic_view(record: DebateRecord) -> View:
     """A protocol without a builder of its own: its envelope's verdict on top, its other keys plainly."""
     r = record.result or {}
     v = h.envelope_verdict(r)
-    word = headline(r) or h.text(v.get("answer"))
+    word = headline(r, None) or h.text(v.get("answer"))
     facts = [h.fact("Kind", v.get("kind")), h.fact("Confidence", v.get("confidence"))] if v else []
     verdict = VerdictBox(word or record.status.upper(), h.tone_of(word), facts)
     return make_view(record, verdict, generic_sections(r, ENVELOPE_SHOWN))
-
-
-ViewBuilder = Callable[[DebateRecord], View]
-VIEW_BUILDERS: dict[str, ViewBuilder] = {
-    "evaluate": evaluate_view,
-    "decide": decide_view,
-    "challenge": challenge_view,
-}
-
-
-def build_view(record: DebateRecord) -> View:
-    return VIEW_BUILDERS.get(record.protocol, generic_view)(record)

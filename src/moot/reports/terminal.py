@@ -43,7 +43,7 @@ _NUMBER = re.compile(r"^[-+$]?[\d.,]+(%|/5|\+\?| s)?$|^-$|^$")
 
 
 @dataclass
-class Table:
+class TextTable:
     """Rows of cells. A cell written `**x**` is strong: kept as Markdown in plain text, bold at a terminal."""
 
     columns: list[str]
@@ -54,7 +54,7 @@ class Table:
 
 
 @dataclass
-class Section:
+class TextSection:
     """A titled list; `items` may span lines."""
 
     title: str
@@ -85,11 +85,11 @@ class Faces:
     """A block that differs between the faces: at a terminal, width is dear and colour says more. Either
     side may be None, to show the block on one face only."""
 
-    plain: Table | Section | Paragraph | Markdown | str | None
-    terminal: Table | Section | Paragraph | Markdown | str | None
+    plain: TextTable | TextSection | Paragraph | Markdown | str | None
+    terminal: TextTable | TextSection | Paragraph | Markdown | str | None
 
 
-Block = Table | Section | Paragraph | Markdown | Faces | str
+Block = TextTable | TextSection | Paragraph | Markdown | Faces | str
 
 
 @dataclass
@@ -103,18 +103,18 @@ class TextReport:
         return plain_text(self)
 
 
-def without_idle_status(table: Table) -> Table:
+def without_idle_status(table: TextTable) -> TextTable:
     """The table without its last column (Status) when that only says "ok": at a terminal width is dear."""
     if any(row[-1] not in ("ok", "") for row in table.rows):
         return table
     columns = (table.terminal_columns or table.columns)[:-1]
-    return Table(columns, [row[:-1] for row in table.rows], title=table.title, note=table.note)
+    return TextTable(columns, [row[:-1] for row in table.rows], title=table.title, note=table.note)
 
 
 # the plain face
 
 
-def table_lines(table: Table) -> list[str]:
+def table_lines(table: TextTable) -> list[str]:
     """A Markdown table: it reads as plain text too."""
     out = [table.title] if table.title else []
     out.append("| " + " | ".join(table.columns) + " |")
@@ -128,9 +128,9 @@ def table_lines(table: Table) -> list[str]:
 def _block_lines(block: Block) -> list[str]:
     if isinstance(block, Faces):
         return [] if block.plain is None else _block_lines(block.plain)
-    if isinstance(block, Table):
+    if isinstance(block, TextTable):
         return table_lines(block)
-    if isinstance(block, Section):
+    if isinstance(block, TextSection):
         return [block.title, *(f"  {block.bullet} {item}".rstrip() for item in block.items)]
     if isinstance(block, Paragraph):
         return textwrap.wrap(f"{block.title} {block.flat()}", 100, break_on_hyphens=False)
@@ -183,7 +183,7 @@ def _numeric(cells: Sequence[str]) -> bool:
     return all(_NUMBER.match(c.strip("*")) for c in cells) and any(c for c in cells)
 
 
-def rich_table(table: Table) -> RenderableType:
+def rich_table(table: TextTable) -> RenderableType:
     from rich import box
     from rich.table import Table as RichTable
 
@@ -210,7 +210,7 @@ def rich_table(table: Table) -> RenderableType:
     return t
 
 
-def _section(section: Section) -> RenderableType:
+def _section(section: TextSection) -> RenderableType:
     from rich.console import Group
     from rich.table import Table as RichTable
 
@@ -240,9 +240,9 @@ def _hard_breaks(text: str) -> str:
 def _renderable(block: Block) -> RenderableType | None:
     if isinstance(block, Faces):
         return None if block.terminal is None else _renderable(block.terminal)
-    if isinstance(block, Table):
+    if isinstance(block, TextTable):
         return rich_table(block)
-    if isinstance(block, Section):
+    if isinstance(block, TextSection):
         return _section(block)
     if isinstance(block, Paragraph):
         return _styled(block.title, "bold") + " " + _styled(block.flat())
@@ -267,11 +267,11 @@ def _kind(block: Block) -> str:
     """Prose sections run together at a terminal, and so do one-line notes; a blank line separates
     anything else (tables, multi-line text) from its neighbours."""
     face = block.terminal if isinstance(block, Faces) else block
-    if isinstance(face, Section | Paragraph):
+    if isinstance(face, TextSection | Paragraph):
         return "prose"
     if isinstance(face, str) and "\n" not in face:
         return "line"
-    return "table" if isinstance(face, Table) else "block"
+    return "table" if isinstance(face, TextTable) else "block"
 
 
 def render_terminal(report: TextReport, console: Console) -> Drawn:

@@ -1,4 +1,4 @@
-"""The result envelope (issue 22): the keys every evaluate, decide and challenge result starts with.
+"""The result envelope (issue 22): the keys every protocol's result starts with.
 
 `--format json`/`yaml`, the API's `model_dump()`, a `moot batch` RESULTS.jsonl line's `result` and MCP tool
 results all begin with `protocol, debate_id, status, verdict, rounds_completed, judges, spend,
@@ -23,7 +23,6 @@ from pydantic import BaseModel, SerializationInfo, SerializerFunctionWrapHandler
 from moot.schemas.effect import DebateEffect
 from moot.schemas.spend import Spend
 
-ProtocolName = Literal["evaluate", "decide", "challenge"]
 RunStatus = Literal["finished", "stopped", "aborted"]
 VerdictKind = Literal["consensus", "majority", "contested", "forced", "tradeoff"]
 VerdictConfidence = Literal["HIGH", "MEDIUM", "LOW", "REQUIRES_INPUT"]
@@ -110,7 +109,7 @@ class SeatStatus(BaseModel):
 class Envelope(BaseModel):
     """The envelope alone: what the shipped JSON Schema describes, and what `envelope_of` returns."""
 
-    protocol: ProtocolName
+    protocol: str  # the name of a registered protocol (`moot.protocols.names()`)
     debate_id: str
     status: RunStatus
     verdict: Verdict
@@ -156,21 +155,14 @@ def envelope_of(result: Mapping[str, Any]) -> Envelope | None:
         return None
 
 
-# the one word a list shows for a result, from its envelope: the answer for a scored evaluation, the
-# outcome word for the others (what `--require` takes for them)
-_OUTCOME_WORDS: dict[str, dict[str, str]] = {
-    "decide": {"consensus": "RECOMMENDED", "majority": "RECOMMENDED", "contested": "CONTESTED"},
-    "challenge": {"consensus": "CONSENSUS", "tradeoff": "TRADEOFF"},
-}
-
-
-def headline(result: Mapping[str, Any] | None) -> str:
-    """PASS/FAIL/CONDITIONAL, RECOMMENDED/CONTESTED or CONSENSUS/TRADEOFF, read from the envelope alone;
-    "" for anything without one."""
+def headline(result: Mapping[str, Any] | None, words: Mapping[str, str] | None) -> str:
+    """The one word a list shows for a result, read from its envelope alone: the verdict's answer when
+    `words` is None (PASS/FAIL/CONDITIONAL), else the word `words` gives its verdict's kind
+    (RECOMMENDED/CONTESTED, CONSENSUS/TRADEOFF); "" for anything without an envelope. Each protocol gives
+    its own `words` (`ProtocolSpec.outcome_words`), so that this reads no protocol's name."""
     verdict = result.get("verdict") if isinstance(result, Mapping) else None
-    if not isinstance(verdict, Mapping) or not isinstance(result, Mapping):
+    if not isinstance(verdict, Mapping):
         return ""
-    words = _OUTCOME_WORDS.get(str(result.get("protocol") or ""))
     if words is None:
         return str(verdict.get("answer") or "")
     return words.get(str(verdict.get("kind") or ""), "")

@@ -364,18 +364,3 @@ def assumptions_schema(*, proponent: bool) -> Schema:
     if proponent:
         props["core_disagreement"] = text("one sentence naming the heart of the disagreement")
     return obj(props)
-
-
-def challenge_reply_schema(phase: str, *, objection_ids: Sequence[str] = (), proponent: bool = False) -> Schema:
-    """The reply of one phase of the position challenge, by the name of its prompt template."""
-    if phase == "opening":
-        return opening_schema()
-    if phase == "challenge":
-        return challenge_schema()
-    if phase == "confront":
-        return confrontation_schema(objection_ids)
-    if phase == "rebuttal":
-        return rebuttal_schema()
-    if phase == "assumptions":
-        return assumptions_schema(proponent=proponent)
-    raise ValueError(f"unknown challenge phase {phase!r}")

@@ -4,17 +4,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-# What round 0, the step after a protocol's last round, is called wherever a person reads spend: the
-# result's `per_round`, the text and HTML reports, and (challenge) its call keys, dry run and progress.
-# One table, read by each protocol's `final_name` and by a report that tallies a failed debate's spend
-# from its call records (reports cannot ask the protocol), so the two never disagree.
-FINAL_NAMES: dict[str, str] = {"evaluate": "synthesis", "decide": "final", "challenge": "final"}
-
-
-def final_name(protocol: str) -> str:
-    """Round 0's name for `protocol`; "synthesis", the engine's default, for a protocol not in the table."""
-    return FINAL_NAMES.get(protocol, "synthesis")
-
 
 class SpendLine(BaseModel):
     calls: int = 0

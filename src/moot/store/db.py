@@ -25,7 +25,6 @@ from typing import Any
 
 from moot.errors import UsageError
 from moot.schemas.redact import redact, redact_known
-from moot.schemas.results import with_envelope
 from moot.store.blobs import Blobs
 from moot.store.guard import StoreError, StoreFull, connect
 from moot.store.migrations import MIGRATIONS, statements
@@ -264,8 +263,9 @@ class Store:
             title=r["title"],
             status=r["status"],
             request=json.loads(self._blobs.unpack(self._db, r["request_json"])),
-            # a result stored before the envelope (issue 22) is read with its envelope keys computed
-            result=with_envelope(r["protocol"], json.loads(r["result_json"])) if r["result_json"] else None,
+            # as written: a result stored before the envelope (issue 22) is brought up to it by its readers,
+            # through its protocol (`moot.api.results.with_envelope`)
+            result=json.loads(r["result_json"]) if r["result_json"] else None,
             error=r["error"],
             created_at=r["created_at"],
             updated_at=r["updated_at"],

@@ -39,7 +39,7 @@ class _Debate(BaseModel):
     updated_at: str
 
 
-class _Round(BaseModel):
+class _TransferRound(BaseModel):
     model_config = ConfigDict(extra="forbid")
     round: int
     data_json: str
@@ -56,7 +56,7 @@ class _Export(BaseModel):
     format: str
     debate: _Debate
     calls: list[CallRecord]
-    rounds: list[_Round]
+    rounds: list[_TransferRound]
     report_sections: list[_Section]
     blobs: dict[str, str]
 

@@ -125,7 +125,7 @@ def hostile(read_path: str, write_path: str, final_text: str) -> Brain:
     return brain
 
 
-class _Server(ThreadingHTTPServer):
+class _WireServer(ThreadingHTTPServer):
     request_queue_size = 64
     daemon_threads = True
 
@@ -138,7 +138,7 @@ class AgentModelServer:
         self.requests: list[AgentRequest] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd: _Server | None = None
+        self._httpd: _WireServer | None = None
 
     @property
     def root_url(self) -> str:
@@ -175,7 +175,7 @@ class AgentModelServer:
             def do_GET(self) -> None:
                 server._serve(self)
 
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
+        self._httpd = _WireServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 

@@ -33,7 +33,7 @@ def sse(event: tuple[str | None, dict[str, Any] | str]) -> str:
     return (f"event: {name}\n" if name else "") + f"data: {line}\n\n"
 
 
-Event = tuple[str | None, dict[str, Any] | str]
+StreamEvent = tuple[str | None, dict[str, Any] | str]
 _USAGE_IN, _USAGE_OUT = 100, 20
 
 
@@ -60,7 +60,7 @@ def _anthropic_whole(model: str, turn: Turn) -> dict[str, Any]:
     }
 
 
-def _anthropic_stream(model: str, turn: Turn) -> Iterator[Event]:
+def _anthropic_stream(model: str, turn: Turn) -> Iterator[StreamEvent]:
     head = {**_anthropic_whole(model, turn), "content": [], "stop_reason": None}
     yield "message_start", {"type": "message_start", "message": head}
     for i, block in enumerate(_anthropic_blocks(turn)):
@@ -118,7 +118,7 @@ def _chat_whole(model: str, turn: Turn) -> dict[str, Any]:
     }
 
 
-def _chat_stream(model: str, turn: Turn) -> Iterator[Event]:
+def _chat_stream(model: str, turn: Turn) -> Iterator[StreamEvent]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {
             "id": "chatcmpl-1",
@@ -180,7 +180,7 @@ def _responses_whole(model: str, turn: Turn) -> dict[str, Any]:
     }
 
 
-def _responses_stream(model: str, turn: Turn) -> Iterator[Event]:
+def _responses_stream(model: str, turn: Turn) -> Iterator[StreamEvent]:
     whole = _responses_whole(model, turn)
     yield "response.created", {"type": "response.created", "response": {**whole, "status": "in_progress", "output": []}}
     for i, item in enumerate(whole["output"]):
@@ -216,11 +216,11 @@ def _gemini_whole(model: str, turn: Turn) -> dict[str, Any]:
     }
 
 
-def _gemini_stream(model: str, turn: Turn) -> Iterator[Event]:
+def _gemini_stream(model: str, turn: Turn) -> Iterator[StreamEvent]:
     yield None, _gemini_whole(model, turn)
 
 
-STREAMS: dict[str, Callable[[str, Turn], Iterator[Event]]] = {
+STREAMS: dict[str, Callable[[str, Turn], Iterator[StreamEvent]]] = {
     "anthropic": _anthropic_stream,
     "chat": _chat_stream,
     "responses": _responses_stream,

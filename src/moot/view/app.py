@@ -23,7 +23,7 @@ from moot.view import benches, pages
 from moot.view.batches import all_progress, batch_page
 from moot.view.debates import SORTS, Query, choices, list_debates
 from moot.view.index import DebateIndex, Snapshot
-from moot.view.reader import Reader, ReadOnlyStore
+from moot.view.reader import ReadOnlyStore, StoreReader
 from moot.view.render import render, static_file
 from moot.view.security import Guard
 
@@ -33,7 +33,7 @@ class Viewer:
 
     def __init__(self, home: Path) -> None:
         self.home = home
-        self.reader = Reader(home / "moot.db")
+        self.reader = StoreReader(home / "moot.db")
         self.known = DebateIndex()
 
     def _store(self) -> ReadOnlyStore | None:

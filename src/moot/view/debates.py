@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
-from moot.view.index import DebateIndex, Row
+from moot.view.index import DebateIndex, DebateListRow
 from moot.view.reader import ReadOnlyStore
 
 PAGE_SIZE = 50
 STATUSES = ("running", "finished", "failed", "interrupted")
 SORTS = ("protocol", "title", "verdict", "confidence", "judges", "rounds", "spend", "time", "status", "batch")
-_SORT_FIELD = {"time": "created_at"}  # a column's name in the URL -> its field of `Row`, where they differ
+_SORT_FIELD = {"time": "created_at"}  # a column's name in the URL -> its field of `DebateListRow`, where they differ
 FILTERS = ("protocol", "verdict", "status", "batch", "since", "until", "q")
 
 
@@ -53,12 +53,12 @@ class Query:
 
 @dataclass(frozen=True)
 class Listing:
-    rows: list[Row]
+    rows: list[DebateListRow]
     total: int
     pages: int
 
 
-def _keep(row: Row, f: Mapping[str, str], found: set[str] | None) -> bool:
+def _keep(row: DebateListRow, f: Mapping[str, str], found: set[str] | None) -> bool:
     return (
         ("protocol" not in f or row.protocol == f["protocol"])
         and ("verdict" not in f or row.verdict == f["verdict"])
@@ -70,7 +70,7 @@ def _keep(row: Row, f: Mapping[str, str], found: set[str] | None) -> bool:
     )
 
 
-def _found(store: ReadOnlyStore, rows: list[Row], text: str) -> set[str]:
+def _found(store: ReadOnlyStore, rows: list[DebateListRow], text: str) -> set[str]:
     """The debates whose id, title, judges' text (the result) or error holds `text`, case-insensitively."""
     needle = text.casefold()
     hits = {r.id for r in rows if needle in r.id.casefold() or needle in r.title.casefold()}
@@ -84,14 +84,14 @@ def _found(store: ReadOnlyStore, rows: list[Row], text: str) -> set[str]:
     return hits
 
 
-def _ordered(rows: list[Row], sort: str, desc: bool) -> list[Row]:
+def _ordered(rows: list[DebateListRow], sort: str, desc: bool) -> list[DebateListRow]:
     """`rows` (newest first) sorted on one column; rows without a value go last whichever the direction,
     and rows with equal values stay newest first (the sort is stable)."""
     if sort == "time":
         return rows if desc else rows[::-1]
     attr = _SORT_FIELD.get(sort, sort)
-    present: list[tuple[Any, Row]] = []
-    missing: list[Row] = []
+    present: list[tuple[Any, DebateListRow]] = []
+    missing: list[DebateListRow] = []
     for row in rows:
         value = getattr(row, attr)
         if value is None or value == "":

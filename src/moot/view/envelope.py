@@ -4,7 +4,8 @@ Every protocol's result starts with the same keys (`moot.schemas.envelope`): `ve
 confidence, needs_human}, `rounds_completed`, `judges` [{seat, model, stance, status, reason}], `spend`.
 Every page reads them through `outcome` (the debates' index, the batch pages, a debate's page), from the
 one table below, so no page guesses which key a protocol keeps its verdict under. A result stored before
-the envelope is brought up to it first (`with_envelope`).
+the envelope is brought up to it first (`moot.api.results.with_envelope`), and the one word shown is in
+its protocol's words (`verdict_word`).
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from moot.api.results import verdict_word, with_envelope
 from moot.protocols import entry
-from moot.schemas.envelope import headline
-from moot.schemas.results import with_envelope
 
-# the JSON path of each field the pages show, the same for every protocol (`verdict` is `headline`'s word)
+# the JSON path of each field the pages show, the same for every protocol (`verdict` is `verdict_word`'s)
 PATHS: dict[str, str] = {
     "kind": "$.verdict.kind",
     "answer": "$.verdict.answer",
@@ -72,7 +72,7 @@ def outcome(protocol: str, status: str, result: Mapping[str, Any] | None) -> Res
     return ResultFacts(
         protocol,
         status,
-        verdict=headline(result),
+        verdict=verdict_word(result, protocol),
         kind=str(_at(result, PATHS["kind"]) or ""),
         answer=str(_at(result, PATHS["answer"]) or ""),
         confidence=str(_at(result, PATHS["confidence"]) or ""),

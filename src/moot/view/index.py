@@ -26,7 +26,7 @@ _CHUNK = 500  # rows re-read per statement
 
 
 @dataclass(frozen=True)
-class Row:
+class DebateListRow:
     """One debate on the Debates page."""
 
     id: str
@@ -48,22 +48,22 @@ class Row:
 class Snapshot:
     """Every debate (by rowid) and each debate's batch, as of one `data_version`."""
 
-    rows: dict[int, Row] = field(default_factory=dict)
+    rows: dict[int, DebateListRow] = field(default_factory=dict)
     batch_of: dict[str, str] = field(default_factory=dict)
-    by_id: dict[str, Row] = field(default_factory=dict)
-    newest: list[Row] = field(default_factory=list)  # every row, newest first: what each listing starts from
+    by_id: dict[str, DebateListRow] = field(default_factory=dict)
+    newest: list[DebateListRow] = field(default_factory=list)  # every row, newest first: what each listing starts from
 
     def __post_init__(self) -> None:
         self.by_id = {r.id: r for r in self.rows.values()}
         self.newest = sorted(self.rows.values(), key=attrgetter("created_at"), reverse=True)
 
 
-def _row(r: Any, batch: str) -> Row:
+def _row(r: Any, batch: str) -> DebateListRow:
     import json
 
     result = json.loads(r["result_json"]) if r["result_json"] else None
     o = outcome(r["protocol"], r["status"], result)
-    return Row(
+    return DebateListRow(
         id=r["id"],
         protocol=r["protocol"],
         title=r["title"],
@@ -103,7 +103,7 @@ class DebateIndex:
         if batches:
             for r in store.execute("SELECT debate_id, batch_id FROM batch_items WHERE debate_id IS NOT NULL"):
                 batch_of[r["debate_id"]] = r["batch_id"]
-        rows: dict[int, Row] = {}
+        rows: dict[int, DebateListRow] = {}
         stale: list[int] = []
         for r in store.execute("SELECT rowid, id, status FROM debates"):
             kept = old.get(r["rowid"])
@@ -116,7 +116,7 @@ class DebateIndex:
         return Snapshot(rows, batch_of)
 
     @staticmethod
-    def _read(store: ReadOnlyStore, rowids: list[int], batch_of: dict[str, str]) -> Iterable[tuple[int, Row]]:
+    def _read(store: ReadOnlyStore, rowids: list[int], batch_of: dict[str, str]) -> Iterable[tuple[int, DebateListRow]]:
         for start in range(0, len(rowids), _CHUNK):
             part = rowids[start : start + _CHUNK]
             marks = ", ".join("?" for _ in part)
@@ -128,7 +128,7 @@ class DebateIndex:
                 yield r["rowid"], _row(r, batch_of.get(r["id"], ""))
 
 
-def _rebatch(row: Row, batch_of: dict[str, str]) -> Row:
+def _rebatch(row: DebateListRow, batch_of: dict[str, str]) -> DebateListRow:
     from dataclasses import replace
 
     return replace(row, batch=batch_of.get(row.id, ""))

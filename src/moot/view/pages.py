@@ -1,7 +1,7 @@
 """What the pages show beyond the lists: a debate's report (from the HTML report's own renderer), its calls
 with their prompts on demand, and the reports' style sheets.
 
-A debate's page is the very document `moot report` writes (`reports.html.render_html`), its `<body>` set
+A debate's page is the very document `moot report` writes (`moot.api.report.render_html`), its `<body>` set
 inside the viewer's layout: one renderer for both, so the page shows everything the report shows. Its text
 is escaped by that renderer's autoescape, so the first `<body>` and the last `</body>` are the template's own:
 a judge's `</body>` arrives as `&lt;/body&gt;`.
@@ -12,19 +12,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
+from moot.api.report import load_record, render_html
 from moot.reports.bench_html import render_bench_html
-from moot.reports.html import load_record, render_html
+from moot.reports.html import TEMPLATES as REPORT_TEMPLATES
 from moot.schemas.bench import BenchResult
 from moot.store.db import CallRecord
 from moot.view.envelope import ResultFacts, outcome
 from moot.view.reader import ReadOnlyStore
-
-REPORT_TEMPLATES = Path(load_record.__code__.co_filename).parent / "templates"
 
 
 def body_of(document: str) -> Markup:
@@ -100,7 +98,7 @@ def _twin(store: ReadOnlyStore, place: tuple[str, str]) -> str | None:
 
 
 @dataclass(frozen=True)
-class Message:
+class PromptMessage:
     role: str
     text: str
 
@@ -110,7 +108,7 @@ class CallPage:
     debate_id: str
     number: int
     call: CallRecord
-    messages: list[Message]
+    messages: list[PromptMessage]
 
 
 def call_page(store: ReadOnlyStore, debate_id: str, number: str) -> CallPage | None:
@@ -128,19 +126,19 @@ def call_page(store: ReadOnlyStore, debate_id: str, number: str) -> CallPage | N
     return CallPage(debate_id, int(number), call, messages(call.prompt_json))
 
 
-def messages(prompt_json: str) -> list[Message]:
+def messages(prompt_json: str) -> list[PromptMessage]:
     """A stored prompt (`schemas.messages.Prompt`) as what was sent: its system text, then each message."""
     try:
         data: Any = json.loads(prompt_json)
     except ValueError:
-        return [Message("prompt", prompt_json)]
+        return [PromptMessage("prompt", prompt_json)]
     if not isinstance(data, dict):
-        return [Message("prompt", json.dumps(data, indent=1, ensure_ascii=False))]
-    out = [Message("system", str(data["system"]))] if data.get("system") else []
+        return [PromptMessage("prompt", json.dumps(data, indent=1, ensure_ascii=False))]
+    out = [PromptMessage("system", str(data["system"]))] if data.get("system") else []
     for m in data.get("messages") or []:
         content = m.get("content") if isinstance(m, dict) else m
         text = content if isinstance(content, str) else json.dumps(content, indent=1, ensure_ascii=False)
-        out.append(Message(str(m.get("role", "")) if isinstance(m, dict) else "", text))
+        out.append(PromptMessage(str(m.get("role", "")) if isinstance(m, dict) else "", text))
     return out
 
 

@@ -48,7 +48,7 @@ class ReadOnlyStore(Store):
         raise sqlite3.OperationalError("a read-only store is not migrated")
 
 
-class Reader:
+class StoreReader:
     """The store under `$MOOT_HOME`, opened when it first exists (a viewer started before the first
     debate shows empty pages, then the debates as they come)."""
 

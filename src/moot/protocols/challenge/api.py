@@ -36,8 +36,11 @@ from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
 from moot.protocols.challenge import batching
+from moot.protocols.challenge.github import challenge_github
+from moot.protocols.challenge.html import challenge_view
 from moot.protocols.challenge.protocol import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
-from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS, ChallengeRequest, ChallengeResult
+from moot.protocols.challenge.result import is_legacy_result
+from moot.protocols.challenge.schemas import MAX_ROUNDS, OUTCOME_WORDS, ROUNDS, ChallengeRequest, ChallengeResult
 from moot.reports.terminal import TextReport
 from moot.schemas.config import Artifact, JudgeSpec
 from moot.store.db import Store
@@ -368,6 +371,9 @@ def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     return {n: values[n] for n in ("topic", "proponent", "judges", "max_rounds")} | renamed
 
 
+# the judges `moot doctor` checks when no judges file is in effect: every agent CLI a challenge may seat
+DOCTOR_JUDGES = tuple(("agent-cli", JudgeSpec(cli=name)) for name in PROFILES)
+
 SPEC = ProtocolSpec(
     "challenge",
     _reprepare,
@@ -384,4 +390,10 @@ SPEC = ProtocolSpec(
         "run_challenge": run_challenge,
     },
     batch=batching.BATCH,
+    final_name=PositionChallenge.final_name,
+    outcome_words=OUTCOME_WORDS,
+    legacy_result=is_legacy_result,
+    github_markdown=challenge_github,
+    html_view=challenge_view,
+    default_judges=DOCTOR_JUDGES,
 )

@@ -8,7 +8,7 @@ assumptions"), so a resumed debate replays every call that had finished.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,8 +34,14 @@ from moot.protocols.challenge.schemas import (
 )
 from moot.protocols.challenge.state import ChallengeState
 from moot.schemas.messages import Message, Prompt
-from moot.schemas.reply_bounds import portable
-from moot.schemas.reply_schemas import challenge_reply_schema
+from moot.schemas.reply_bounds import Schema, portable
+from moot.schemas.reply_schemas import (
+    assumptions_schema,
+    challenge_schema,
+    confrontation_schema,
+    opening_schema,
+    rebuttal_schema,
+)
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
 
@@ -174,3 +180,18 @@ class ChallengeCalls:
         )
         key = f"final/{seat.id}/assumptions"
         return Call(seat, prompt, key, "assumptions", parse_assumptions, _clarify, _stated)
+
+
+def challenge_reply_schema(phase: str, *, objection_ids: Sequence[str] = (), proponent: bool = False) -> Schema:
+    """The reply of one phase of the position challenge, by the name of its prompt template."""
+    if phase == "opening":
+        return opening_schema()
+    if phase == "challenge":
+        return challenge_schema()
+    if phase == "confront":
+        return confrontation_schema(objection_ids)
+    if phase == "rebuttal":
+        return rebuttal_schema()
+    if phase == "assumptions":
+        return assumptions_schema(proponent=proponent)
+    raise ValueError(f"unknown challenge phase {phase!r}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from moot.protocols.challenge.schemas import OUTCOME_WORDS
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, build_chart
 from moot.reports.html_common import Columns, DebateRecord, Section, VerdictBox, View
@@ -79,7 +80,7 @@ CHALLENGER_COLUMNS: Columns = [
 def challenge_view(record: DebateRecord) -> View:
     r = record.result or {}
     v = h.envelope_verdict(r)
-    outcome = headline(r) or record.status.upper()
+    outcome = headline(r, OUTCOME_WORDS) or record.status.upper()
     tone = {"consensus": "pass", "tradeoff": "conditional"}.get(str(v.get("kind")), "neutral")
     facts = [
         h.fact("Confidence", v.get("confidence")),

@@ -16,7 +16,7 @@ from moot.protocols.challenge.schemas import (
     Challenge,
     ChallengeVerdict,
     Confrontation,
-    Decision,
+    ObjectionDecision,
     ObjectionResponse,
     Opening,
     PositionConfidence,
@@ -40,8 +40,8 @@ _VERDICTS: dict[str, ChallengeVerdict] = _words(
     {"agreed": "agree", "partially agree": "partial", "partial agree": "partial", "disagreed": "disagree"},
 )
 _STRENGTHS: dict[str, Strength] = _words(Strength, {"weak": "minor", "major": "strong"})
-_DECISIONS: dict[str, Decision] = _words(
-    Decision, {"ACCEPTED": "ACCEPT", "PARTIALLY ACCEPT": "PARTIAL", "REJECTED": "REJECT"}
+_DECISIONS: dict[str, ObjectionDecision] = _words(
+    ObjectionDecision, {"ACCEPTED": "ACCEPT", "PARTIALLY ACCEPT": "PARTIAL", "REJECTED": "REJECT"}
 )
 _REBUTTALS: dict[str, RebuttalResponse] = _words(
     RebuttalResponse, {"ACCEPTED": "ACCEPT", "MAINTAINED": "MAINTAIN", "ESCALATED": "ESCALATE"}

@@ -43,7 +43,7 @@ from moot.protocols.challenge.schemas import (
     Rebuttal,
 )
 from moot.protocols.challenge.state import ChallengeState
-from moot.schemas.spend import FINAL_NAMES, Spend
+from moot.schemas.spend import Spend
 
 PROPONENT_PROMPT = "Defend a clear, well-reasoned position, and change it when an objection is right."
 CHALLENGER_PROMPT = "Challenge the position: find its weaknesses, hidden assumptions and risks others might miss."
@@ -53,7 +53,7 @@ class PositionChallenge:
     """One run (or resumed run, or dry run) of the position challenge."""
 
     name = "challenge"
-    final_name = FINAL_NAMES[name]  # the assumption statements
+    final_name = "final"  # the assumption statements
 
     def __init__(self, request: ChallengeRequest, proponent: Seat, challengers: Sequence[Seat], debate_id: str) -> None:
         self.request = request

@@ -6,7 +6,8 @@ Pure: no call is made here. The assumptions table maps each core assumption to t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from moot.judges.base import Seat
 from moot.protocols.challenge.effect import challenge_effect
@@ -123,3 +124,9 @@ def challenge_output(
         result.assumptions = _assumptions(state)
         result.statements = _statements(state)
     return result
+
+
+def is_legacy_result(result: Mapping[str, Any]) -> bool:
+    """A challenge result stored before the envelope had no `protocol` key: its `final_position` names it
+    (`ProtocolSpec.legacy_result`)."""
+    return "final_position" in result

@@ -27,7 +27,7 @@ from moot.schemas.spend import Spend
 PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
 ChallengeVerdict = Literal["agree", "partial", "disagree"]
 Strength = Literal["minor", "strong"]
-Decision = Literal["ACCEPT", "PARTIAL", "REJECT"]
+ObjectionDecision = Literal["ACCEPT", "PARTIAL", "REJECT"]
 RebuttalResponse = Literal["ACCEPT", "MAINTAIN", "ESCALATE"]
 PositionOutcome = Literal["CONSENSUS", "TRADEOFF"]
 
@@ -35,6 +35,8 @@ PositionOutcome = Literal["CONSENSUS", "TRADEOFF"]
 # The most confrontation rounds a challenge has (seed 004: "up to 5"); after the last, the objections still
 # standing go into a tradeoff document.
 MAX_ROUNDS = 5
+# the one word a list shows for a challenge, by its verdict's kind (`ProtocolSpec.outcome_words`)
+OUTCOME_WORDS = {"consensus": "CONSENSUS", "tradeoff": "TRADEOFF"}
 ROUNDS = "confrontation rounds, then a tradeoff of the objections still standing"
 
 
@@ -78,7 +80,7 @@ class Challenge(BaseModel):
 
 class ObjectionResponse(BaseModel):
     objection: str  # the objection's id ("O2")
-    decision: Decision
+    decision: ObjectionDecision
     reason: str = ""
 
 
@@ -111,7 +113,7 @@ class Objection(BaseModel):
     round: int
     text: str
     strength: Strength = "strong"
-    decision: Decision | None = None  # the proponent's answer, once given
+    decision: ObjectionDecision | None = None  # the proponent's answer, once given
     reason: str = ""
 
 
@@ -119,7 +121,7 @@ class PositionChange(BaseModel):
     objection_id: str
     raised_by: str
     objection: str
-    decision: Decision
+    decision: ObjectionDecision
     reason: str = ""
 
 

@@ -16,6 +16,8 @@ from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.protocols.decide import batching
 from moot.protocols.decide.files import DecisionFiles
+from moot.protocols.decide.github import decision_github
+from moot.protocols.decide.html import decide_view
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
 from moot.protocols.decide.inputs import _seats
 from moot.protocols.decide.inputs import build_decision_request as build_decision_request
@@ -25,7 +27,15 @@ from moot.protocols.decide.inputs import parse_option as parse_option
 from moot.protocols.decide.inputs import seat_ids as seat_ids
 from moot.protocols.decide.inputs import slug as slug
 from moot.protocols.decide.protocol import Decision
-from moot.protocols.decide.schemas import DebateConfig, DebateContext, DecisionOption, DecisionRequest, DecisionResult
+from moot.protocols.decide.schemas import (
+    OUTCOME_WORDS,
+    DebateConfig,
+    DebateContext,
+    DecisionOption,
+    DecisionRequest,
+    DecisionResult,
+)
+from moot.protocols.decide.stances import DEFAULT_MODEL
 from moot.reports.terminal import TextReport
 from moot.schemas.config import JudgeSpec
 from moot.store.db import Store
@@ -152,6 +162,10 @@ def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     return {n: values[n] for n in names} | renamed
 
 
+# the judges `moot doctor` checks when no judges file is in effect: the default panel's three stances on
+# one model, checked once
+DOCTOR_JUDGES = (("decide", JudgeSpec(model=DEFAULT_MODEL)),)
+
 SPEC = ProtocolSpec(
     "decide",
     _reprepare,
@@ -170,4 +184,9 @@ SPEC = ProtocolSpec(
     },
     batch=batching.BATCH,
     bench=batching.BENCH,
+    final_name=Decision.final_name,
+    outcome_words=OUTCOME_WORDS,
+    github_markdown=decision_github,
+    html_view=decide_view,
+    default_judges=DOCTOR_JUDGES,
 )

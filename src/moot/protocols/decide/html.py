@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from moot.protocols.decide.schemas import OUTCOME_WORDS
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, build_chart
 from moot.reports.html_common import JUDGE_COLUMNS, Cell, Columns, DebateRecord, Section, VerdictBox, View
@@ -33,10 +34,10 @@ def decide_view(record: DebateRecord) -> View:
         headline = f"Option {chosen}" + (f": {labels[str(chosen)]}" if labels.get(str(chosen)) else "")
         tone = "conditional" if kind == "contested" else "pass"
     else:
-        headline = envelope_headline(r) or record.status.upper()
+        headline = envelope_headline(r, OUTCOME_WORDS) or record.status.upper()
         tone = "conditional" if kind == "contested" else "neutral"
     facts = [
-        h.fact("Outcome", envelope_headline(r)),
+        h.fact("Outcome", envelope_headline(r, OUTCOME_WORDS)),
         h.fact("Confidence", v.get("confidence")),
         h.rounds_fact(r),
         ("Threshold", h.num(r.get("consensus_threshold"))),

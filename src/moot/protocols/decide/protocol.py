@@ -44,7 +44,7 @@ from moot.protocols.decide.stances import stance_of
 from moot.protocols.decide.state import DecideState, Judged
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_schemas import decide_reply_schema
-from moot.schemas.spend import FINAL_NAMES, Spend
+from moot.schemas.spend import Spend
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
 
@@ -53,7 +53,7 @@ class Decision:
     """One run (or resumed run) of the option-choice debate."""
 
     name = "decide"
-    final_name = FINAL_NAMES[name]  # never used: a decision has no step after its rounds
+    final_name = "final"  # never used: a decision has no step after its rounds
 
     def __init__(self, request: DecisionRequest, seats: Sequence[Seat], debate_id: str) -> None:
         self.request = request

@@ -110,6 +110,8 @@ class DebateContext(BaseModel):
 # max_rounds 2). A third would repeat the adversarial round, which the seed does not define: a split that
 # remains after it is CONTESTED, for a person to decide.
 MAX_ROUNDS = 2
+# the one word a list shows for a decision, by its verdict's kind (`ProtocolSpec.outcome_words`)
+OUTCOME_WORDS = {"consensus": "RECOMMENDED", "majority": "RECOMMENDED", "contested": "CONTESTED"}
 ROUNDS = "independent recommendations, then one adversarial round"
 
 

@@ -13,9 +13,9 @@ from moot.reports.effect_text import effect_blocks
 from moot.reports.terminal import (
     Block,
     Faces,
-    Section,
-    Table,
     TextReport,
+    TextSection,
+    TextTable,
     Tone,
     files_line,
     model_cell,
@@ -35,7 +35,7 @@ def round_cells(judge: DecisionJudge, rounds: list[str]) -> list[str]:
     return cells
 
 
-def _judges_table(result: DecisionResult) -> Table:
+def _judges_table(result: DecisionResult) -> TextTable:
     rounds = list(result.rounds)
     rows = []
     for j in result.judges:
@@ -43,7 +43,7 @@ def _judges_table(result: DecisionResult) -> Table:
         rows.append([j.judge, model_cell(j.model, j.answered_by), *cells, j.fate])  # judges are named by stance
     numbers = range(1, len(rounds) + 1)
     columns = ["Judge", "Model", *(f"Round {n}" for n in numbers), "Status"]
-    return Table(columns, rows, terminal_columns=[*columns[:2], *(f"R{n}" for n in numbers), "Status"])
+    return TextTable(columns, rows, terminal_columns=[*columns[:2], *(f"R{n}" for n in numbers), "Status"])
 
 
 def _choice(result: DecisionResult, asking: bool) -> list[Block]:
@@ -53,14 +53,14 @@ def _choice(result: DecisionResult, asking: bool) -> list[Block]:
     if asking and result.user_prompt:
         return [result.user_prompt.rstrip()]
     options = [f"[{o.id}] {o.text}" for o in result.options]
-    return [Section("The judges did not agree; the choice is yours (nobody was asked: --no-input):", options)]
+    return [TextSection("The judges did not agree; the choice is yours (nobody was asked: --no-input):", options)]
 
 
-def _distribution(result: DecisionResult) -> Section:
+def _distribution(result: DecisionResult) -> TextSection:
     spread = [f"{o}: {', '.join(js)}" for o, js in result.distribution.items()]
     if result.no_recommendation:
         spread.append(f"(no recommendation: {', '.join(result.no_recommendation)})")
-    return Section("Distribution:", spread)
+    return TextSection("Distribution:", spread)
 
 
 def decision_report(result: DecisionResult, *, asking: bool = True) -> TextReport:
@@ -76,15 +76,15 @@ def decision_report(result: DecisionResult, *, asking: bool = True) -> TextRepor
     blocks: list[Block] = [
         Faces(table, without_idle_status(with_spend(table, result.spend))),
         *effect_blocks(result.debate_effect),
-        Section("Perspectives:", [f"{judge}: {text}" for judge, text in result.perspectives.items()]),
+        TextSection("Perspectives:", [f"{judge}: {text}" for judge, text in result.perspectives.items()]),
     ]
     if result.change_log:
         changes = [f"{e.judge} (round {e.round}): {e.from_} -> {e.to}: {e.reason}" for e in result.change_log]
-        blocks.append(Section("Changes:", changes))
+        blocks.append(TextSection("Changes:", changes))
     if not result.consensus:
         blocks.append(_distribution(result))
     if result.notes:
-        blocks.append(Section("Notes:", result.notes))
+        blocks.append(TextSection("Notes:", result.notes))
     blocks.append(Faces(spend_line(result.spend), None))
     if result.files:
         what = "Files (each judge's recommendation per round, and the decision record)"

@@ -28,6 +28,8 @@ from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
 from moot.protocols.evaluate import batching
+from moot.protocols.evaluate.github import evaluation_github
+from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.judge_files import JudgeReports, choose_base, solution_name
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, EvaluationRequest, EvaluationResult
@@ -251,6 +253,9 @@ def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}
 
 
+# the judges `moot doctor` checks when no judges file is in effect: the default panel
+DOCTOR_JUDGES = tuple(("judge", JudgeSpec.model_validate(d)) for d in DEFAULT_JUDGES)
+
 SPEC = ProtocolSpec(
     "evaluate",
     _reprepare,
@@ -268,4 +273,8 @@ SPEC = ProtocolSpec(
     },
     batch=batching.BATCH,
     bench=batching.BENCH,
+    final_name=Evaluation.final_name,
+    github_markdown=evaluation_github,
+    html_view=evaluate_view,
+    default_judges=DOCTOR_JUDGES,
 )

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from moot.protocols.evaluate.schemas import EvaluationResult
 from moot.reports.cost_table import cost_section
-from moot.reports.terminal import Table, table_lines
+from moot.reports.terminal import TextTable, table_lines
 from moot.schemas.safe_text import inert_markdown
 
 
-def score_grid(result: EvaluationResult) -> Table:
+def score_grid(result: EvaluationResult) -> TextTable:
     """Seed 003's table: one row per criterion, one column per judge, and the mean of all judges; then the
     verdict's score in a row of its own, labelled with whose mean it is (the majority's when the panel split),
     so that two different figures are never read as one that does not add up."""
@@ -21,7 +21,7 @@ def score_grid(result: EvaluationResult) -> Table:
     rows.append(["**overall**", *(_score(s) for s in overall), _score(_mean(overall))])
     verdict = [f"**verdict ({_basis(result)})**", *([""] * len(judges)), _score(result.summary.consensus_score)]
     rows.append(verdict)
-    return Table(["Criterion", *(f"{j.judge} ({j.stance})" for j in judges), "Mean of all judges"], rows)
+    return TextTable(["Criterion", *(f"{j.judge} ({j.stance})" for j in judges), "Mean of all judges"], rows)
 
 
 def _mean(scores: list[float | None]) -> float | None:

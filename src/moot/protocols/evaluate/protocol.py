@@ -35,7 +35,7 @@ from moot.protocols.evaluate.schemas import (
 from moot.protocols.evaluate.state import DebateState
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_schemas import evaluate_reply_schema
-from moot.schemas.spend import FINAL_NAMES, Spend
+from moot.schemas.spend import Spend
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
 
@@ -56,7 +56,7 @@ class Evaluation:
     """One run (or resumed run) of the scored evaluation."""
 
     name = "evaluate"
-    final_name = FINAL_NAMES[name]  # the moderator's synthesis
+    final_name = "synthesis"  # the moderator's synthesis
 
     def __init__(
         self, request: EvaluationRequest, seats: Sequence[Seat], debate_id: str, *, moderator: Seat | None = None

@@ -15,9 +15,9 @@ from moot.reports.terminal import (
     Block,
     Faces,
     Paragraph,
-    Section,
-    Table,
     TextReport,
+    TextSection,
+    TextTable,
     Tone,
     files_line,
     model_cell,
@@ -37,7 +37,7 @@ def _round_note(result: EvaluationResult) -> str:
     return f"{name.replace('_', ' ')}: " + ("; ".join(last.reasons) or "no consensus")
 
 
-def _judges_table(result: EvaluationResult) -> Table:
+def _judges_table(result: EvaluationResult) -> TextTable:
     rounds = list(result.round_progression.values())
     rows = []
     for j in result.judges:
@@ -46,10 +46,10 @@ def _judges_table(result: EvaluationResult) -> Table:
         rows.append([j.judge, j.stance, model_cell(j.model, j.answered_by), *cells, j.fate])
     rows.append(["range", "", "", *(f"{r.range:g}" for r in rounds), ""])
     columns = ["Judge", "Stance", "Model", *(f"Round {n}" for n in range(1, len(rounds) + 1)), "Status"]
-    return Table(columns, rows, note=_round_note(result))
+    return TextTable(columns, rows, note=_round_note(result))
 
 
-def _terminal_judges_table(result: EvaluationResult) -> Table:
+def _terminal_judges_table(result: EvaluationResult) -> TextTable:
     """At a terminal the judges table also carries each judge's spend, in place of the seed's cost table."""
     table = _judges_table(result)
     if "moderator" in result.spend.per_judge:
@@ -74,7 +74,7 @@ def _findings(result: EvaluationResult) -> list[Block]:
         items = [
             f"{f['id']} [{f['state']}] {f['finding']} (raised by {f['raised_by']})" for f in result.critical_findings
         ]
-        out.append(Section("CRITICAL findings:", items))
+        out.append(TextSection("CRITICAL findings:", items))
     if result.minority_opinion:
         who = f" ({', '.join(result.minority_judges)})" if result.minority_judges else ""
         out.append(Paragraph(f"Minority opinion{who}:", result.minority_opinion))
@@ -82,11 +82,11 @@ def _findings(result: EvaluationResult) -> list[Block]:
     disputes += [a.issue for a in result.user_attention_needed if a.issue not in disputes]
     if disputes:
         title = "Left for you to weigh:" if result.user_attention_needed else "Divergent findings:"
-        out.append(Section(title, disputes))
+        out.append(TextSection(title, disputes))
     if result.recommendations:
-        out.append(Section("Recommendations:", [f"{r.priority:6} {r.action}" for r in result.recommendations]))
+        out.append(TextSection("Recommendations:", [f"{r.priority:6} {r.action}" for r in result.recommendations]))
     if result.notes:
-        out.append(Section("Notes:", result.notes))
+        out.append(TextSection("Notes:", result.notes))
     return out
 
 
