@@ -10,7 +10,7 @@ import random
 import pytest
 
 from moot.bench.metrics import (
-    DebateRecord,
+    BenchDebate,
     accuracy,
     bootstrap_ci,
     cohen_kappa,
@@ -133,9 +133,9 @@ def record(
     final: str | None,
     rounds: int = 2,
     judge_final: list[str | None] | None = None,
-) -> DebateRecord:
+) -> BenchDebate:
     said = {f"judge-{n}": a for n, a in enumerate(judge_final or [], 1)}
-    return DebateRecord(gold, {f"judge-{n}": a for n, a in enumerate(round1, 1)}, majority, final, rounds, said)
+    return BenchDebate(gold, {f"judge-{n}": a for n, a in enumerate(round1, 1)}, majority, final, rounds, said)
 
 
 def test_a_round_2_change_to_the_round_1_minoritys_right_answer_is_one_helpful_flip() -> None:

@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from moot.bench.calibration import calibration
 from moot.bench.collect import odd_at_least
-from moot.bench.metrics import DebateRecord, flips, tie_break
+from moot.bench.metrics import BenchDebate, flips, tie_break
 from moot.bench.stats import (
     Table2x2,
     detectable,
@@ -135,8 +135,8 @@ def test_odd_k_and_a_tie_break_that_ignores_the_order() -> None:
 
 
 def test_flips_split_collapse_into_talked_out_and_not_rescued_and_keep_aggregator_changes_apart() -> None:
-    def rec(r1: list[str], vote: str, final: str, last: list[str]) -> DebateRecord:
-        return DebateRecord(A, dict(zip("xyz", r1, strict=True)), vote, final, 2, dict(zip("xyz", last, strict=True)))
+    def rec(r1: list[str], vote: str, final: str, last: list[str]) -> BenchDebate:
+        return BenchDebate(A, dict(zip("xyz", r1, strict=True)), vote, final, 2, dict(zip("xyz", last, strict=True)))
 
     f = flips(
         [

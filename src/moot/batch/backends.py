@@ -11,13 +11,13 @@ import asyncio
 from collections.abc import Sequence
 from typing import Protocol
 
-from moot.batch.debates import Ended, Shared, Started, Work, run_one
+from moot.batch.debates import ItemEnded, Shared, Started, Work, run_one
 
 
 class Backend(Protocol):
     live_spend: bool  # whether the debates' `call_done` events reach the batch as calls complete
 
-    async def run(self, works: Sequence[Work], shared: Shared, started: Started, ended: Ended) -> None:
+    async def run(self, works: Sequence[Work], shared: Shared, started: Started, ended: ItemEnded) -> None:
         """Run every work item, calling `started` and then `ended` for each; on cancellation, stop them
         all (each debate marked interrupted in the store) and let the cancellation through."""
         ...
@@ -29,7 +29,7 @@ class LocalBackend:
     def __init__(self, concurrency: int) -> None:
         self.concurrency = concurrency
 
-    async def run(self, works: Sequence[Work], shared: Shared, started: Started, ended: Ended) -> None:
+    async def run(self, works: Sequence[Work], shared: Shared, started: Started, ended: ItemEnded) -> None:
         queue = iter(works)
 
         async def worker() -> None:

@@ -1,5 +1,5 @@
 """One item of a batch becomes one debate: prepared from its arguments (or again from the store, to
-resume it), given the batch's shared limits, prices and cost cap, run, and turned into an `Outcome`.
+resume it), given the batch's shared limits, prices and cost cap, run, and turned into an `ItemOutcome`.
 
 A failing item never raises: its error is the outcome. Only an interruption (cancellation, Ctrl-C) and a
 store that cannot be written (`StoreError`: a full disk stops the whole batch at once, so that no further
@@ -53,7 +53,7 @@ class Work:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ItemOutcome:
     item: BatchItem
     debate_id: str | None
     status: str  # "done" | "failed"
@@ -62,7 +62,7 @@ class Outcome:
 
 
 Started = Callable[[Work], None]  # a backend's report that an item's debate is under way
-Ended = Callable[[Outcome], None]  # ... and that the item ended
+ItemEnded = Callable[[ItemOutcome], None]  # ... and that the item ended
 
 
 @dataclass
@@ -78,9 +78,9 @@ def item_panel(item: BatchItem, shared: Shared) -> PanelFile | None:
     return shared.panels[item.judges] if isinstance(item.judges, str) else shared.panel
 
 
-def failed(work: Work, error: BaseException | str, *, started: bool = True) -> Outcome:
+def failed(work: Work, error: BaseException | str, *, started: bool = True) -> ItemOutcome:
     text = error if isinstance(error, str) else _message(error)
-    return Outcome(work.item, work.debate_id if started else None, "failed", error=text)
+    return ItemOutcome(work.item, work.debate_id if started else None, "failed", error=text)
 
 
 def _message(e: BaseException) -> str:
@@ -99,13 +99,13 @@ def _message(e: BaseException) -> str:
     return redact(f"{type(e).__name__}: {e}")
 
 
-async def prepare(work: Work, shared: Shared) -> Ready | Outcome:
+async def prepare(work: Work, shared: Shared) -> Ready | ItemOutcome:
     """The item's debate ready to run (with its share of the cap), or how the item ended without one:
     already finished in the store, bad arguments, or no room left under `--max-cost`."""
     if work.resume and not work.again:
         row = shared.store.get_debate(work.debate_id)
         if row is not None and row.status == "finished" and row.result is not None:
-            return Outcome(work.item, row.id, "done", result=row.result)
+            return ItemOutcome(work.item, row.id, "done", result=row.result)
     try:
         ready = await (_again(work, shared) if work.resume else _fresh(work, shared))
     except StoreError:
@@ -189,7 +189,7 @@ def mark_running(work: Work, shared: Shared) -> None:
     mark_item(shared.store, shared.batch_id, work.item, "running", debate_id=work.debate_id)
 
 
-async def execute(ready: Ready, shared: Shared) -> Outcome:
+async def execute(ready: Ready, shared: Shared) -> ItemOutcome:
     """Run (or resume) the debate. Its item's row names the debate before it starts, so that a kill at
     any moment leaves it resumable."""
     work = ready.work
@@ -203,9 +203,9 @@ async def execute(ready: Ready, shared: Shared) -> Outcome:
     finally:
         if shared.cap is not None:
             await shared.cap.release(work.debate_id, batches.debate_cost(shared.store, work.debate_id))
-    return Outcome(work.item, work.debate_id, "done", result=to_data(result))
+    return ItemOutcome(work.item, work.debate_id, "done", result=to_data(result))
 
 
-async def run_one(work: Work, shared: Shared) -> Outcome:
+async def run_one(work: Work, shared: Shared) -> ItemOutcome:
     ready = await prepare(work, shared)
-    return ready if isinstance(ready, Outcome) else await execute(ready, shared)
+    return ready if isinstance(ready, ItemOutcome) else await execute(ready, shared)

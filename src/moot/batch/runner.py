@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from moot.api.history import verdict_word
+from moot.api.results import with_envelope
 from moot.batch.backends import Backend, backend_for
 from moot.batch.cap import CostCap
-from moot.batch.debates import Outcome, Work, mark_item
+from moot.batch.debates import ItemOutcome, Work, mark_item
 from moot.batch.dropped import retry_worthy
 from moot.batch.items import BatchItem, load_items
 from moot.batch.lock import BatchLock, lock_paths
@@ -247,6 +248,7 @@ class _Run:
         kept = read_done_lines(self.out, {item_id: debate_id for item_id, (_, debate_id) in done.items()})
         missing = [item_id for item_id in done if item_id not in kept]
         stored = batches.done_results(self.store, self.batch_id, missing) if missing else {}
+        stored = {i: with_envelope(self.setup.protocol, r) for i, r in stored.items()}  # one stored before the envelope
         lines = list(kept.values())
         lines += [result_line(done[i][0].given_id, done[i][1], "done", stored.get(i), None) for i in missing]
         for line in lines:
@@ -267,7 +269,7 @@ class _Run:
         self.running += 1
         self._notify()
 
-    def _ended(self, outcome: Outcome) -> None:
+    def _ended(self, outcome: ItemOutcome) -> None:
         item = outcome.item
         self.running -= 1
         mark_item(self.store, self.batch_id, item, outcome.status, debate_id=outcome.debate_id, error=outcome.error)

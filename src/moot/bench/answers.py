@@ -43,20 +43,20 @@ def reader(kind: SuiteKind) -> Reader:
 
 
 @dataclass(frozen=True)
-class Spend:
+class BenchSpend:
     """Calls, tokens and USD; `cost` is None when some call's price is unknown."""
 
     calls: int = 0
     tokens: int = 0
     cost: float | None = 0.0
 
-    def __add__(self, other: Spend) -> Spend:
+    def __add__(self, other: BenchSpend) -> BenchSpend:
         cost = None if self.cost is None or other.cost is None else self.cost + other.cost
-        return Spend(self.calls + other.calls, self.tokens + other.tokens, cost)
+        return BenchSpend(self.calls + other.calls, self.tokens + other.tokens, cost)
 
 
 @dataclass(frozen=True)
-class CallCost:
+class PricedCall:
     """One stored call, as spend needs it."""
 
     round: int
@@ -71,7 +71,7 @@ class Debated:
 
     debate_id: str
     effect: Mapping[str, Any]
-    calls: Sequence[CallCost] = ()
+    calls: Sequence[PricedCall] = ()
 
     def round1(self) -> list[tuple[str, str | None]]:
         """Each judge's round-1 answer, in seat order, as the debate worded it."""
@@ -81,11 +81,11 @@ class Debated:
         """Each judge's (answer, confidence) in round 1 (`when` "round1") or at the end ("final")."""
         return [(j.get(when), j.get(f"{when}_confidence")) for j in self.effect.get("judges", [])]
 
-    def spend(self, *, round1: bool = False, seat: str | None = None) -> Spend:
-        total = Spend()
+    def spend(self, *, round1: bool = False, seat: str | None = None) -> BenchSpend:
+        total = BenchSpend()
         for c in self.calls:
             if (not round1 or c.round == 1) and (seat is None or c.seat == seat):
-                total += Spend(1, c.tokens, c.cost)
+                total += BenchSpend(1, c.tokens, c.cost)
         return total
 
 
@@ -115,7 +115,7 @@ class Column:
     indices of the items whose given-order answer broke a tie; `confidence` each given-order answer's."""
 
     answers: list[str | None] = field(default_factory=list)
-    spends: list[Spend] = field(default_factory=list)
+    spends: list[BenchSpend] = field(default_factory=list)
     backward: dict[int, str | None] = field(default_factory=dict)
     tied: set[int] = field(default_factory=set)
     confidence: list[str | None] = field(default_factory=list)
@@ -160,19 +160,19 @@ def stated_confidence(stated: Sequence[tuple[str | None, str | None]], answer: s
     return max(LEVELS, key=lambda lv: (levels.count(lv), -LEVELS.index(lv)))
 
 
-def _vote(d: Debated, read: Reader, draw: Draw) -> tuple[str | None, bool, Spend]:
+def _vote(d: Debated, read: Reader, draw: Draw) -> tuple[str | None, bool, BenchSpend]:
     answer, tie = draw.word(d.effect.get("round1_verdict"), read)
     return answer, tie, d.spend(round1=True)
 
 
-def _debate(d: Debated, read: Reader, draw: Draw) -> tuple[str | None, bool, Spend]:
+def _debate(d: Debated, read: Reader, draw: Draw) -> tuple[str | None, bool, BenchSpend]:
     answer, tie = draw.word(d.effect.get("final_verdict"), read)
     return answer, tie, d.spend()
 
 
-def _at_equal_cost(debates: Sequence[Debated], k: int, read: Reader, draw: Draw) -> tuple[str | None, bool, Spend]:
+def _at_equal_cost(debates: Sequence[Debated], k: int, read: Reader, draw: Draw) -> tuple[str | None, bool, BenchSpend]:
     drawn = [(d, seat, word) for d in debates for seat, word in d.round1()][:k]
-    spend = sum((d.spend(round1=True, seat=seat) for d, seat, _ in drawn), Spend())
+    spend = sum((d.spend(round1=True, seat=seat) for d, seat, _ in drawn), BenchSpend())
     answer, tie = draw.settle([read(word) for _, _, word in drawn])
     return answer, tie, spend
 

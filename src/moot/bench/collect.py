@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from moot.batch.results import read_lines
-from moot.bench.answers import CallCost, Debated, ItemRuns
+from moot.bench.answers import Debated, ItemRuns, PricedCall
 from moot.bench.plan import SAMPLE, SWAPPED, BenchPlan
 from moot.store.db import Store
 
@@ -28,7 +28,7 @@ def debated(line: Mapping[str, Any] | None, store: Store) -> Debated | None:
     if not isinstance(effect, dict) or not debate_id:
         return None
     calls = [
-        CallCost(c.round, c.seat, c.input_tokens + c.output_tokens, c.cost_usd)
+        PricedCall(c.round, c.seat, c.input_tokens + c.output_tokens, c.cost_usd)
         for c in store.calls(debate_id, prompts=False)
     ]
     return Debated(debate_id, effect, calls)

@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from moot.bench.answers import Column, ItemRuns, Spend, judge_columns, judge_models, reader, strategy_columns
+from moot.bench.answers import BenchSpend, Column, ItemRuns, judge_columns, judge_models, reader, strategy_columns
 from moot.bench.calibration import better_calibrated, calibration
 from moot.bench.metrics import (
-    DebateRecord,
+    BenchDebate,
     accuracy,
     bootstrap_ci,
     cohen_kappa,
@@ -133,7 +133,7 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values)
 
 
-def _spend_figures(spends: Sequence[Spend]) -> dict[str, Any]:
+def _spend_figures(spends: Sequence[BenchSpend]) -> dict[str, Any]:
     costs = [sp.cost for sp in spends]
     return {
         "calls_per_item": _mean([sp.calls for sp in spends]),
@@ -231,14 +231,14 @@ def _without(data: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in keys}
 
 
-def _records(runs: Sequence[ItemRuns], s: Setting, vote: Column, debate: Column) -> list[DebateRecord]:
+def _records(runs: Sequence[ItemRuns], s: Setting, vote: Column, debate: Column) -> list[BenchDebate]:
     """Each debate's record with its verdicts as the strategies read them (ties broken by the item's draw)."""
     read = reader(s.kind)
     out = []
     for i, r in enumerate(runs):
         judges = r.given.effect.get("judges", [])
         out.append(
-            DebateRecord(
+            BenchDebate(
                 r.item.gold,
                 {str(j["judge"]): read(j.get("round1")) for j in judges},
                 vote.answers[i],

@@ -138,7 +138,7 @@ def swap_consistency(forward: Sequence[str | None], backward: Sequence[str | Non
 
 
 @dataclass(frozen=True)
-class DebateRecord:
+class BenchDebate:
     """What one debate did, from its `debate_effect`, with the item's gold label.
 
     `round1` maps each judge to its round-1 answer and `judge_final` to its last one; `round1_majority`
@@ -154,14 +154,12 @@ class DebateRecord:
     judge_final: Mapping[str, str | None] = field(default_factory=dict)
 
 
-def record_from_effect(
-    effect: Mapping[str, Any], gold: str, answer: Callable[[str | None], str | None]
-) -> DebateRecord:
+def record_from_effect(effect: Mapping[str, Any], gold: str, answer: Callable[[str | None], str | None]) -> BenchDebate:
     """A debate's `debate_effect` (its JSON: `round1_verdict`, `final_verdict`, `judges` with `judge`,
     `round1` and `final`, `rounds`) as a record, every answer put in the gold label's terms by `answer` (for
     example option "A" -> "A>B", "PASS" -> "pass", and "tie" or "none" -> None)."""
     judges = effect.get("judges", [])
-    return DebateRecord(
+    return BenchDebate(
         gold,
         {str(j["judge"]): answer(j.get("round1")) for j in judges},
         answer(effect["round1_verdict"]),
@@ -187,12 +185,12 @@ class Flips:
     table: Mapping[str, int] = field(default_factory=dict)
 
 
-def _moved(r: DebateRecord) -> bool:
+def _moved(r: BenchDebate) -> bool:
     """Whether any judge's own answer changed between round 1 and its last."""
     return any(r.round1.get(j) != a for j, a in r.judge_final.items() if a is not None and r.round1.get(j))
 
 
-def flips(records: Sequence[DebateRecord]) -> Flips:
+def flips(records: Sequence[BenchDebate]) -> Flips:
     """Count the debates decided in round 1 and what later rounds changed.
 
     helpful: the round-1 verdict was wrong (or absent) and the final verdict is right; harmful: the
