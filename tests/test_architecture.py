@@ -16,7 +16,6 @@ PACKAGE = SRC / "moot"
 LAYERS = {
     "schemas": 0,
     "errors": 0,
-    "consensus": 1,
     "parsing": 1,
     "prompts": 1,
     "store": 1,
@@ -48,7 +47,6 @@ KERNEL = {
     "schemas",
     "reports",
     "parsing",
-    "consensus",
     "prompts",
     "errors",
     "inputs",
