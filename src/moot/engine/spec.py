@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from moot.engine.demo import DemoSpec
 from moot.engine.prepared import Prepared
 from moot.engine.runs import RunOptions
 from moot.panel_file import PanelFile
@@ -66,6 +67,8 @@ class ProtocolSpec:
     # --- the CLI command and the MCP tool ---
     params: tuple[Param, ...] = ()  # the protocol's own parameters, in the order the CLI lists them
     description: str = ""  # the command's help and the MCP tool's description
+    # --- demo ---
+    demo: DemoSpec | None = None  # what `moot demo NAME` runs and exports (none: the protocol has no demo)
 
     async def prepare(
         self,

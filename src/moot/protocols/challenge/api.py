@@ -35,6 +35,7 @@ from moot.judges.factory import build_seat
 from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
+from moot.protocols.challenge.demo_spec import DEMO
 from moot.protocols.challenge.protocol import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
 from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS, ChallengeRequest, ChallengeResult
 from moot.reports.terminal import TextReport
@@ -382,4 +383,5 @@ SPEC = ProtocolSpec(
         "prepared_challenge": prepared_challenge,
         "run_challenge": run_challenge,
     },
+    demo=DEMO,
 )

@@ -14,6 +14,7 @@ from moot.engine.spec import ProtocolSpec, run_spec
 from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
+from moot.protocols.decide.demo_spec import DEMO
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
 from moot.protocols.decide.inputs import _seats
@@ -167,4 +168,5 @@ SPEC = ProtocolSpec(
         "run_decision": run_decision,
         "record_choice": record_choice,
     },
+    demo=DEMO,
 )
