@@ -37,7 +37,7 @@ import yaml
 
 CRITERIA = "correctness:30,design:25,security:20,performance:15,docs:10"
 KEYS = ["correctness", "design", "security", "performance", "docs"]
-DEMO = Path(__file__).resolve().parent.parent / "src/moot/demo/users-api/users.ts"
+DEMO = Path(__file__).resolve().parent.parent / "src/moot/protocols/evaluate/demo/users-api/users.ts"
 MODERATOR = "bench-mod"
 
 

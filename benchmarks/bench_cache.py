@@ -36,7 +36,7 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-SMALL = ROOT / "src/moot/demo/users-api/users.ts"
+SMALL = ROOT / "src/moot/protocols/evaluate/demo/users-api/users.ts"
 CRITERIA = "correctness:30,design:25,security:20,performance:15,docs:10"
 KEYS = ["correctness", "design", "security", "performance", "docs"]
 MIN_CACHEABLE_TOKENS = 1024

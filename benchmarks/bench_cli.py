@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_evaluate import CRITERIA, _serve
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACT = ROOT / "src/moot/demo/users-api/users.ts"
+ARTIFACT = ROOT / "src/moot/protocols/evaluate/demo/users-api/users.ts"
 HELP_TARGET_S = 0.150
 RATIO_TARGET = 1.2
 

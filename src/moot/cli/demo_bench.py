@@ -27,10 +27,9 @@ from typing import Any
 
 import yaml
 
-from moot.cli.demo_export import DEMO_DIR
 from moot.testing import FakeLLMServer, Reply
 
-GOLD = DEMO_DIR / "bench" / "gold.jsonl"
+GOLD = Path(__file__).resolve().parent.parent / "demo" / "bench" / "gold.jsonl"
 JUDGES = ("careful", "hasty", "stubborn")
 _OPTION = re.compile(r'<option id="([^"]+)">\n(.*?)\n</option>', re.DOTALL)
 _QUESTION = re.compile(r"<question [^>]*>\n(.*?)\n</question>", re.DOTALL)

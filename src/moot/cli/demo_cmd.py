@@ -1,26 +1,31 @@
-"""`moot demo [evaluate|decide|challenge|bench]`: a complete debate of each protocol on bundled inputs, with
-scripted judges (no API key, no agent CLI), and the bench on a bundled gold file. `moot demo` alone is the
-evaluation."""
+"""`moot demo [PROTOCOL|bench]`: a complete debate of a protocol on its bundled inputs, with scripted judges
+(no API key, no agent CLI), and the bench on a bundled gold file. `moot demo` alone is the first registered
+protocol's demo (the evaluation). What each demo holds is its protocol's `SPEC.demo` (`moot.engine.demo`):
+this module names no protocol."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from moot.cli.demo_export import CHALLENGE_TOPIC, DEMO_CRITERIA, DEMO_DIR, DEMO_TASK, DEMOS
 from moot.cli.live import announce, progress_sink, showing
 from moot.cli.options import DataFormatOption, ProgressOption
 from moot.cli.output import check_format, emit, render_result
 from moot.cli.running import run_cli
 from moot.errors import UsageError
 
+if TYPE_CHECKING:
+    from moot.engine.demo import DemoSpec
+
+BENCH = "bench"  # not a protocol: the bench's own demo
+
 
 def demo(
     which: Annotated[
-        str, typer.Argument(metavar="PROTOCOL", help="evaluate (the default), decide, challenge or bench.")
-    ] = "evaluate",
+        str | None, typer.Argument(metavar="PROTOCOL", help="evaluate (the default), decide, challenge or bench.")
+    ] = None,
     judges: Annotated[
         str | None, typer.Option(help="Use these judges instead of the scripted ones (e.g. real models).")
     ] = None,
@@ -42,20 +47,28 @@ def demo(
     a critical finding, a majority and a minority); `moot demo decide` picks an option; `moot demo challenge`
     defends a position; `moot demo bench` measures a scripted panel on a small gold file."""
     check_format(fmt)
-    if which not in (*DEMOS, "bench"):
-        raise UsageError(f"no demo named {which!r}: choose evaluate, decide, challenge or bench")
+    from moot.cli.demo_export import demos
+
+    found = demos()
+    which = which or next(iter(found), BENCH)  # the first registered protocol with a demo
+    if which not in found and which != BENCH:
+        raise UsageError(f"no demo named {which!r}: choose {', '.join(found)} or {BENCH}")
     if live and judges:
         raise UsageError("--live and --judges cannot be combined: --live uses the default lineup of real models")
-    if which == "bench":
+    if which == BENCH:
         return _bench_demo(fmt, progress, live or bool(judges) or export is not None)
     if export is not None:
         _export(export, fmt, live or bool(judges), which)
         return 0
-    if which != "evaluate":
-        if live:
-            raise UsageError(f"--live is for the evaluate demo: give 'moot demo {which}' a --judges file instead")
-        return _protocol_demo(which, judges, fmt, progress)
-    _evaluate_demo(judges, live, reports_dir, fmt, progress)
+    demo = found[which]
+    if live and not demo.live_judges:
+        lives = " and ".join(name for name, d in found.items() if d.live_judges)
+        raise UsageError(f"--live is for the {lives} demo: give 'moot demo {which}' a --judges file instead")
+    panel: Any = list(demo.live_judges) if live else judges
+    if demo.arguments is None:
+        return _as_exported(demo, panel, fmt, progress)
+    arguments = demo.arguments(panel or str(demo.folder / demo.judges_file), reports_dir)
+    _run_built(which, arguments, demo.announce, fmt, progress)
     return 0
 
 
@@ -72,58 +85,39 @@ def _bench_demo(fmt: str, progress: bool | None, other_options: bool) -> int:
     return demo_bench(fmt, progress)
 
 
-def _protocol_demo(which: str, judges: str | None, fmt: str, progress: bool | None) -> int:
-    """`moot demo decide` / `moot demo challenge`: the protocol's own command on the bundled files, as the
-    exported folder runs it (`--export`), so what is watched is what a user would run."""
-    folder = DEMO_DIR / which
-    panel = judges or str(folder / "judges.yaml")
-    if which == "decide":
-        from moot.cli.decide_cmd import decide
+def _as_exported(demo: DemoSpec, judges: str | None, fmt: str, progress: bool | None) -> int:
+    """The protocol's own command on the bundled files, as the exported folder runs it (`--export`), so
+    what is watched is what a user would run."""
+    import typer
 
-        return decide(
-            debate_context=str(folder / "question.yaml"), judges=panel, fmt=fmt, progress=progress, no_input=True
-        )
-    from moot.cli.challenge_cmd import challenge
+    from moot.cli.group import app
 
-    return challenge(CHALLENGE_TOPIC, context=[str(folder / "context.md")], judges=panel, fmt=fmt, progress=progress)
+    argv = [*demo.bundled_argv(judges), "--format", fmt]
+    if progress is not None:
+        argv.append("--progress" if progress else "--no-progress")
+    code: int = typer.main.get_command(app).main(args=argv, prog_name="moot", standalone_mode=False)
+    return code
 
 
-def _evaluate_demo(judges: str | None, live: bool, reports_dir: str, fmt: str, progress: bool | None) -> None:
-    from moot import api
+def _run_built(which: str, arguments: dict[str, Any], first_line: str, fmt: str, progress: bool | None) -> None:
+    """A demo built from its own arguments (`DemoSpec.arguments`) by its protocol's `build`, then run with
+    the demo's progress (`first_line` names the number of judges as `{judges}`)."""
+    import asyncio
+
+    from moot.engine.prepared import run_prepared
     from moot.engine.runs import RunOptions
-
-    artifact = DEMO_DIR / "users-api" / "users.ts"
-    request, seats, moderator, _ = api.build_evaluation_request(
-        str(artifact),
-        task=DEMO_TASK,
-        criteria=DEMO_CRITERIA,
-        judges=_live_lineup() if live else (judges or str(DEMO_DIR / "judges.yaml")),
-        reports_dir=reports_dir,
-    )
-    # Judges see the path the seed uses, not where the package happens to be installed.
-    request.artifacts[0].path = "src/api/users.ts"
-    request.solution_name = "users-api"
-    from datetime import date
-
-    from moot.protocols.evaluate.judge_files import choose_base
-
-    request.report_base = choose_base(Path(reports_dir), "users-api", date.today())  # noqa: DTZ011
     from moot.judges.factory import require_credentials, seat_judges
+    from moot.protocols import spec_for
 
-    require_credentials(seat_judges([*seats, moderator]))  # before the first progress line
+    prepared = asyncio.run(spec_for(which).build(**arguments))
+    require_credentials(seat_judges(prepared.seats))  # before the first progress line
     sink = progress_sink(progress, fmt)
-    announce(sink, f"moot demo: evaluating src/api/users.ts with {len(seats)} judges")
+    listed = prepared.panel_seats if prepared.panel_seats is not None else prepared.seats
+    announce(sink, first_line.format(judges=len(listed)))
     options = RunOptions(on_event=sink)
     with showing(sink):
-        result = run_cli(lambda: api.run_evaluation(request, seats, moderator, options), options)
-    emit(render_result("evaluate", result, fmt))
-
-
-def _live_lineup() -> list[dict[str, str]]:
-    """The seeds' lineup itself: a project's moot.yaml or MOOT_JUDGES is not what --live promises."""
-    from moot.protocols.evaluate.protocol import DEFAULT_JUDGES
-
-    return list(DEFAULT_JUDGES)
+        result = run_cli(lambda: run_prepared(prepared, options), options)
+    emit(render_result(which, result, fmt))
 
 
 def _export(folder: str, fmt: str, other_judges: bool, which: str) -> None:

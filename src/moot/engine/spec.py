@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from moot.engine.demo import DemoSpec
 from moot.engine.prepared import Prepared
 from moot.engine.runs import RunOptions
 from moot.panel_file import PanelFile
@@ -118,6 +119,8 @@ class ProtocolSpec:
     html_view: Callable[[DebateRecord], View] | None = None
     # the judges `moot doctor` checks when no judges file is in effect, each with the role it names
     default_judges: tuple[tuple[str, JudgeSpec], ...] = ()
+    # --- demo ---
+    demo: DemoSpec | None = None  # what `moot demo NAME` runs and exports (none: the protocol has no demo)
 
     async def prepare(
         self,

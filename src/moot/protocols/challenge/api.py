@@ -36,6 +36,7 @@ from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
 from moot.protocols.challenge import batching
+from moot.protocols.challenge.demo_spec import DEMO
 from moot.protocols.challenge.github import challenge_github
 from moot.protocols.challenge.html import challenge_view
 from moot.protocols.challenge.protocol import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
@@ -396,4 +397,5 @@ SPEC = ProtocolSpec(
     github_markdown=challenge_github,
     html_view=challenge_view,
     default_judges=DOCTOR_JUDGES,
+    demo=DEMO,
 )

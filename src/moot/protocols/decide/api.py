@@ -15,6 +15,7 @@ from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.protocols.decide import batching
+from moot.protocols.decide.demo_spec import DEMO
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.github import decision_github
 from moot.protocols.decide.html import decide_view
@@ -189,4 +190,5 @@ SPEC = ProtocolSpec(
     github_markdown=decision_github,
     html_view=decide_view,
     default_judges=DOCTOR_JUDGES,
+    demo=DEMO,
 )

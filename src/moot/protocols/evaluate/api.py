@@ -28,6 +28,7 @@ from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
 from moot.protocols.evaluate import batching
+from moot.protocols.evaluate.demo_spec import DEMO
 from moot.protocols.evaluate.github import evaluation_github
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.judge_files import JudgeReports, choose_base, solution_name
@@ -277,4 +278,5 @@ SPEC = ProtocolSpec(
     github_markdown=evaluation_github,
     html_view=evaluate_view,
     default_judges=DOCTOR_JUDGES,
+    demo=DEMO,
 )

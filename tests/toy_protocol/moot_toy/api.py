@@ -1,0 +1,121 @@
+"""`vote` as a Python API and its `SPEC`: what the registry, and so the CLI, the API, MCP and `moot batch`,
+know of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from moot.engine.budget import scenarios, tokens_of
+from moot.engine.panel import JudgeLike, blocking, check_rounds, load_panel, make_seats, resumed_judges
+from moot.engine.prepared import Prepared
+from moot.engine.spec import Param, ProtocolSpec, run_spec
+from moot.errors import UsageError
+from moot.judges.base import Seat
+from moot.panel_file import PanelFile
+from moot.reports.terminal import Table, TextReport
+from moot.store.db import Store
+from moot_toy.demo_spec import DEMO
+from moot_toy.protocol import Vote
+from moot_toy.schemas import MAX_ROUNDS, VoteRequest, VoteResult
+
+
+def prepared_vote(request: VoteRequest, seats: list[Seat], panel: PanelFile | None = None) -> Prepared:
+    return Prepared(
+        protocol="vote",
+        request=request,
+        title=f"vote: {request.question}",
+        seats=seats,
+        panel=panel,
+        rounds=request.max_rounds,
+        make=lambda debate_id: Vote(request, seats, debate_id),
+        scenarios=lambda calls: scenarios(calls, request.max_rounds),
+        input_tokens=tokens_of(request.question),
+        input_name="question",
+    )
+
+
+async def _build(
+    question: str,
+    *,
+    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = None,
+    max_rounds: int | None = None,
+    planning: bool = False,
+) -> Prepared:
+    """The question checked and the judges built; `planning` changes nothing (no judge is probed)."""
+    if not question or not question.strip():
+        raise UsageError("the question is empty")
+    rounds = check_rounds(max_rounds, MAX_ROUNDS, "1 or 2", protocol="vote") if max_rounds is not None else MAX_ROUNDS
+    panel, listed = load_panel(judges)
+    if not listed or len(listed) < 2:
+        raise UsageError("a vote needs two judges or more")
+    base_dir = panel.base_dir if panel else None
+    seats, specs = make_seats(listed, base_dir=base_dir)
+    request = VoteRequest(
+        question=question, judges=specs, max_rounds=rounds, base_dir=str(base_dir) if base_dir else None
+    )
+    return prepared_vote(request, seats, panel)
+
+
+async def vote(
+    question: str,
+    *,
+    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = None,
+    max_rounds: int | None = None,
+    store: Store | None = None,
+    on_event: Callable[..., None] | None = None,
+    max_cost: float | None = None,
+) -> VoteResult:
+    """Judges answer a yes/no question with a reason; when they split, each reads the others once."""
+    result: VoteResult = await run_spec(SPEC, locals())
+    return result
+
+
+vote_sync = blocking(vote)
+
+
+async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
+    """The stored vote prepared again; a judges file given to resume replaces the stored judges."""
+    request = VoteRequest.model_validate(data)
+    base_dir = Path(request.base_dir) if request.base_dir else None
+    seats, _ = make_seats(resumed_judges(panel, request.judges), base_dir=base_dir)
+    return prepared_vote(request, seats, panel)
+
+
+def _text(result: VoteResult) -> TextReport:
+    verdict = result.verdict
+    rows = [[j.seat, j.model, *(a or "none" for a in j.answers.values()), j.fate] for j in result.judges]
+    rounds = [f"Round {n}" for n in range(1, result.rounds_completed + 1)]
+    return TextReport(
+        headline=f"{(verdict.answer or 'NO MAJORITY').upper()}  ({verdict.kind}: {result.yes} yes, {result.no} no)",
+        tone="good" if verdict.kind == "consensus" else "warn",
+        facts=[f"Question: {result.question}"],
+        blocks=[Table(["Judge", "Model", *rounds, "Status"], rows)],
+    )
+
+
+def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: values[name] for name in ("question", "judges", "max_rounds")}
+
+
+PARAMS = (
+    Param("question", str, help="The yes/no question.", argument=True),
+    Param("judges", str | None, None, help="Judges file (YAML): two judges or more."),
+    Param("max_rounds", int | None, None, help="Most rounds (1 or 2; default 2)."),
+)
+
+SPEC = ProtocolSpec(
+    "vote",
+    _reprepare,
+    VoteResult,
+    _text,
+    _build,
+    _adapt,
+    help="Judges answer a yes/no question; they read each other once if they split.",
+    exports={"vote": vote, "vote_sync": vote_sync, "VoteResult": VoteResult, "prepared_vote": prepared_vote},
+    params=PARAMS,
+    description="Judges answer a yes/no question with a reason; when they split, each reads the others' "
+    "answers and answers again. Consensus when all agree.",
+    demo=DEMO,
+)
