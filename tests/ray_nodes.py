@@ -157,5 +157,14 @@ class RayNodes:
             self.remove(node)
         shutil.rmtree(self.temp, ignore_errors=True)
 
+    def client_logs(self, lines: int = 15) -> str:
+        """The last lines of the head's Ray Client logs (its proxy's, and the server it starts for each
+        driver), for a failed test's message: they go with the temp folder when the nodes stop."""
+        tails = []
+        for log in sorted(Path(self.temp, "session_latest", "logs").glob("ray_client_server*.err")):
+            kept = [line for line in log.read_text(errors="replace").splitlines() if "fork_posix" not in line]
+            tails.append("\n".join([f"--- {log.name}", *kept[-lines:]]))
+        return "\n".join(tails)
+
     def _spawn(self, cmd: list[str]) -> subprocess.Popen[bytes]:
         return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)

@@ -1,10 +1,12 @@
 """`--ray-address` against a cluster started with `ray start --head` (one CPU, no dashboard), as users run
 one: by its GCS address `HOST:PORT` and through Ray Client `ray://HOST:PORT`, each with `moot batch` in a
 process of its own; and a worker's key from the `runtime_env` the driver connects with (Ray Client), not
-from the driver's environment."""
+from the driver's environment. A head that fails to start the driver's Ray Client server (as a busy one does)
+is asked again, and when it never does the error is one line."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -15,6 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
+from moot.batch import ray_backend
+from moot.batch.ray_backend import RayBackend
+from moot.errors import UsageError
 from moot.testing import FakeLLMServer
 
 from .ray_nodes import RayNodes
@@ -24,31 +29,31 @@ pytest.importorskip("ray")
 
 
 @pytest.fixture(scope="module")
-def ray_head() -> Iterator[dict[str, int]]:
-    """`ray start --head` alone (tests/ray_nodes.py); its GCS and Ray Client ports."""
+def ray_head() -> Iterator[RayNodes]:
+    """`ray start --head` alone (tests/ray_nodes.py): its GCS and Ray Client ports, its Ray Client logs."""
     nodes = RayNodes()
     try:
         nodes.start()
         with pytest.MonkeyPatch.context() as env:  # the drivers the tests start carry the cluster's token
             for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
                 env.setenv(name, nodes.env[name])
-            yield {"gcs": nodes.gcs, "client": nodes.client}
+            yield nodes
     finally:
         nodes.stop()
 
 
 @pytest.mark.parametrize("form", ["127.0.0.1:{gcs}", "ray://127.0.0.1:{client}"])
 def test_a_batch_runs_on_a_cluster_by_either_address(
-    form: str, ray_head: dict[str, int], llm_server: FakeLLMServer, tmp_path: Path
+    form: str, ray_head: RayNodes, llm_server: FakeLLMServer, tmp_path: Path
 ) -> None:
     serve(llm_server)
     judges = judges_for("evaluate", tmp_path, llm_server)
     items = write_items(tmp_path / "items.jsonl", [item("evaluate", n, other=n == 1) for n in range(3)])
-    address = form.format(**ray_head)
+    address = form.format(gcs=ray_head.gcs, client=ray_head.client)
     cmd = [sys.executable, "-m", "moot", "batch", str(items), "--protocol", "evaluate", "--judges", str(judges)]
     cmd += ["--backend", "ray", "--ray-address", address, "--format", "json"]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.returncode == 0, f"{run.stderr[-2000:]}\n{ray_head.client_logs()}"
     summary = json.loads(run.stdout)
     assert (summary["done"], summary["distribution"]) == (3, {"PASS": 2, "FAIL": 1})
     assert len(llm_server.requests) == 9
@@ -67,7 +72,7 @@ print(summary.done)
 
 
 def test_workers_take_their_keys_from_the_runtime_env(
-    ray_head: dict[str, int], llm_server: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ray_head: RayNodes, llm_server: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     serve(llm_server)
     judges = judges_for("evaluate", tmp_path, llm_server)
@@ -77,9 +82,69 @@ def test_workers_take_their_keys_from_the_runtime_env(
     judges.write_text(yaml.safe_dump(data))
     items = write_items(tmp_path / "items.jsonl", [item("evaluate", n) for n in range(2)])
     monkeypatch.setenv("MOOT_RAY_TEST_KEY", "key-of-the-driver")  # checked before any call, never sent
-    address = f"ray://127.0.0.1:{ray_head['client']}"
+    address = f"ray://127.0.0.1:{ray_head.client}"
     cmd = [sys.executable, "-c", RUNTIME_ENV_DRIVER, address, str(items), str(judges)]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0 and run.stdout.split()[-1] == "2", run.stderr[-2000:]
+    assert run.returncode == 0 and run.stdout.split()[-1] == "2", f"{run.stderr[-2000:]}\n{ray_head.client_logs()}"
     keys = {r.headers.get("authorization") for r in llm_server.requests}
     assert keys == {"Bearer key-of-the-workers"}
+
+
+SERVER_DIED = """Initialization failure from server:
+Traceback (most recent call last):
+  File "/venv/site-packages/ray/util/client/server/proxier.py", line 772, in Datapath
+    raise RuntimeError(
+RuntimeError: Starting Ray client server failed. See ray_client_server_23000.err for detailed logs.
+"""
+
+
+class Head:
+    """`ray.init` against a Ray Client head that fails to start the driver's server `failures` times
+    (Ray raises ConnectionAbortedError with the head's traceback), or fails with `error` at once."""
+
+    def __init__(self, failures: int, error: Exception | None = None) -> None:
+        self.failures, self.error, self.inits = failures, error, 0
+
+    def init(self, **options: Any) -> None:
+        self.inits += 1
+        if self.error is not None:
+            raise self.error
+        if self.inits <= self.failures:
+            raise ConnectionAbortedError(SERVER_DIED)
+
+
+def connect(head: Head, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setattr(ray_backend, "CONNECT_PAUSE_S", 0.0)
+    monkeypatch.setattr(ray_backend, "_errors_to_stderr", lambda: None)  # this process's Ray is left alone
+    backend = RayBackend(2, None)
+    backend.address = "ray://head.example:10001"  # set after the knock on the address, which is not tested here
+    asyncio.run(backend._connect(head))
+
+
+def test_a_head_that_failed_to_start_the_drivers_server_is_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    head = Head(failures=ray_backend.CONNECT_TRIES - 1)
+    connect(head, monkeypatch)
+    assert head.inits == ray_backend.CONNECT_TRIES
+
+
+def test_a_head_that_never_starts_it_is_one_line_of_bad_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    head = Head(failures=99)
+    with pytest.raises(UsageError) as caught:
+        connect(head, monkeypatch)
+    assert head.inits == ray_backend.CONNECT_TRIES
+    assert str(caught.value) == (
+        f"cannot start or reach Ray (ray://head.example:10001) (tried {ray_backend.CONNECT_TRIES} times): "
+        "Initialization failure from server: RuntimeError: Starting Ray client server failed. "
+        "See ray_client_server_23000.err for detailed logs."
+    )
+
+
+@pytest.mark.parametrize(
+    "error", [ConnectionError("ray client connection timeout"), RuntimeError("Version mismatch: the server has 2.9")]
+)
+def test_other_failures_to_connect_are_not_retried(error: Exception, monkeypatch: pytest.MonkeyPatch) -> None:
+    head = Head(failures=0, error=error)
+    with pytest.raises(UsageError, match=f"^cannot start or reach Ray \\(ray://head.example:10001\\): {error}$"):
+        connect(head, monkeypatch)
+    assert head.inits == 1

@@ -14,7 +14,7 @@ from moot.engine.spec import Param, ProtocolSpec, run_spec
 from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
-from moot.reports.terminal import Table, TextReport
+from moot.reports.terminal import TextReport, TextTable
 from moot.store.db import Store
 from moot_toy.demo_spec import DEMO
 from moot_toy.protocol import Vote
@@ -91,7 +91,7 @@ def _text(result: VoteResult) -> TextReport:
         headline=f"{(verdict.answer or 'NO MAJORITY').upper()}  ({verdict.kind}: {result.yes} yes, {result.no} no)",
         tone="good" if verdict.kind == "consensus" else "warn",
         facts=[f"Question: {result.question}"],
-        blocks=[Table(["Judge", "Model", *rounds, "Status"], rows)],
+        blocks=[TextTable(["Judge", "Model", *rounds, "Status"], rows)],
     )
 
 

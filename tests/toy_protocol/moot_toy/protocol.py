@@ -15,7 +15,7 @@ from moot.judges.base import Seat
 from moot.parsing.extract import ReplyError, as_bool, as_text, extract_mapping, reply_parser
 from moot.prompts import Templates
 from moot.schemas.messages import Message, Prompt
-from moot.schemas.spend import Spend, final_name
+from moot.schemas.spend import Spend
 from moot_toy.result import build_result
 from moot_toy.schemas import VoteReply, VoteRequest, VoteResult
 
@@ -61,7 +61,7 @@ class Vote:
     """One run (or resumed run) of the vote."""
 
     name = "vote"
-    final_name = final_name(name)  # never used: a vote has no step after its rounds
+    final_name = "final"  # never used: a vote has no step after its rounds
 
     def __init__(self, request: VoteRequest, seats: Sequence[Seat], debate_id: str) -> None:
         self.request = request
