@@ -90,7 +90,12 @@ def main() -> None:
     base_url = q.get(timeout=30)
     tmp = Path(tempfile.mkdtemp(prefix="moot-bench-"))
     artifact = tmp / "users.ts"
-    artifact.write_text(Path(__file__).resolve().parent.parent.joinpath("src/moot/protocols/evaluate/demo/users-api/users.ts").read_text())
+    artifact.write_text(
+        Path(__file__)
+        .resolve()
+        .parent.parent.joinpath("src/moot/protocols/evaluate/demo/users-api/users.ts")
+        .read_text()
+    )
     os.environ["MOOT_HOME"] = str(tmp)
     print(f"latency L = {args.latency}s per judge call, {args.runs} runs per panel size")
     print(

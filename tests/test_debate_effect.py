@@ -16,13 +16,13 @@ import pytest
 from moot.cli.app import main
 from moot.engine.debate_effect import plurality
 from moot.judges.base import Seat
-from moot.protocols.challenge.effect import challenge_effect
+from moot.protocols.challenge.result import challenge_effect
 from moot.protocols.challenge.schemas import ChallengerReply, PositionChange, PositionVersion, RoundRecord
 from moot.protocols.challenge.state import ChallengeState
-from moot.protocols.decide.effect import decide_effect
+from moot.protocols.decide.result import decide_effect
 from moot.protocols.decide.rules import changes, check_consensus
 from moot.protocols.decide.state import DecideState
-from moot.protocols.evaluate.effect import evaluate_effect
+from moot.protocols.evaluate.result import evaluate_effect
 from moot.protocols.evaluate.schemas import EvaluationResult, RoundSummary, ScoredPosition, Summary
 from moot.protocols.evaluate.state import DebateState
 from moot.protocols.evaluate.text import evaluation_report

@@ -31,7 +31,7 @@ from moot.protocols.evaluate import batching
 from moot.protocols.evaluate.demo_spec import DEMO
 from moot.protocols.evaluate.github import evaluation_github
 from moot.protocols.evaluate.html import evaluate_view
-from moot.protocols.evaluate.judge_files import JudgeReports, choose_base, solution_name
+from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, EvaluationRequest, EvaluationResult
 from moot.reports.terminal import TextReport

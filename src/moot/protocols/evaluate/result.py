@@ -3,26 +3,99 @@
 
 The engine writes the synthesis from the judges' own structured findings and scores; a configured
 moderator (seed 001's debate-judge) may replace the prose parts. Numbers always come from the engine.
+
+What a scored evaluation's debate changed: the verdict its round-1 mean would have given, against the final.
+
+Round 1 is the plain vote the bench compares debate with, combined by the same rule as the final verdict
+(`decide_verdict`: the mean when round 1 reached consensus, else a strict majority's mean, else the
+median) over every round-1 score (a judge dropped later still counted then), under the same thresholds.
+One rule for both ends, so that a verdict moves only when a judge's score does (issue 21: aggregating
+round 1 by the mean and the final by the majority made three judges who never changed their scores look
+like a debate that flipped). No CRITICAL finding can cap it: findings are answered from round 2 on, so
+none is agreed in round 1. A debate that ended in round 1 changed nothing, so its round 1 is its final
+verdict.
+
+A judge's answer is the verdict its overall score alone would give (the score beside it); it changed when
+that verdict did, not when its score moved within one verdict's band. Its reason is the `change_reason`
+of the reply that last moved its verdict, or, when that is empty (the final-positions template has no
+such field), that reply's position statement (seed 000's `position_revision` / `final_position`) without
+its Markdown headings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from moot.engine.debate_effect import assemble
 from moot.engine.seat_fate import seat_fate
 from moot.judges.base import Seat
-from moot.protocols.evaluate.effect import evaluate_effect
-from moot.protocols.evaluate.moderator import merge_moderator
-from moot.protocols.evaluate.rules import decide_verdict
+from moot.protocols.evaluate.moderator import engine_synthesis, merge_moderator
+from moot.protocols.evaluate.rules import decide_verdict, verdict_for
 from moot.protocols.evaluate.schemas import (
     CriticalFinding,
     EvaluationRequest,
     EvaluationResult,
     JudgeOutcome,
+    ScoredPosition,
     Summary,
 )
 from moot.protocols.evaluate.state import DebateState
-from moot.protocols.evaluate.synthesis import engine_synthesis
+from moot.schemas.config import ConsensusSettings, VerdictThresholds
+from moot.schemas.effect import DebateEffect, JudgeEffect
+
+
+def _statement(text: str) -> str:
+    return " ".join(line for line in text.splitlines() if not line.lstrip().startswith("#")).strip()
+
+
+def _reason(positions: Sequence[ScoredPosition], thresholds: VerdictThresholds) -> str:
+    """What the reply that last moved the judge's verdict said about it."""
+    words = [verdict_for(p.overall_score, thresholds) for p in positions]
+    moves = [p for p, before, now in zip(positions[1:], words, words[1:], strict=False) if before != now]
+    return (moves[-1].change_reason.strip() or _statement(moves[-1].statement)) if moves else ""
+
+
+def _judge(seat: Seat, positions: Sequence[ScoredPosition], thresholds: VerdictThresholds) -> JudgeEffect:
+    first = next((p for p in positions if p.round == 1), None)
+    last = positions[-1] if positions else None
+    round1 = verdict_for(first.overall_score, thresholds) if first else None
+    final = verdict_for(last.overall_score, thresholds) if last else None
+    changed = round1 is not None and final is not None and round1 != final
+    return JudgeEffect(
+        judge=seat.id,
+        model=seat.label,
+        round1=round1,
+        final=final,
+        round1_score=first.overall_score if first else None,
+        final_score=last.overall_score if last else None,
+        changed=changed,
+        reason=_reason(positions, thresholds) if changed else "",
+    )
+
+
+def evaluate_effect(
+    state: DebateState,
+    seats: Sequence[Seat],
+    thresholds: VerdictThresholds,
+    summary: Summary,
+    settings: ConsensusSettings | None = None,
+) -> DebateEffect:
+    """`summary`: the final verdict and score the result reports; `settings`: the consensus settings the
+    final verdict was decided under (the default ones when not given)."""
+    judges = [_judge(s, state.positions.get(s.id, []), thresholds) for s in seats]
+    final = (summary.final_verdict, summary.consensus_score)
+    rounds = len(state.progression)
+    scores = {j.judge: j.round1_score for j in judges if j.round1_score is not None}
+    if rounds <= 1 or not scores:
+        return assemble(final, final, judges, rounds)
+    first = state.progression.get("round_1")
+    d = decide_verdict(
+        scores,
+        consensus_reached=bool(first is not None and first.consensus),
+        settings=settings or ConsensusSettings(),
+        thresholds=thresholds,
+    )
+    return assemble((d.verdict, d.score), final, judges, rounds)
 
 
 def build_result(
