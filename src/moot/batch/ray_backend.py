@@ -21,6 +21,8 @@ PYTHONPATH); a judges file's literal `api_key` does travel with the file. Ray is
 
 A cluster named by host and port is knocked on (one TCP connection) before `ray.init`: Ray itself retries an
 unreachable address for minutes and then signals its own process, which would end the batch as interrupted.
+A `ray://` head that answers but fails to start this driver's Ray Client server (Ray's "Initialization failure
+from server", as a busy head does) is asked again (`CONNECT_TRIES`): nothing has been sent to it yet.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from moot.batch.debates import Ended, Outcome, Ready, Shared, Started, Work, close_judges, mark_running, prepare
+from moot.batch.debates import ItemEnded, ItemOutcome, Ready, Shared, Started, Work, close_judges, mark_running, prepare
 from moot.batch.ray_journal import NAMESPACE, CallJournal, Drain, journal_name
 from moot.batch.ray_limiter import ClusterLimiter
 from moot.batch.ray_worker import Unit, UnitResult, run_units
@@ -54,6 +56,9 @@ DRAIN_S = 0.5  # the driver stores the journal's calls at least this often
 HEAD = {"node:__internal_head__": 0.001}  # the limiter and the journal live on the head node
 WORKER_ENV = ("MOOT_HOME", "MOOT_JUDGES")
 REACH_TIMEOUT = 3.0  # seconds to open a TCP connection to the cluster's address before giving up
+CONNECT_TRIES = 3  # a Ray Client head that failed to start this driver's server is asked this many times
+CONNECT_PAUSE_S = 2.0  # before the second try; twice that before the third
+SERVER_INIT_FAILED = "Initialization failure from server"  # Ray Client: the head's reply to a driver's init
 
 
 def chunk_size(concurrency: int, slots: int = 2) -> int:
@@ -91,7 +96,7 @@ class RayBackend:
         """The driver's time merging the workers' records into the batch's store (calls and ends)."""
         return self.ends_seconds + (self.drain.seconds if self.drain is not None else 0.0)
 
-    async def run(self, works: Sequence[Work], shared: Shared, started: Started, ended: Ended) -> None:
+    async def run(self, works: Sequence[Work], shared: Shared, started: Started, ended: ItemEnded) -> None:
         ray = await asyncio.to_thread(_ray)
         ours = not ray.is_initialized()
         if ours:
@@ -103,14 +108,20 @@ class RayBackend:
                 ray.shutdown()
 
     async def _connect(self, ray: Any) -> None:
-        """Join the cluster at `address` (or RAY_ADDRESS), else start a local Ray for this batch."""
-        try:
-            await asyncio.to_thread(
-                ray.init, address=self.address, include_dashboard=False, logging_level="WARNING", log_to_driver=False
-            )
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            where = self.address or os.environ.get("RAY_ADDRESS") or "a local Ray"
-            raise UsageError(f"cannot start or reach Ray ({where}): {' '.join(str(e).split())[:200]}") from None
+        """Join the cluster at `address` (or RAY_ADDRESS), else start a local Ray for this batch. A Ray Client
+        head whose server for this driver did not start is asked again, up to `CONNECT_TRIES` times."""
+        options = {"include_dashboard": False, "logging_level": "WARNING", "log_to_driver": False}
+        for tries in range(1, CONNECT_TRIES + 1):
+            try:
+                await asyncio.to_thread(ray.init, address=self.address, **options)
+                break
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                if tries < CONNECT_TRIES and _server_init_failed(e):
+                    await asyncio.sleep(CONNECT_PAUSE_S * tries)
+                    continue
+                where = self.address or os.environ.get("RAY_ADDRESS") or "a local Ray"
+                after = f" (tried {tries} times)" if tries > 1 else ""
+                raise UsageError(f"cannot start or reach Ray ({where}){after}: {_reason(e)}") from None
         _errors_to_stderr()
 
     def _spread(self, ray: Any) -> None:
@@ -119,7 +130,7 @@ class RayBackend:
         self.size = chunk_size(self.concurrency, slots)
         self.tasks = max(1, -(-self.concurrency // self.size))
 
-    async def _drive(self, ray: Any, works: Sequence[Work], shared: Shared, started: Started, ended: Ended) -> None:
+    async def _drive(self, ray: Any, works: Sequence[Work], shared: Shared, started: Started, ended: ItemEnded) -> None:
         env = {"env_vars": worker_env()}
         journal = await asyncio.to_thread(_journal, ray, shared.batch_id, env)
         drain = self.drain = Drain(ray, journal, shared.store)
@@ -159,13 +170,13 @@ class RayBackend:
         await drain.run()
         ray.kill(journal)
 
-    async def _units(self, chunk: list[Work], shared: Shared, started: Started, ended: Ended) -> list[Unit]:
+    async def _units(self, chunk: list[Work], shared: Shared, started: Started, ended: ItemEnded) -> list[Unit]:
         """The chunk's debates prepared here (an item that cannot start ends here), as units for a task."""
         units = []
         for work in chunk:
             started(work)
             ready = await prepare(work, shared)
-            if isinstance(ready, Outcome):
+            if isinstance(ready, ItemOutcome):
                 ended(ready)
                 continue
             units.append(_unit(ready, shared))
@@ -180,7 +191,7 @@ class RayBackend:
         units: list[Unit],
         shared: Shared,
         by_id: dict[str, Work],
-        ended: Ended,
+        ended: ItemEnded,
         journal: Any,
     ) -> None:
         """A task's debates into the batch's store (their calls are there already, from the journal), then
@@ -198,7 +209,7 @@ class RayBackend:
                 await shared.cap.release(r.debate_id, batches.debate_cost(shared.store, r.debate_id))
             work = by_id[r.item_id]
             in_store = shared.store.get_debate(r.debate_id) is not None
-            ended(Outcome(work.item, r.debate_id if in_store else None, r.status, r.result, r.error))
+            ended(ItemOutcome(work.item, r.debate_id if in_store else None, r.status, r.result, r.error))
 
 
 def host_port(address: str) -> tuple[str, int] | None:
@@ -228,6 +239,21 @@ def check_reachable(address: str, timeout: float = REACH_TIMEOUT) -> None:
     except OSError as e:
         reason = f"no answer within {timeout:g} s" if isinstance(e, TimeoutError) else e.strerror or str(e)
         raise UsageError(f"cannot reach the Ray cluster at {address}: {reason}") from None
+
+
+def _server_init_failed(e: BaseException) -> bool:
+    """Ray Client's head took the connection but could not start the driver's server (it died or did not
+    come up in time); a new connection gets a new one."""
+    return isinstance(e, ConnectionAbortedError) and str(e).startswith(SERVER_INIT_FAILED)
+
+
+def _reason(e: BaseException) -> str:
+    """Ray's error in one line; of the head's traceback, only its last line (the error it ended with)."""
+    text = str(e).strip()
+    if _server_init_failed(e):
+        last = [line.strip() for line in text.splitlines() if line.strip()][-1]
+        text = SERVER_INIT_FAILED if last.startswith(SERVER_INIT_FAILED) else f"{SERVER_INIT_FAILED}: {last}"
+    return " ".join(text.split())[:300]
 
 
 def _ray_running() -> bool:
