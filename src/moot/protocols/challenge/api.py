@@ -7,7 +7,7 @@ then run the debate in the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from moot.judges.factory import build_seat
 from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
+from moot.protocols.challenge import params, terminal
 from moot.protocols.challenge.protocol import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
 from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS, ChallengeRequest, ChallengeResult
 from moot.reports.terminal import TextReport
@@ -361,19 +362,13 @@ def _text(result: ChallengeResult) -> TextReport:
     return challenge_report(result)
 
 
-def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    """An empty list of context files or challengers is none given (the defaults apply)."""
-    renamed = {"context": values["context"] or None, "challengers": values["challenger"] or None}
-    return {n: values[n] for n in ("topic", "proponent", "judges", "max_rounds")} | renamed
-
-
 SPEC = ProtocolSpec(
     "challenge",
     _reprepare,
     ChallengeResult,
     _text,
     _build,
-    _adapt,
+    params.adapt,
     exports={
         "challenge": challenge,
         "challenge_sync": challenge_sync,
@@ -382,4 +377,15 @@ SPEC = ProtocolSpec(
         "prepared_challenge": prepared_challenge,
         "run_challenge": run_challenge,
     },
+    params=params.PARAMS,
+    description=params.DESCRIPTION,
+    mcp_description=params.MCP_DESCRIPTION,
+    mcp_summary=params.MCP_SUMMARY,
+    require_words=("CONSENSUS",),
+    require_fails="the debate ends in a tradeoff",
+    formats=terminal.FORMATS,
+    dry_run_help=params.DRY_RUN_HELP,
+    max_cost_help=params.MAX_COST_HELP,
+    show=terminal.show,
+    progress_total=params.progress_total,
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +27,7 @@ from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
+from moot.protocols.evaluate import params
 from moot.protocols.evaluate.judge_files import JudgeReports, choose_base, solution_name
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, EvaluationRequest, EvaluationResult
@@ -245,18 +246,13 @@ def _text(result: EvaluationResult) -> TextReport:
     return evaluation_report(result)
 
 
-def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    names = ("solution", "task", "criteria", "judges", "max_rounds", "mode")
-    return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}
-
-
 SPEC = ProtocolSpec(
     "evaluate",
     _reprepare,
     EvaluationResult,
     _text,
     _build,
-    _adapt,
+    params.adapt,
     exports={
         "evaluate": evaluate,
         "evaluate_sync": evaluate_sync,
@@ -265,4 +261,10 @@ SPEC = ProtocolSpec(
         "prepared_evaluation": prepared_evaluation,
         "run_evaluation": run_evaluation,
     },
+    params=params.PARAMS,
+    description=params.DESCRIPTION,
+    mcp_description=params.MCP_DESCRIPTION,
+    mcp_summary=params.MCP_SUMMARY,
+    scored=True,
+    require_words=("PASS", "CONDITIONAL"),
 )
