@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from moot.cli.app import COMMANDS, main, top_help
+from moot.cli.app import commands, main, top_help
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,12 +43,13 @@ def test_top_level_help_and_version_load_no_command_and_no_typer(argv: list[str]
     assert printed
     assert command_modules(modules) == set()
     assert not {"typer", "pydantic", "yaml", "openai", "genai_prices"} & set(modules)
+    assert not [m for m in modules if m.startswith("moot.protocols.")]  # the registry's lines, no protocol
 
 
 def test_help_lists_every_command_with_its_one_line_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
-    for name, short_help in COMMANDS.items():
+    for name, short_help in commands().items():
         assert f"  {name}" in out and short_help in out
     assert "--version" in out
 
@@ -73,16 +74,19 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_command_loads_only_its_own_module() -> None:
+    """A protocol's command is built from its spec: that protocol is loaded, no other and no other command."""
     printed, modules = loaded_after(["evaluate", "--help"])
     assert "--solution" in printed
-    assert command_modules(modules) == {"moot.cli.evaluate_cmd"}
+    assert command_modules(modules) == {"moot.cli.protocol_cmd"}
+    assert "moot.protocols.evaluate" in modules
+    assert not {"moot.protocols.decide", "moot.protocols.challenge"} & set(modules)
     assert not {"openai", "anthropic", "google.genai", "mcp"} & set(modules)
 
 
 def test_every_command_in_the_table_loads_and_has_help() -> None:
     from moot.cli.group import load_command
 
-    for name in COMMANDS:
+    for name in commands():
         command = load_command(name)
         assert command.name == name
         assert command.help, f"{name} has no help text"

@@ -315,12 +315,12 @@ def test_contested_at_a_terminal_asks_and_records_the_choice(
 ) -> None:
     import io
 
-    from moot.cli import decide_cmd
+    from moot.protocols.decide import terminal
 
     llm_server.script("risk-m", r1("A"), r2("A", challenge={"value": "guess"}))
     llm_server.script("value-m", r1("B"), r2("B", challenge={"risk": "timid"}))
     llm_server.script("effort-m", r1("C"), r2("C", challenge={"risk": "slow"}))
-    monkeypatch.setattr(decide_cmd, "_at_terminal", lambda: True)
+    monkeypatch.setattr(terminal, "_at_terminal", lambda: True)
     monkeypatch.setattr("sys.stdin", io.StringIO("Z\nc\n"))
     assert main([*question_args(decide_judges(tmp_path, llm_server)), "--quiet"]) == 0
     captured = capsys.readouterr()
@@ -342,12 +342,12 @@ def test_no_input_never_asks(
 ) -> None:
     import io
 
-    from moot.cli import decide_cmd
+    from moot.protocols.decide import terminal
 
     llm_server.script("risk-m", r1("A"), r2("A", challenge={"value": "guess"}))
     llm_server.script("value-m", r1("B"), r2("B", challenge={"risk": "timid"}))
     llm_server.script("effort-m", r1("C"), r2("C", challenge={"risk": "slow"}))
-    monkeypatch.setattr(decide_cmd, "_at_terminal", lambda: True)
+    monkeypatch.setattr(terminal, "_at_terminal", lambda: True)
     monkeypatch.setattr("sys.stdin", io.StringIO("A\n"))
     assert main([*question_args(decide_judges(tmp_path, llm_server)), "--no-input", "--format", "yaml"]) == 0
     out = yaml.safe_load(capsys.readouterr().out)

@@ -269,6 +269,7 @@ def test_challenge_tool_returns_the_tradeoff_json_with_rising_progress(
     assert json.loads(capsys.readouterr().out) == data
     values = [p[0] for p in progress]
     assert values == sorted(values) and len(set(values)) == len(values)  # always rising
+    assert {p[1] for p in progress} == {None}  # no total: the rounds asked for, and none were
     ends = [m for _, _, m in progress if m and m.startswith("round 2") and "started" not in m]
     assert ends, progress  # the end of the last round is reported too
     assert seen["empty"].is_error and "the topic is empty" in seen["empty"].content[0].text

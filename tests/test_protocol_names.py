@@ -11,8 +11,6 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
-import pytest
-
 from moot.protocols import names
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "moot"
@@ -71,27 +69,6 @@ def offenders() -> list[str]:
     return found
 
 
-# Issue 22, still open: the protocol commands of the CLI and the MCP tools are still written by hand per
-# protocol (their generic builders from `spec.params` are not merged yet), and the gate's words still sit in a
-# table. Every other module is held to the rule now; these may only shrink.
-NOT_YET = {
-    "moot/api/gate.py",
-    "moot/cli/challenge_cmd.py",
-    "moot/cli/commands.py",
-    "moot/cli/decide_cmd.py",
-    "moot/cli/evaluate_cmd.py",
-    "moot/cli/history_cmds.py",
-    "moot/mcp/server.py",
-}
-
-
-def test_no_module_outside_the_protocols_names_one_but_the_adapters_not_yet_generic() -> None:
-    assert [o for o in offenders() if o.split(":")[0] not in NOT_YET] == []
-
-
-@pytest.mark.xfail(
-    strict=True, reason="issue 22: the CLI's protocol commands and the MCP tools are not built from the specs yet"
-)
 def test_no_module_outside_the_protocols_names_one() -> None:
     assert offenders() == []
 

@@ -1,8 +1,8 @@
 """The CI gate's rule: `--fail-under SCORE` and `--require WORD` against a result's JSON (public API).
 
-`--require` takes each protocol's own word: PASS or CONDITIONAL for `evaluate`, RECOMMENDED for `decide`
-(a contested decision fails), CONSENSUS for `challenge` (a tradeoff fails). `--fail-under` is for the
-scored evaluation only.
+`--require` takes each protocol's own words, its spec's `require_words`: PASS or CONDITIONAL for `evaluate`,
+RECOMMENDED for `decide` (a contested decision fails), CONSENSUS for `challenge` (a tradeoff fails).
+`--fail-under` is for the scored protocols only (a spec's `scored`: `evaluate`).
 
 `gate_failure` is a pure function of the result's JSON, so every protocol's command, the tests and users'
 scripts share it. It lived in `moot.cli.gate`, which still re-exports it; this is its public home.
@@ -16,24 +16,27 @@ from typing import Any
 from moot.api.results import verdict_word
 from moot.errors import UsageError
 
-__all__ = ["REQUIRE_WORDS", "VERDICT_RANK", "check_gate_options", "gate_failure"]
+__all__ = ["VERDICT_RANK", "check_gate_options", "gate_failure"]
 
 # how good each verdict is: --require X passes any verdict at least as good as X
 VERDICT_RANK = {"FAIL": 0, "CONDITIONAL": 1, "PASS": 2}
-# what --require accepts per protocol; for decide and challenge, the one outcome that passes
-REQUIRE_WORDS = {"evaluate": ("PASS", "CONDITIONAL"), "decide": ("RECOMMENDED",), "challenge": ("CONSENSUS",)}
 
 
-def check_gate_options(fail_under: float | None, require: str | None, protocol: str = "evaluate") -> str | None:
-    """Validate the gate options before any call; returns `require` upper-cased."""
-    if fail_under is not None and protocol != "evaluate":
-        raise UsageError("--fail-under applies to scored evaluations (moot evaluate) only")
+def check_gate_options(fail_under: float | None, require: str | None, protocol: str) -> str | None:
+    """Validate the gate options before any call; returns `require` upper-cased. What each protocol accepts
+    is its spec's (`scored`, `require_words`)."""
+    from moot.protocols import spec_for, specs
+
+    spec = spec_for(protocol)
+    if fail_under is not None and not spec.scored:
+        scored = ", ".join(f"moot {s.name}" for s in specs() if s.scored)
+        raise UsageError(f"--fail-under applies to scored evaluations ({scored}) only")
     if fail_under is not None and not 1.0 <= fail_under <= 5.0:
         raise UsageError(f"--fail-under must be a score between 1 and 5 (got {fail_under:g})")
     if require is None:
         return None
     word = require.strip().upper()
-    allowed = REQUIRE_WORDS.get(protocol, ())
+    allowed = spec.require_words
     if word not in allowed:
         raise UsageError(f"--require must be {' or '.join(allowed)} (got {require!r})")
     return word

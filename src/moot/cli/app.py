@@ -1,9 +1,10 @@
 """The `moot` command: the table of sub-commands, and the one place where errors become exit codes.
 
-A sub-command's module is imported only when it runs or shows its help (`moot.cli.group`). `moot`,
-`moot --help` and `moot --version` import neither typer nor any command: they are answered from the
-table in `moot.cli.commands`, in click's own layout (a test holds the two to the same text), because
-typer's import alone takes most of a 150 ms budget.
+A sub-command's module is imported only when it runs or shows its help (`moot.cli.group`); a protocol's
+command is built from its spec then, importing that protocol alone. `moot`, `moot --help` and
+`moot --version` import neither typer nor any command nor any protocol: they are answered from the table
+in `moot.cli.commands` (the protocols' lines from the registry), in click's own layout (a test holds the
+two to the same text), because typer's import alone takes most of a 150 ms budget.
 
 Exit codes: 0 done; 1 a gate failed (`--fail-under`, `--require`); 2 bad input (one line on stderr, no
 LLM call made); 3 the debate could not reach a trustworthy end; 130 interrupted (resumable).
@@ -14,10 +15,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from moot.cli.commands import COMMANDS, DESCRIPTION, top_help, version_line
+from moot.cli.commands import DESCRIPTION, commands, top_help, version_line
 from moot.errors import DebateAborted, Interrupted, MootError, UsageError
 
-__all__ = ["COMMANDS", "DESCRIPTION", "main", "run", "top_help", "version_line"]
+__all__ = ["DESCRIPTION", "commands", "main", "run", "top_help", "version_line"]
 
 
 def _quick(args: list[str]) -> bool:

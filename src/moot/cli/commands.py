@@ -1,6 +1,11 @@
 """The table of `moot`'s sub-commands and their one-line helps, where each command's code is, and `moot --help`
 laid out from the table as click would lay it out: read by the fast path in `moot.cli.app` and by the typer
-group in `moot.cli.group`."""
+group in `moot.cli.group`.
+
+The protocols' commands come first, one per protocol the registry lists (`moot.protocols`: its entries and
+their one-line helps, read without importing a protocol), built from each one's spec by
+`moot.cli.protocol_cmd`; a protocol is named nowhere here. Then moot's own commands (`OWN`).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,8 @@ DESCRIPTION = (
     "LLM judges with assigned stances debate an artifact, a decision or a position, and end in a verdict you can trust."
 )
 
-# name -> the one-line help `moot --help` lists, in the order they are listed
-COMMANDS: dict[str, str] = {
-    "evaluate": "Evaluate an artifact by a debate between judges with stances.",
-    "decide": "Pick between options: Risk, Value and Effort judges debate them.",
-    "challenge": "Defend a position against challengers attacking it at once.",
+# moot's own commands -> the one-line help `moot --help` lists, in the order they are listed (after the protocols')
+OWN: dict[str, str] = {
     "batch": "Debate every item of a JSONL file; run it again to continue it.",
     "bench": "Does a debate beat one judge or a vote? Measured on gold items.",
     "demo": "Watch a whole debate of scripted judges (no API key needed).",
@@ -33,9 +35,23 @@ _ELSEWHERE = {
 OPTIONS = [("--version", "Print moot's version and exit."), ("--help", "Show this message and exit.")]
 
 
+def protocol_commands() -> dict[str, str]:
+    """Each protocol's command -> its one-line help, in the registry's order (a protocol named like one of
+    moot's own commands gets no command)."""
+    from moot.protocols import entries, one_line_help
+
+    return {e.name: one_line_help(e.name) for e in entries() if e.name not in OWN}
+
+
+def commands() -> dict[str, str]:
+    """Every sub-command -> its one-line help, in the order `moot --help` lists them."""
+    return protocol_commands() | OWN
+
+
 def command_target(name: str) -> str:
-    """Where a command's typer function is, as `module:function`: `moot.cli.<name>_cmd:<name>`, so that
-    adding a command is its module and one line in `COMMANDS`."""
+    """Where one of moot's own commands' typer function is, as `module:function`: `moot.cli.<name>_cmd:<name>`,
+    so that adding a command is its module and one line in `OWN`. (A protocol's command is built from its
+    spec: `moot.cli.protocol_cmd`.)"""
     return _ELSEWHERE.get(name, f"moot.cli.{name}_cmd:{name}")
 
 
@@ -70,4 +86,4 @@ def top_help() -> str:
     width = max(min(shutil.get_terminal_size().columns, 80) - 2, 50)
     about = textwrap.fill(DESCRIPTION, width, initial_indent="  ", subsequent_indent="  ", replace_whitespace=False)
     lines = ["Usage: moot [OPTIONS] COMMAND [ARGS]...", "", about, "", "Options:", *_definitions(OPTIONS, width)]
-    return "\n".join([*lines, "", "Commands:", *_definitions(list(COMMANDS.items()), width)]) + "\n"
+    return "\n".join([*lines, "", "Commands:", *_definitions(list(commands().items()), width)]) + "\n"

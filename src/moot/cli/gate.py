@@ -2,19 +2,31 @@
 and `--html PATH` leaves the HTML report beside the job's other artifacts.
 
 The rule itself (`gate_failure`, `check_gate_options`) lives in `moot.api.gate`, its public home; it is
-re-exported here for scripts that imported it from this module before. The command modules only add the
-options and call `finish`.
+re-exported here for scripts that imported it from this module before. The protocol commands
+(`moot.cli.protocol_cmd`) only add the options and call `finish`.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from moot.api.gate import REQUIRE_WORDS, VERDICT_RANK, check_gate_options, gate_failure
+from moot.api.gate import VERDICT_RANK, check_gate_options, gate_failure
+from moot.cli.output import FORMATS
 
-__all__ = ["GATE_EXIT", "REQUIRE_WORDS", "VERDICT_RANK", "check_gate_options", "finish", "gate_failure", "render"]
+if TYPE_CHECKING:
+    from moot.engine.spec import ProtocolSpec
+
+__all__ = [
+    "GATE_EXIT",
+    "VERDICT_RANK",
+    "check_gate_options",
+    "finish",
+    "gate_failure",
+    "protocol_formats",
+    "render",
+]
 
 GATE_EXIT = 1
 
@@ -42,7 +54,10 @@ def finish(
     return GATE_EXIT
 
 
-GATE_FORMATS = ("text", "json", "yaml", "github")
+def protocol_formats(spec: ProtocolSpec) -> tuple[str, ...]:
+    """The `--format`s of a protocol's command: text, json and yaml, those its `show` prints itself
+    (`markdown`), and github."""
+    return (*FORMATS, *spec.formats, "github")
 
 
 def render(protocol: str, result: Any, fmt: str) -> str:

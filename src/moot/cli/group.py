@@ -1,5 +1,6 @@
 """The typer side of the `moot` command: a group whose sub-commands are imported only when one runs or
-shows its help (the table and its one-line helps live in `moot.cli.commands`)."""
+shows its help (the table and its one-line helps live in `moot.cli.commands`). A protocol's command is
+built from its spec on first use (`moot.cli.protocol_cmd`), importing that protocol alone."""
 
 from __future__ import annotations
 
@@ -10,18 +11,30 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from moot.cli.commands import COMMANDS, DESCRIPTION, command_target, version_line
+from moot.cli.commands import DESCRIPTION, OWN, command_target, commands, protocol_commands, version_line
 
 # The group and each sub-command it loads are typer apps alike: plain help text, errors left to `moot.cli.app`.
 _PLAIN: dict[str, Any] = {"add_completion": False, "pretty_exceptions_enable": False, "rich_markup_mode": None}
 
 
 def load_command(name: str) -> Any:
-    """The click command for one table entry, built from its typer function (imports its module)."""
-    module, _, function = command_target(name).partition(":")
+    """The click command for one table entry, built from its typer function (imports its module, or the
+    protocol whose command it is)."""
+    if name in OWN:
+        module, _, function = command_target(name).partition(":")
+        callback = getattr(importlib.import_module(module), function)
+    else:
+        from moot.cli.protocol_cmd import protocol_command
+
+        callback = protocol_command(name)
     sub = typer.Typer(**_PLAIN)
-    sub.command(name, short_help=COMMANDS[name])(getattr(importlib.import_module(module), function))
+    sub.command(name, short_help=commands()[name])(callback)
     return typer.main.get_command(sub)
+
+
+def _known(name: str) -> bool:
+    """A sub-command's name (the registry is read only for a name that is not one of moot's own)."""
+    return name in OWN or name in protocol_commands()
 
 
 class LazyCommands(MutableMapping[str, Any]):
@@ -32,7 +45,7 @@ class LazyCommands(MutableMapping[str, Any]):
 
     def __getitem__(self, name: str) -> Any:
         if name not in self._built:
-            if name not in COMMANDS:
+            if not _known(name):
                 raise KeyError(name)
             self._built[name] = load_command(name)
         return self._built[name]
@@ -44,10 +57,10 @@ class LazyCommands(MutableMapping[str, Any]):
         del self._built[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(dict.fromkeys([*COMMANDS, *self._built]))
+        return iter(dict.fromkeys([*commands(), *self._built]))
 
     def __len__(self) -> int:
-        return len(set(COMMANDS) | set(self._built))
+        return len(set(commands()) | set(self._built))
 
 
 class LazyGroup(TyperGroup):
@@ -59,7 +72,7 @@ class LazyGroup(TyperGroup):
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         with formatter.section("Commands"):
-            formatter.write_dl(list(COMMANDS.items()))
+            formatter.write_dl(list(commands().items()))
 
 
 def _version(value: bool) -> None:

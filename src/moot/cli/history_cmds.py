@@ -157,4 +157,4 @@ def resume(
             )
     except KeyboardInterrupt:
         raise Interrupted(row.id if row else debate_id) from None
-    emit(render_result(row.protocol if row else "evaluate", result, fmt))
+    emit(render_result(row.protocol if row else str(getattr(result, "protocol", "")), result, fmt))

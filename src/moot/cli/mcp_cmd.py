@@ -31,7 +31,7 @@ def mcp(
         str, typer.Option(help="Address to bind with --http (default 127.0.0.1: this machine only).")
     ] = "127.0.0.1",
 ) -> None:
-    """Serve the MCP tools evaluate, decide, challenge, show_debate, list_debates and doctor (stdio by default)."""
+    """Serve moot's MCP tools: one per protocol, then show_debate, list_debates and doctor (stdio by default)."""
     check_host(host)
     try:
         from moot.mcp import build_server

@@ -1,23 +1,23 @@
 """Running a debate from a command: asyncio at the top, Ctrl-C turned into a resumable `Interrupted`, and
-the life of a protocol command (`evaluate`, `decide`, `challenge`) written once for the three."""
+the life of a protocol command written once for every protocol (`run_command`; the commands themselves are
+built from the specs by `moot.cli.protocol_cmd`)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
-from moot.cli.gate import GATE_FORMATS, check_gate_options, finish, render
+from moot.cli.gate import check_gate_options, finish, protocol_formats, render
 from moot.cli.live import announce, progress_sink, showing
-from moot.cli.output import check_format, dry_run_exit, emit
+from moot.cli.output import check_format, dry_run_exit, emit, render_result, say, text_for
 from moot.engine.runs import RunOptions
 from moot.errors import Interrupted
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from moot.engine.events import EventSink
     from moot.engine.prepared import Prepared
+    from moot.reports.terminal import TextReport
 
 T = TypeVar("T")
 
@@ -66,31 +66,51 @@ def judges_line(given: str | None) -> str:
     return f"judges file: {source.path if source.path else 'none'} ({source.why})"
 
 
-def run_command(
-    protocol: str,
-    parameters: Mapping[str, Any],
-    show: Callable[[Any], BaseModel] | None = None,
-    *,
-    formats: tuple[str, ...] = GATE_FORMATS,
-) -> int:
-    """A protocol command from its parameters (its `locals()`) to its exit code. The format and the gate
-    options are checked before anything is prepared; a dry run prints its plan and exits 0; a run prints
-    its result with `show` (by default the protocol's rendering in `--format`), which returns the result
-    the gate reads (`decide` may have recorded the person's choice in it), then `--html` and the gate."""
-    fmt = check_format(parameters["fmt"], formats)
-    fail_under = parameters.get("fail_under")  # scored evaluations only
-    require = check_gate_options(fail_under, parameters["require"], protocol)
-    dry_run = parameters["dry_run"]
-    prepared, options, sink = prepare_cli(protocol, parameters, parameters["progress"], fmt, planning=dry_run)
+class CommandTerminal:
+    """The CLI's output, lent to a protocol's `show` hook (`moot.engine.spec.Terminal`) for its own result."""
+
+    def __init__(self, protocol: str) -> None:
+        self.protocol = protocol
+
+    def emit(self, text: str) -> None:
+        emit(text)
+
+    def say(self, text: str) -> None:
+        say(text)
+
+    def render(self, result: Any, fmt: str, *, stream: TextIO | None = None) -> str:
+        if fmt == "github" or stream is None:
+            return render(self.protocol, result, fmt)
+        return render_result(self.protocol, result, fmt, stream=stream)
+
+    def text(self, report: TextReport | str, *, stream: TextIO | None = None) -> str:
+        return text_for(report, stream)
+
+
+def run_command(protocol: str, values: Mapping[str, Any]) -> int:
+    """A protocol command from its values (its own params' and the shared options', by their Python names)
+    to its exit code. The format and the gate options are checked before anything is prepared; a dry run
+    prints its plan and exits 0; a run prints its result with the spec's `show` (by default the protocol's
+    rendering in `--format`), which returns the result the gate reads (a person may have added to it), then
+    `--html` and the gate."""
+    from moot.protocols import spec_for
+
+    spec = spec_for(protocol)
+    fmt = check_format(values["fmt"], protocol_formats(spec))
+    fail_under = values.get("fail_under")  # scored protocols only
+    require = check_gate_options(fail_under, values.get("require"), protocol)
+    dry_run = values["dry_run"]
+    own = {p.name: values[p.name] for p in spec.params if p.name in values}
+    prepared, options, sink = prepare_cli(protocol, own, values["progress"], fmt, planning=dry_run)
     if dry_run:
         return dry_run_exit(prepared, options, fmt)
     from moot.judges.factory import require_credentials, seat_judges
 
     require_credentials(seat_judges(prepared.seats))  # a missing key stays one line of bad input, before any progress
-    announce(sink, judges_line(parameters.get("judges")))
-    result = run_prepared_cli(prepared, options, sink, parameters["max_cost"])
-    if show is None:
+    announce(sink, judges_line(own.get("judges")))
+    result = run_prepared_cli(prepared, options, sink, values["max_cost"])
+    if spec.show is None:
         emit(render(protocol, result, fmt))
     else:
-        result = show(result)
-    return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=parameters["html"])
+        result = spec.show(result, fmt, own, CommandTerminal(protocol))
+    return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=values["html"])

@@ -3,6 +3,11 @@
 arguments become a prepared debate, how a stored one is prepared again for resume, its result type and its
 renderings; the CLI, the Python API, the MCP server, `moot batch` and `moot bench` read only this.
 Estimating (the dry run), running and resuming are then the same for every protocol.
+
+The protocol's CLI command and MCP tool are built from the spec too: its parameters declared once (`params`,
+each a `Param`), its `description`, and the few fields after them (`scored`, `require_words`, a `show` hook,
+...); nothing is written for a protocol in `moot.cli` or `moot.mcp` (`moot.cli.protocol_cmd`,
+`moot.mcp.server.protocol_tool`).
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TextIO
 
 from pydantic import BaseModel
 
@@ -36,19 +41,42 @@ REQUIRED: Any = _Required()
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a protocol, written once: the CLI option (or argument) and the MCP tool's argument
-    derive from it, in the API's own name, so that the adapters cannot word or map it differently."""
+    """One parameter of a protocol's command and tool, written once: the CLI option (or argument) and the MCP
+    tool's argument derive from it (`moot.cli.protocol_cmd`, `moot.mcp.server`), so that the two adapters
+    cannot word or type it differently. The spec's `adapt` turns the values into the API's arguments."""
 
     name: str  # the Python name (`max_rounds`); the CLI spells it `--max-rounds` unless `flags` says otherwise
     type: Any  # the annotation: `str`, `int | None`, `list[str] | None`, `bool`, ...
     default: Any = REQUIRED
     help: str = ""  # the CLI's help, and the MCP description unless `mcp_help` is given
-    flags: tuple[str, ...] = ()  # the CLI's spellings (`("--solution", "-s")`)
+    flags: tuple[str, ...] = ()  # the CLI's spellings (`("--solution", "-s")`); a bool gives its one flag
     argument: bool = False  # a positional CLI argument
     mcp_help: str | None = None
     mcp_type: Any = None  # the MCP annotation when it differs from `type`
     cli: bool = True  # offered by the CLI
     mcp: bool = True  # offered by the MCP tool
+
+
+# Where a protocol's command lists `--format` among its own parameters (`params=(..., FORMAT, ...)`); without
+# it, `--format` comes after them. The CLI words it from the spec's `formats`; the MCP tools answer JSON.
+FORMAT = Param("fmt", str, "text", flags=("--format", "-f"), mcp=False)
+
+
+class Terminal(Protocol):
+    """What the CLI lends a protocol's `show` hook: its own output, so that the hook prints as every command
+    does (inert text; drawn by rich at a terminal) without importing the CLI."""
+
+    def emit(self, text: str) -> None:
+        """Write a result on stdout."""
+
+    def say(self, text: str) -> None:
+        """Write one message line on stderr."""
+
+    def render(self, result: Any, fmt: str, *, stream: TextIO | None = None) -> str:
+        """The result in one of the CLI's formats (`text` drawn for `stream`, stdout by default)."""
+
+    def text(self, report: TextReport | str, *, stream: TextIO | None = None) -> str:
+        """A text report as it should appear on `stream` (stdout by default)."""
 
 
 @dataclass(frozen=True)
@@ -92,16 +120,34 @@ class ProtocolSpec:
     # the protocol function's own arguments validated and the judges built (the judges file in
     # `Prepared.panel`); `planning=True` for a dry run (no key needed)
     build: Callable[..., Coroutine[Any, Any, Prepared]]
-    # the CLI command's and MCP tool's parameters (`option`, `context`, `no_files`, ...) in the API's names,
-    # so that the two adapters cannot map them differently
+    # the values of `params` (the CLI command's or the MCP tool's: `option`, `context`, `no_files`, ...) in the
+    # API's names, so that the two adapters cannot map them differently
     adapt: Callable[[Mapping[str, Any]], dict[str, Any]]
     help: str = ""  # one line: `moot --help` (the registry's line wins for a built-in protocol)
     # the public Python names the protocol adds to `moot` and `moot.api` (its function, the sync twin, its
     # result type), so that neither names a protocol
     exports: Mapping[str, Any] = field(default_factory=dict)
-    # --- the CLI command and the MCP tool ---
+    # --- the CLI command and the MCP tool, built from these alone (nothing is written for them in cli/ or mcp/);
+    # the options every protocol command takes (--format, --progress, --html, --require, --dry-run, --max-cost)
+    # are the CLI's and the MCP server's own, worded from the fields below ---
     params: tuple[Param, ...] = ()  # the protocol's own parameters, in the order the CLI lists them
-    description: str = ""  # the command's help and the MCP tool's description
+    description: str = ""  # the command's help, and the MCP tool's description unless `mcp_description` is given
+    mcp_description: str = ""
+    mcp_summary: str = ""  # what the MCP server's instructions say of the tool: one sentence naming it in backticks
+    scored: bool = False  # its result has a score: the command takes `--fail-under`
+    # what `--require` accepts: verdicts at least this good (PASS, CONDITIONAL), or the one outcome that passes
+    require_words: tuple[str, ...] = ()
+    require_fails: str = ""  # with one outcome word: when the gate fails ("the decision is contested")
+    formats: tuple[str, ...] = ()  # `--format`s its `show` prints besides text, json, yaml and github
+    dry_run_help: str = ""  # the CLI's `--dry-run` / `--max-cost` help, when the generic words do not fit
+    max_cost_help: str = ""
+    # prints a finished debate's result for the CLI in `--format` (default: the protocol's rendering), given
+    # the command's own parameters; returns the result the gate and `--html` read (a person may have added
+    # to it: decide's choice)
+    show: Callable[[Any, str, Mapping[str, Any], Terminal], BaseModel] | None = None
+    # the MCP progress notifications' total, from the prepared debate and the tool's own arguments (default:
+    # the rounds planned)
+    progress_total: Callable[[Prepared, Mapping[str, Any]], int | None] | None = None
     # --- batch and bench ---
     batch: BatchSpec = field(default_factory=BatchSpec)  # how `moot batch` reads its items
     bench: BenchRole | None = None  # the suites `moot bench` runs with it (None: none)

@@ -1,13 +1,23 @@
 """`moot mcp`: the Model Context Protocol server, a thin adapter over the public API and the store.
 
-Tools: `evaluate`, `decide`, `challenge` (one per protocol, `PROTOCOL_TOOLS`), `show_debate`,
-`list_debates`, `doctor`. Each returns the same JSON as the CLI's `--format json` (as structured content and as text).
+Tools: one per protocol the registry lists (`protocol_tools`), then `show_debate`, `list_debates` and
+`doctor`. Each returns the same JSON as the CLI's `--format json` (as structured content and as text).
 A debate reports one progress notification when each round starts and one when it ends. Bad arguments
 become a tool error with the CLI's one-line message; the server keeps serving.
+
+A protocol's tool is built from its spec alone (`protocol_tool`), as its CLI command is
+(`moot.cli.protocol_cmd`): nothing is written here for a new protocol, and none is named. The tool is
+called by the protocol's name; its arguments are the spec's `params` that have `mcp=True`, in their order
+(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost` and `dry_run`,
+which every protocol tool takes; its description is the spec's `mcp_description` (or `description`), and
+`mcp_summary` is its sentence in the server's instructions. The values are put in the API's names by the
+spec's `adapt` and prepared by its `build`, as the CLI's are; progress runs to the rounds planned, or to
+the spec's `progress_total`.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -19,26 +29,25 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from moot.engine.events import Event, EventSink
+from moot.engine.spec import REQUIRED
 from moot.errors import MootError
 from moot.reports.serialize import to_json
 
 if TYPE_CHECKING:
     from moot.engine.prepared import Prepared
+    from moot.engine.spec import ProtocolSpec
 
 T = TypeVar("T")
-INSTRUCTIONS = (
-    "moot runs debates between LLM judges with assigned stances. `evaluate` scores an artifact (files) "
-    "against criteria and returns a verdict (PASS, CONDITIONAL or FAIL) with findings and recommendations. "
-    "`decide` debates the options of a question (Risk, Value, Effort) and recommends one or says it is contested. "
-    "`challenge` has a proponent defend a position against challengers: CONSENSUS or a TRADEOFF document. "
-    "Debates are stored: `list_debates` and `show_debate` read them back; `doctor` says which judges are usable."
-)
+# the server's instructions: these, with each protocol's sentence (its spec's `mcp_summary`) between them
+ABOUT = "moot runs debates between LLM judges with assigned stances."
+STORED = "Debates are stored: `list_debates` and `show_debate` read them back; `doctor` says which judges are usable."
 
 DRY_RUN_HELP = "Plan and price every call (typical and worst case) and send nothing; returns the dry-run JSON."
 # the parameters every protocol tool takes, worded once
 HtmlParam = Annotated[str | None, Field(description="Also write the HTML report to this file.")]
 MaxCostParam = Annotated[float | None, Field(description="USD cap: no round starts whose worst case could cross it.")]
 DryRunParam = Annotated[bool, Field(description=DRY_RUN_HELP)]
+SHARED_PARAMS = (("html", HtmlParam, None), ("max_cost", MaxCostParam, None), ("dry_run", DryRunParam, False))
 
 
 def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
@@ -131,110 +140,54 @@ def _tool_error(e: MootError) -> ToolError:
 # the tools
 
 
-async def evaluate(
-    ctx: Context,
-    solution: Annotated[list[str] | str, Field(description="Files, folders or globs to evaluate.")],
-    task: Annotated[str, Field(description="What the solution was supposed to accomplish.")] = "",
-    criteria: Annotated[
-        str,
-        Field(description="name:weight,... or a rubric YAML file or code, design, documentation, plan."),
-    ] = "code",
-    judges: Annotated[
-        str | None, Field(description="Judges file (YAML). Default: gemini-3-pro-preview, gpt-5.2 and grok-4.")
-    ] = None,
-    max_rounds: Annotated[int | None, Field(description="Most rounds (default 3).")] = None,
-    mode: Annotated[str, Field(description="complete (up to max rounds) or quick (one round).")] = "complete",
-    reports_dir: Annotated[str | None, Field(description="Where per-judge reports are written.")] = ".specs/reports",
-    no_reports: Annotated[bool, Field(description="Write no report files.")] = False,
-    html: HtmlParam = None,
-    max_cost: MaxCostParam = None,
-    dry_run: DryRunParam = False,
-) -> CallToolResult:
-    """Evaluate an artifact by a debate between judges with assigned stances; returns the verdict JSON."""
-    return await _debate(ctx, "evaluate", locals(), html=html, max_cost=max_cost, dry_run=dry_run)
+def _argument(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    given = inspect.Parameter.empty if default is REQUIRED else default
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=given, annotation=annotation)
 
 
-async def decide(
-    ctx: Context,
-    question: Annotated[str | None, Field(description="The question to decide.")] = None,
-    option: Annotated[list[str] | None, Field(description="Options as 'ID=LABEL[: description]', two or more.")] = None,
-    context: Annotated[list[str] | None, Field(description="Files (or folders) of context, e.g. the spec.")] = None,
-    debate_context: Annotated[
-        str | None, Field(description="A YAML file with a debate_context block (instead of question).")
-    ] = None,
-    judges: Annotated[
-        str | None, Field(description="Judges file (YAML). Default: Risk, Value and Effort judges on sonnet.")
-    ] = None,
-    threshold: Annotated[float | None, Field(description="Consensus threshold in (0, 1] (default 0.67).")] = None,
-    question_id: Annotated[str | None, Field(description="Names the files (default: from the question).")] = None,
-    feature_dir: Annotated[
-        str | None,
-        Field(
-            description="The decision files (each judge's recommendation per round, the decision record) go to "
-            "FEATURE_DIR/sadd/."
-        ),
-    ] = None,
-    no_files: Annotated[bool, Field(description="Write no files (the store keeps everything).")] = False,
-    html: HtmlParam = None,
-    max_cost: MaxCostParam = None,
-    dry_run: DryRunParam = False,
-) -> CallToolResult:
-    """Decide between options by an adversarial debate of Risk, Value and Effort judges.
+def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]]:
+    """The protocol's tool: a function whose signature the SDK reads (built from the spec's params, the
+    shared `html`, `max_cost` and `dry_run` after them, `ctx` for progress)."""
+    parameters = [_argument("ctx", Context, REQUIRED)]
+    for p in spec.params:
+        if p.mcp:
+            described = Field(description=p.help if p.mcp_help is None else p.mcp_help)
+            kind = p.type if p.mcp_type is None else p.mcp_type
+            parameters.append(_argument(p.name, Annotated[kind, described], p.default))
+    parameters += [_argument(name, annotation, default) for name, annotation, default in SHARED_PARAMS]
 
-    A contested result is returned as it stands (outcome CONTESTED) for the person to choose.
-    """
-    return await _debate(ctx, "decide", locals(), html=html, max_cost=max_cost, dry_run=dry_run)
+    async def tool(ctx: Context, **values: Any) -> CallToolResult:
+        html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
+        return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run)
+
+    tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
+    tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
+    tool.__name__ = tool.__qualname__ = spec.name
+    tool.__doc__ = spec.mcp_description or spec.description
+    return tool
 
 
-async def challenge(
-    ctx: Context,
-    topic: Annotated[str, Field(description="The question or claim to take a position on.")],
-    context: Annotated[list[str] | None, Field(description="Files, folders or globs the debate should read.")] = None,
-    proponent: Annotated[
-        str | None, Field(description="Who forms and defends the position: a model, or an agent CLI (claude, ...).")
-    ] = None,
-    challenger: Annotated[
-        list[str] | None, Field(description="Challengers: models or agent CLIs (gemini, codex, qwen, claude).")
-    ] = None,
-    judges: Annotated[
-        str | None, Field(description="Judges file with 'proponent:' and 'challengers:' (and max_rounds, ...).")
-    ] = None,
-    max_rounds: Annotated[int | None, Field(description="Most confrontation rounds (default 5).")] = None,
-    html: HtmlParam = None,
-    max_cost: MaxCostParam = None,
-    dry_run: DryRunParam = False,
-) -> CallToolResult:
-    """Defend a position against challengers attacking it in parallel: CONSENSUS, or a TRADEOFF
-    with the assumptions behind the disagreement."""
-    # its progress total is the rounds asked for (none when not given), as it always was
-    return await _debate(
-        ctx, "challenge", locals(), html=html, max_cost=max_cost, dry_run=dry_run, total=lambda _: max_rounds
-    )
-
-
-def _planned_rounds(prepared: Prepared) -> int | None:
+def _planned_rounds(prepared: Prepared, _values: Mapping[str, Any]) -> int | None:
     return prepared.rounds
 
 
 async def _debate(
     ctx: Context,
-    protocol: str,
-    parameters: Mapping[str, Any],
+    spec: ProtocolSpec,
+    values: Mapping[str, Any],
     *,
     html: str | None,
     max_cost: float | None,
     dry_run: bool,
-    total: Callable[[Prepared], int | None] = _planned_rounds,
 ) -> CallToolResult:
-    """A protocol tool: its parameters, put in the API's names, prepared by the protocol's own `build`
-    and `prepare` (as the CLI and the Python API do), then estimated or run with round progress; bad
-    input is a tool error."""
+    """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
+    own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
+    progress; bad input is a tool error."""
     from moot.engine.panel import options_from_panel
     from moot.engine.prepared import estimate_prepared, run_prepared
-    from moot.protocols import spec_for
 
-    spec = spec_for(protocol)
-    arguments = spec.adapt(parameters)
+    arguments = spec.adapt(values)
+    total = spec.progress_total or _planned_rounds
     try:
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
             planned = await spec.build(**arguments, planning=True)
@@ -246,7 +199,7 @@ async def _debate(
             result: BaseModel = await run_prepared(prepared, options)
             return result
 
-        result = await with_progress(ctx, total(prepared), run)
+        result = await with_progress(ctx, total(prepared, values), run)
         return _debate_result(result, html)
     except MootError as e:
         raise _tool_error(e) from None
@@ -309,12 +262,26 @@ async def doctor(
         raise _tool_error(e) from None
 
 
-# protocol name -> (tool function, description); protocols other than evaluate register themselves here
-PROTOCOL_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {
-    "evaluate": evaluate,
-    "decide": decide,
-    "challenge": challenge,
+# the tools that are moot's own (a protocol named like one of them gets no tool)
+OWN_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {
+    "show_debate": show_debate,
+    "list_debates": list_debates,
+    "doctor": doctor,
 }
+
+
+def protocol_tools() -> dict[str, Callable[..., Awaitable[CallToolResult]]]:
+    """One tool per protocol the registry lists, by its name (imports every protocol)."""
+    from moot.protocols import specs
+
+    return {spec.name: protocol_tool(spec) for spec in specs() if spec.name not in OWN_TOOLS}
+
+
+def instructions() -> str:
+    """What the server tells a client about its tools, each protocol's sentence from its spec."""
+    from moot.protocols import specs
+
+    return " ".join([ABOUT, *(s.mcp_summary for s in specs() if s.mcp_summary), STORED])
 
 
 def _version() -> str:
@@ -328,10 +295,7 @@ def _version() -> str:
 
 def build_server(name: str = "moot") -> MCPServer:
     """A fresh server with every tool registered (nothing runs until a transport starts it)."""
-    server: MCPServer = MCPServer(name=name, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
-    for tool_name, fn in PROTOCOL_TOOLS.items():
+    server: MCPServer = MCPServer(name=name, instructions=instructions(), version=_version(), log_level="WARNING")
+    for tool_name, fn in (protocol_tools() | OWN_TOOLS).items():
         server.add_tool(fn, name=tool_name, structured_output=False)
-    server.add_tool(show_debate, name="show_debate", structured_output=False)
-    server.add_tool(list_debates, name="list_debates", structured_output=False)
-    server.add_tool(doctor, name="doctor", structured_output=False)
     return server

@@ -11,7 +11,11 @@ ones run. The seeds' three:
 - `decide`: adversarial debate over options between stance judges (seed 002);
 - `challenge`: a position defended against parallel challengers (seed 004).
 
-Importing this module imports no protocol: `moot --help` lists the commands from `BUILT_IN` alone.
+Each protocol's CLI command (`moot <name>`) and MCP tool (`<name>`) are built from its SPEC's `params`;
+nothing is written for it in `moot.cli` or `moot.mcp`.
+
+Importing this module imports no protocol: `moot --help` lists the protocols' commands from `entries()`
+alone (a plugin's one line comes from its SPEC).
 """
 
 from __future__ import annotations

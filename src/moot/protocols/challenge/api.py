@@ -7,7 +7,7 @@ then run the debate in the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from moot.judges.factory import build_seat
 from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
-from moot.protocols.challenge import batching
+from moot.protocols.challenge import batching, params, terminal
 from moot.protocols.challenge.demo_spec import DEMO
 from moot.protocols.challenge.github import challenge_github
 from moot.protocols.challenge.html import challenge_view
@@ -366,12 +366,6 @@ def _text(result: ChallengeResult) -> TextReport:
     return challenge_report(result)
 
 
-def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    """An empty list of context files or challengers is none given (the defaults apply)."""
-    renamed = {"context": values["context"] or None, "challengers": values["challenger"] or None}
-    return {n: values[n] for n in ("topic", "proponent", "judges", "max_rounds")} | renamed
-
-
 # the judges `moot doctor` checks when no judges file is in effect: every agent CLI a challenge may seat
 DOCTOR_JUDGES = tuple(("agent-cli", JudgeSpec(cli=name)) for name in PROFILES)
 
@@ -381,7 +375,7 @@ SPEC = ProtocolSpec(
     ChallengeResult,
     _text,
     _build,
-    _adapt,
+    params.adapt,
     exports={
         "challenge": challenge,
         "challenge_sync": challenge_sync,
@@ -398,4 +392,15 @@ SPEC = ProtocolSpec(
     html_view=challenge_view,
     default_judges=DOCTOR_JUDGES,
     demo=DEMO,
+    params=params.PARAMS,
+    description=params.DESCRIPTION,
+    mcp_description=params.MCP_DESCRIPTION,
+    mcp_summary=params.MCP_SUMMARY,
+    require_words=("CONSENSUS",),
+    require_fails="the debate ends in a tradeoff",
+    formats=terminal.FORMATS,
+    dry_run_help=params.DRY_RUN_HELP,
+    max_cost_help=params.MAX_COST_HELP,
+    show=terminal.show,
+    progress_total=params.progress_total,
 )

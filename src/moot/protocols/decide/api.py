@@ -11,10 +11,10 @@ from moot.engine.panel import JudgeLike, blocking, resumed_judges
 from moot.engine.prepared import Prepared, run_prepared
 from moot.engine.runs import RunOptions
 from moot.engine.spec import ProtocolSpec, run_spec
-from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
-from moot.protocols.decide import batching
+from moot.protocols.decide import batching, params, terminal
+from moot.protocols.decide.choice import record_choice as record_choice
 from moot.protocols.decide.demo_spec import DEMO
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.github import decision_github
@@ -117,28 +117,6 @@ async def decide(
 decide_sync = blocking(decide)
 
 
-def record_choice(debate_id: str, option: str, *, store: Store | None = None) -> DecisionResult:
-    """Record a person's choice for a contested decision: in the store, and in the decision record file."""
-    from moot.protocols.decide.parsing import match_option
-
-    store = store or Store.open_default()
-    row = store.get_debate(debate_id)
-    if row is None or row.protocol != "decide" or row.result is None:
-        raise UsageError(f"no finished decision {debate_id} in {store.path}")
-    result = DecisionResult.model_validate(row.result)
-    if result.consensus:
-        raise UsageError(f"decision {row.id} is not contested: the judges recommend {result.recommended_option}")
-    chosen = match_option(option, result.options)
-    if chosen is None:
-        raise UsageError(f"{option!r} is not one of the options ({', '.join(o.id for o in result.options)})")
-    result = result.model_copy(update={"user_choice": chosen, "decided_by": "user"})
-    store.set_status(row.id, "finished", result=result.model_dump(mode="json"))
-    request = DecisionRequest.model_validate(row.request)
-    if request.files_dir and result.files:
-        DecisionFiles(Path(request.files_dir), request.context.question_id).write_record(result)
-    return result
-
-
 async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
     """The stored debate prepared again; a judges file given to resume replaces the stored judges."""
     request = DecisionRequest.model_validate(data)
@@ -157,12 +135,6 @@ def _text(result: DecisionResult) -> TextReport:
     return decision_report(result)
 
 
-def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    names = ("question", "debate_context", "judges", "threshold", "question_id", "feature_dir")
-    renamed = {"options": values["option"], "context_files": values["context"], "write_files": not values["no_files"]}
-    return {n: values[n] for n in names} | renamed
-
-
 # the judges `moot doctor` checks when no judges file is in effect: the default panel's three stances on
 # one model, checked once
 DOCTOR_JUDGES = (("decide", JudgeSpec(model=DEFAULT_MODEL)),)
@@ -173,7 +145,7 @@ SPEC = ProtocolSpec(
     DecisionResult,
     _text,
     _build,
-    _adapt,
+    params.adapt,
     exports={
         "decide": decide,
         "decide_sync": decide_sync,
@@ -191,4 +163,11 @@ SPEC = ProtocolSpec(
     html_view=decide_view,
     default_judges=DOCTOR_JUDGES,
     demo=DEMO,
+    params=params.PARAMS,
+    description=params.DESCRIPTION,
+    mcp_description=params.MCP_DESCRIPTION,
+    mcp_summary=params.MCP_SUMMARY,
+    require_words=("RECOMMENDED",),
+    require_fails="the decision is contested",
+    show=terminal.show,
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
@@ -27,7 +27,7 @@ from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
-from moot.protocols.evaluate import batching
+from moot.protocols.evaluate import batching, params
 from moot.protocols.evaluate.demo_spec import DEMO
 from moot.protocols.evaluate.github import evaluation_github
 from moot.protocols.evaluate.html import evaluate_view
@@ -249,11 +249,6 @@ def _text(result: EvaluationResult) -> TextReport:
     return evaluation_report(result)
 
 
-def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    names = ("solution", "task", "criteria", "judges", "max_rounds", "mode")
-    return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}
-
-
 # the judges `moot doctor` checks when no judges file is in effect: the default panel
 DOCTOR_JUDGES = tuple(("judge", JudgeSpec.model_validate(d)) for d in DEFAULT_JUDGES)
 
@@ -263,7 +258,7 @@ SPEC = ProtocolSpec(
     EvaluationResult,
     _text,
     _build,
-    _adapt,
+    params.adapt,
     exports={
         "evaluate": evaluate,
         "evaluate_sync": evaluate_sync,
@@ -279,4 +274,10 @@ SPEC = ProtocolSpec(
     html_view=evaluate_view,
     default_judges=DOCTOR_JUDGES,
     demo=DEMO,
+    params=params.PARAMS,
+    description=params.DESCRIPTION,
+    mcp_description=params.MCP_DESCRIPTION,
+    mcp_summary=params.MCP_SUMMARY,
+    scored=True,
+    require_words=("PASS", "CONDITIONAL"),
 )

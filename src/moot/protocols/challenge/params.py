@@ -1,0 +1,72 @@
+"""`challenge`'s command and tool: its parameters, written once for `moot challenge` and the MCP tool
+`challenge` (both built from them, see `moot.engine.spec.Param`), and how their values become the API's
+arguments (`adapt`). `--output` is the command's alone: it is read by
+`moot.protocols.challenge.terminal.show`, which also prints `--format markdown`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from moot.engine.prepared import Prepared
+from moot.engine.spec import FORMAT, Param
+
+DESCRIPTION = (
+    "Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff "
+    "document with the assumptions behind the disagreement."
+)
+MCP_DESCRIPTION = (
+    "Defend a position against challengers attacking it in parallel: CONSENSUS, or a TRADEOFF "
+    "with the assumptions behind the disagreement."
+)
+MCP_SUMMARY = "`challenge` has a proponent defend a position against challengers: CONSENSUS or a TRADEOFF document."
+DRY_RUN_HELP = "Print the calls and cost estimate (fast exit to all rounds); spend nothing."
+MAX_COST_HELP = "USD cap: no confrontation round starts whose worst case could cross it."
+
+PARAMS = (
+    Param("topic", str, argument=True, help="The question or claim to take a position on."),
+    Param(
+        "context",
+        list[str] | None,
+        None,
+        flags=("--context", "-c"),
+        help="File, folder or glob the debate should read; repeatable.",
+        mcp_help="Files, folders or globs the debate should read.",
+    ),
+    Param(
+        "proponent",
+        str | None,
+        None,
+        help="Who forms and defends the position: a model, or an agent CLI (claude, ...).",
+    ),
+    Param(
+        "challenger",
+        list[str] | None,
+        None,
+        help="A challenger: a model or an agent CLI (gemini, codex, qwen, claude); repeatable.",
+        mcp_help="Challengers: models or agent CLIs (gemini, codex, qwen, claude).",
+    ),
+    Param("judges", str | None, None, help="Judges file with 'proponent:' and 'challengers:' (and max_rounds, ...)."),
+    Param("max_rounds", int | None, None, help="Most confrontation rounds (default 5)."),
+    FORMAT,
+    Param(
+        "output",
+        str | None,
+        None,
+        flags=("--output", "-o"),
+        help="Also write the Markdown outcome to this file.",
+        mcp=False,
+    ),
+)
+
+
+def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
+    """An empty list of context files or challengers is none given (the defaults apply)."""
+    renamed = {"context": values["context"] or None, "challengers": values["challenger"] or None}
+    return {n: values[n] for n in ("topic", "proponent", "judges", "max_rounds")} | renamed
+
+
+def progress_total(_prepared: Prepared, values: Mapping[str, Any]) -> int | None:
+    """The MCP tool's progress runs to the rounds asked for (none when not given), as it always has."""
+    total: int | None = values.get("max_rounds")
+    return total

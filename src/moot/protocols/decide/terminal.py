@@ -1,0 +1,65 @@
+"""`moot decide` at the terminal: the decision printed, and a contested one put to the person at the
+terminal, whose choice is recorded (`record_choice`) before the gate and the HTML report read the result.
+
+With `--no-input`, without a terminal, or with `--format json`, a contested result is printed as it stands
+(the command's exit code is then 0). This is the spec's `show` hook: the CLI lends it its output
+(`moot.engine.spec.Terminal`)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from moot.engine.spec import Terminal
+from moot.errors import UsageError
+from moot.protocols.decide.choice import record_choice
+from moot.protocols.decide.schemas import DecisionResult
+from moot.protocols.decide.text import decision_report
+from moot.schemas.safe_text import safe_text
+
+MAX_ASKS = 3
+
+
+def _at_terminal() -> bool:
+    """Whether a person can answer: both stdin and stdout are a terminal."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _ask_choice(result: DecisionResult, terminal: Terminal) -> DecisionResult:
+    """Ask the person to choose an option; Enter (or end of input) leaves the decision contested."""
+    ids = "/".join(o.id for o in result.options)
+    for _ in range(MAX_ASKS):
+        sys.stderr.write(safe_text(f"Your choice [{ids}] (Enter to leave it contested): "))
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        answer = line.strip()
+        if not answer:
+            return result
+        try:
+            return record_choice(result.debate_id, answer)
+        except UsageError as e:
+            terminal.say(str(e))
+    return result
+
+
+def show(result: DecisionResult, fmt: str, options: Mapping[str, Any], terminal: Terminal) -> DecisionResult:
+    """The decision on stdout; a contested one, with a person at the terminal, asks for their choice (the
+    question on stderr where stdout carries data) and returns the result with that choice recorded, so that
+    the gate and the HTML report see it. `options`: the command's own (`no_input`)."""
+    no_input = bool(options.get("no_input"))
+    ask = not result.consensus and not no_input and fmt != "json" and _at_terminal()
+    if not ask and fmt == "text":
+        terminal.emit(terminal.text(decision_report(result, asking=not no_input)))
+    elif not ask:
+        terminal.emit(terminal.render(result, fmt))
+    elif fmt == "text":
+        terminal.emit(terminal.render(result, fmt))
+        result = _ask_choice(result, terminal)
+        if result.user_choice:
+            terminal.emit(f"Decision recorded: {result.user_choice} (chosen by you)\n")
+    else:
+        sys.stderr.write(terminal.render(result, "text", stream=sys.stderr))
+        result = _ask_choice(result, terminal)
+        terminal.emit(terminal.render(result, fmt))
+    return result
