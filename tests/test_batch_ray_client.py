@@ -26,6 +26,9 @@ from .ray_nodes import RayNodes
 from .test_batch_support import item, judges_for, read_results, serve, write_items
 
 pytest.importorskip("ray")
+# a driver's `moot batch` is given 300 s (subprocess.run below), and so is the test: on a loaded machine a head
+# that fails to start the driver's Ray Client server costs a retry, each failed try some 30 s (Ray's grace period)
+pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture(scope="module")
