@@ -35,13 +35,13 @@ from moot.judges.factory import build_seat
 from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
-from moot.protocols.challenge import batching, params, terminal
-from moot.protocols.challenge.demo_spec import DEMO
-from moot.protocols.challenge.github import challenge_github
+from moot.protocols.challenge import params, text
 from moot.protocols.challenge.html import challenge_view
+from moot.protocols.challenge.params import DEMO
 from moot.protocols.challenge.protocol import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
 from moot.protocols.challenge.result import is_legacy_result
 from moot.protocols.challenge.schemas import MAX_ROUNDS, OUTCOME_WORDS, ROUNDS, ChallengeRequest, ChallengeResult
+from moot.protocols.challenge.text import challenge_github
 from moot.reports.terminal import TextReport
 from moot.schemas.config import Artifact, JudgeSpec
 from moot.store.db import Store
@@ -384,7 +384,7 @@ SPEC = ProtocolSpec(
         "prepared_challenge": prepared_challenge,
         "run_challenge": run_challenge,
     },
-    batch=batching.BATCH,
+    batch=params.BATCH,
     final_name=PositionChallenge.final_name,
     outcome_words=OUTCOME_WORDS,
     legacy_result=is_legacy_result,
@@ -398,9 +398,9 @@ SPEC = ProtocolSpec(
     mcp_summary=params.MCP_SUMMARY,
     require_words=("CONSENSUS",),
     require_fails="the debate ends in a tradeoff",
-    formats=terminal.FORMATS,
+    formats=text.FORMATS,
     dry_run_help=params.DRY_RUN_HELP,
     max_cost_help=params.MAX_COST_HELP,
-    show=terminal.show,
+    show=text.show,
     progress_total=params.progress_total,
 )

@@ -1,15 +1,45 @@
-"""`challenge`'s command and tool: its parameters, written once for `moot challenge` and the MCP tool
+"""`challenge` as its users start it: the command's and MCP tool's parameters (written once), a batch item's
+fields and the demo's inputs.
+
+`challenge`'s command and tool: its parameters, written once for `moot challenge` and the MCP tool
 `challenge` (both built from them, see `moot.engine.spec.Param`), and how their values become the API's
 arguments (`adapt`). `--output` is the command's alone: it is read by
-`moot.protocols.challenge.terminal.show`, which also prints `--format markdown`."""
+`moot.protocols.challenge.text.show`, which also prints `--format markdown`.
+
+How `moot batch` reads a challenge item: its context files to resolve and the topic it must have.
+
+`moot demo challenge`: a scripted proponent defends sharding the orders table against three scripted
+challengers, accepting one objection and answering another in part.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from moot.engine.demo import DemoSpec
 from moot.engine.prepared import Prepared
-from moot.engine.spec import FORMAT, Param
+from moot.engine.spec import FORMAT, BatchSpec, Param
+from moot.errors import UsageError
+from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS
+
+TOPIC = "Should the orders table be sharded, and by what key?"
+
+DEMO = DemoSpec(
+    folder=Path(__file__).resolve().parent / "demo",
+    argv=("challenge", TOPIC, "--judges", "judges.yaml", "--context", "context.md"),
+    gate="--require CONSENSUS",
+)
+
+
+def _required(data: Mapping[str, Any], where: str) -> None:
+    if not isinstance(data.get("topic"), str) or not data["topic"].strip():
+        raise UsageError(f"{where}: a challenge item needs 'topic' (the position or question, as text)")
+
+
+BATCH = BatchSpec(input_paths=("context",), required=_required, rounds=(MAX_ROUNDS, ROUNDS))
+
 
 DESCRIPTION = (
     "Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff "

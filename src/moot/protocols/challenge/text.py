@@ -3,15 +3,84 @@
 Pure functions of a `ChallengeResult`. Judge text is quoted as it came (this is Markdown for a person,
 not a prompt), but inert: no control character, no workflow command, HTML shown as text
 (`inert_markdown`); table cells have their pipes and line breaks escaped so a reply cannot break the table.
+
+`--format github` for a position challenge: the outcome and final position, what changed, the core
+disagreement and the assumptions behind it (`ProtocolSpec.github_markdown`).
+
+`moot challenge` at the terminal: the outcome on stdout (`--format markdown`: the tradeoff document
+itself), and in `--output` too. This is the spec's `show` hook: the CLI lends it its output
+(`moot.engine.spec.Terminal`).
 """
 
 from __future__ import annotations
 
-from moot.protocols.challenge.schemas import ChallengeResult, PositionVersion
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from moot.engine.spec import Terminal
+from moot.protocols.challenge.schemas import OUTCOME_WORDS, ChallengeResult, PositionVersion
 from moot.reports.cost_table import spend_line
 from moot.reports.effect_text import effect_blocks
+from moot.reports.files import atomic_write
+from moot.reports.github import (
+    as_dict,
+    as_list,
+    cell,
+    cost_line,
+    md,
+    not_ok_lines,
+    rounds_text,
+    verdict_of,
+)
 from moot.reports.terminal import Markdown, TextReport
+from moot.schemas.envelope import headline
 from moot.schemas.safe_text import inert_markdown
+
+# `markdown` is the tradeoff document itself; a dry run prints its plan as text for both Markdown formats
+FORMATS = ("markdown",)
+
+
+def show(result: ChallengeResult, fmt: str, options: Mapping[str, Any], terminal: Terminal) -> ChallengeResult:
+    """`options`: the command's own (`output`, a file for the Markdown outcome)."""
+    output = options.get("output")
+    if output:
+        atomic_write(Path(output), challenge_markdown(result))
+    if fmt == "markdown":
+        terminal.emit(challenge_markdown(result))
+    else:
+        terminal.emit(terminal.render(result, fmt))
+    return result
+
+
+def challenge_github(result: Mapping[str, Any]) -> str:
+    outcome = headline(result, OUTCOME_WORDS) or "?"
+    v = verdict_of(result)
+    lines = [
+        f"## {'✅' if outcome == 'CONSENSUS' else '⚠️'} moot challenge: {md(outcome)}",
+        "",
+        f"**{md(result.get('topic', ''))}**",
+        "",
+        f"**Final position:** {md(result.get('final_position', ''))}",
+        "",
+        f"confidence {md(v.get('confidence', '-'))} · {rounds_text(result)}"
+        + (" · fast exit" if result.get("fast_exit") else ""),
+        "",
+        *not_ok_lines(result),
+    ]
+    if result.get("what_changed"):
+        lines += ["### What changed", ""] + [f"- {md(x)}" for x in as_list(result.get("what_changed"))] + [""]
+    if result.get("core_disagreement"):
+        lines += ["### Core disagreement", "", md(result.get("core_disagreement")), ""]
+    rows = [as_dict(a) for a in as_list(result.get("assumptions"))]
+    if rows:
+        lines += ["| Assumption | Held by | Supports |", "|---|---|---|"]
+        lines += [
+            f"| {cell(a.get('assumption'))} | {cell(a.get('held_by'))} | {cell(a.get('supports'))} |" for a in rows
+        ]
+        lines.append("")
+    cost = cost_line(result)
+    return "\n".join([*lines, cost, ""] if cost else lines)
 
 
 def _cell(text: str) -> str:

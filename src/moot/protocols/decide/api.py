@@ -13,11 +13,9 @@ from moot.engine.runs import RunOptions
 from moot.engine.spec import ProtocolSpec, run_spec
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
-from moot.protocols.decide import batching, params, terminal
+from moot.protocols.decide import params, terminal
 from moot.protocols.decide.choice import record_choice as record_choice
-from moot.protocols.decide.demo_spec import DEMO
 from moot.protocols.decide.files import DecisionFiles
-from moot.protocols.decide.github import decision_github
 from moot.protocols.decide.html import decide_view
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
 from moot.protocols.decide.inputs import _seats
@@ -27,6 +25,7 @@ from moot.protocols.decide.inputs import load_debate_file as load_debate_file
 from moot.protocols.decide.inputs import parse_option as parse_option
 from moot.protocols.decide.inputs import seat_ids as seat_ids
 from moot.protocols.decide.inputs import slug as slug
+from moot.protocols.decide.params import DEMO
 from moot.protocols.decide.protocol import Decision
 from moot.protocols.decide.schemas import (
     OUTCOME_WORDS,
@@ -37,6 +36,7 @@ from moot.protocols.decide.schemas import (
     DecisionResult,
 )
 from moot.protocols.decide.stances import DEFAULT_MODEL
+from moot.protocols.decide.text import decision_github
 from moot.reports.terminal import TextReport
 from moot.schemas.config import JudgeSpec
 from moot.store.db import Store
@@ -155,8 +155,8 @@ SPEC = ProtocolSpec(
         "run_decision": run_decision,
         "record_choice": record_choice,
     },
-    batch=batching.BATCH,
-    bench=batching.BENCH,
+    batch=params.BATCH,
+    bench=params.BENCH,
     final_name=Decision.final_name,
     outcome_words=OUTCOME_WORDS,
     github_markdown=decision_github,

@@ -1,13 +1,71 @@
-"""`decide`'s command and tool: its parameters, written once for `moot decide` and the MCP tool `decide`
+"""`decide` as its users start it: the command's and MCP tool's parameters (written once), a batch item's
+fields, the bench's pairwise role and the demo's inputs.
+
+`decide`'s command and tool: its parameters, written once for `moot decide` and the MCP tool `decide`
 (both built from them, see `moot.engine.spec.Param`), and how their values become the API's arguments
-(`adapt`). `--no-input` is the command's alone: it is read by `moot.protocols.decide.terminal.show`."""
+(`adapt`). `--no-input` is the command's alone: it is read by `moot.protocols.decide.terminal.show`.
+
+How `moot batch` and `moot bench` read a decide item: a debate context as a file or inline, options as
+an object, and the pairwise suites the bench runs with it (each judge graded for correctness).
+
+`moot demo decide`: scripted Risk, Value and Effort judges split on a question in round 1, and one of
+them documents its change of mind in round 2.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from moot.engine.spec import FORMAT, Param
+from moot.engine.demo import DemoSpec
+from moot.engine.spec import FORMAT, BatchSpec, BenchRole, Param
+from moot.errors import UsageError
+from moot.protocols.decide.schemas import DebateConfig
+from moot.protocols.decide.stances import DEFAULT_MODEL
+
+DEMO = DemoSpec(
+    folder=Path(__file__).resolve().parent / "demo",
+    argv=("decide", "--debate-context", "question.yaml", "--judges", "judges.yaml"),
+    gate="--require RECOMMENDED",
+    run_argv=("--no-input",),  # a demo never stops to ask the person watching it
+)
+
+
+def _required(data: Mapping[str, Any], where: str) -> None:
+    if data.get("debate_context") is None:
+        for key in ("question", "options"):
+            if not data.get(key):
+                raise UsageError(f"{where}: a decide item needs '{key}' (or a 'debate_context')")
+
+
+def _arguments(arguments: dict[str, Any], item_id: str, base: Path, where: str) -> dict[str, Any]:
+    """Options as an object mapping id to text (or to {label, description}), or the API's own list."""
+    if "options" not in arguments:
+        return arguments
+    value = arguments["options"]
+    if isinstance(value, Mapping):
+        options = [{"id": str(k), **(dict(v) if isinstance(v, Mapping) else {"label": v})} for k, v in value.items()]
+        return {**arguments, "options": options}
+    if isinstance(value, list):
+        return arguments
+    raise UsageError(f"{where}: 'options' must be an object mapping id to text, or a list of options")
+
+
+def _check_config(config: Mapping[str, Any]) -> None:
+    DebateConfig.model_validate(config)
+
+
+BATCH = BatchSpec(
+    input_paths=("debate_context",),
+    inline_inputs=True,  # a debate context may be the mapping itself
+    output_paths=("feature_dir",),
+    defaults={"write_files": False},  # the store keeps every decision; an item may still ask for files
+    required=_required,
+    arguments=_arguments,
+)
+BENCH = BenchRole("pairwise", default_model=DEFAULT_MODEL, check_config=_check_config)
+
 
 DESCRIPTION = "Decide between options by an adversarial debate of Risk, Value and Effort judges."
 MCP_DESCRIPTION = (

@@ -27,13 +27,13 @@ from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
-from moot.protocols.evaluate import batching, params
-from moot.protocols.evaluate.demo_spec import DEMO
-from moot.protocols.evaluate.github import evaluation_github
+from moot.protocols.evaluate import params
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
+from moot.protocols.evaluate.params import DEMO
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, EvaluationRequest, EvaluationResult
+from moot.protocols.evaluate.text import evaluation_github
 from moot.reports.terminal import TextReport
 from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictThresholds
 from moot.schemas.criteria import Criterion
@@ -267,8 +267,8 @@ SPEC = ProtocolSpec(
         "prepared_evaluation": prepared_evaluation,
         "run_evaluation": run_evaluation,
     },
-    batch=batching.BATCH,
-    bench=batching.BENCH,
+    batch=params.BATCH,
+    bench=params.BENCH,
     final_name=Evaluation.final_name,
     github_markdown=evaluation_github,
     html_view=evaluate_view,

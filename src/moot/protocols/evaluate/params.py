@@ -1,13 +1,102 @@
-"""`evaluate`'s command and tool: its parameters, written once for `moot evaluate` and the MCP tool
+"""`evaluate` as its users start it: the command's and MCP tool's parameters (written once), a batch item's
+fields, the bench's scored role and the demo's inputs.
+
+`evaluate`'s command and tool: its parameters, written once for `moot evaluate` and the MCP tool
 `evaluate` (both built from them, see `moot.engine.spec.Param`), and how their values become the API's
-arguments (`adapt`)."""
+arguments (`adapt`).
+
+How `moot batch` and `moot bench` read an evaluate item: the artifact paths to resolve, the inline
+`artifact` a line may hold instead, and the scored suites the bench runs with it.
+
+`moot demo` (evaluate, the default): three scripted judges and a moderator evaluate a small users API
+over three rounds, with a critical finding, a majority and a minority; `--live` runs the seeds' lineup.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from moot.engine.spec import FORMAT, Param
+from moot.engine.demo import DemoSpec
+from moot.engine.spec import FORMAT, BatchSpec, BenchRole, Param
+from moot.errors import UsageError
+from moot.protocols.evaluate.protocol import DEFAULT_JUDGES
+from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS
+from moot.schemas.config import Artifact
+
+FOLDER = Path(__file__).resolve().parent / "demo"
+TASK = "Implement REST API for user management"
+CRITERIA = "correctness:30,design:25,security:20,performance:15,docs:10"
+ARTIFACT = "src/api/users.ts"  # where the seed's judges expect it, so their replies read true
+BUNDLED = "users-api/users.ts"  # where the package keeps it
+
+
+def demo_arguments(judges: Any, reports_dir: str) -> dict[str, Any]:
+    """The bundled artifact under the path the scripted judges quote, not where the package is installed
+    (its reports are then named `users-api-DATE`, after the seed's solution)."""
+    artifact = Artifact(path=ARTIFACT, text=(FOLDER / BUNDLED).read_text(encoding="utf-8"))
+    return {"artifacts": [artifact], "task": TASK, "criteria": CRITERIA, "judges": judges, "reports_dir": reports_dir}
+
+
+DEMO = DemoSpec(
+    folder=FOLDER,
+    argv=("evaluate", "-s", ARTIFACT, "--judges", "judges.yaml", "--task", TASK, "--criteria", CRITERIA),
+    gate="--require PASS",
+    extra={ARTIFACT: BUNDLED},
+    live_judges=tuple(DEFAULT_JUDGES),
+    arguments=demo_arguments,
+    announce=f"moot demo: evaluating {ARTIFACT} with {{judges}} judges",
+)
+
+
+def _required(data: Mapping[str, Any], where: str) -> None:
+    given = [k for k in ("solution", "artifact", "artifacts") if data.get(k) not in (None, "", [])]
+    if not given:
+        raise UsageError(f"{where}: an evaluate item needs 'solution' (paths) or 'artifact' (inline text)")
+    if len(given) > 1:
+        raise UsageError(f"{where}: give one of {' or '.join(repr(k) for k in given)}, not both")
+
+
+def _arguments(arguments: dict[str, Any], item_id: str, base: Path, where: str) -> dict[str, Any]:
+    """`artifact` (inline text) and `artifacts` (a list of {path, text}) become the API's artifacts; a
+    criteria rubric file beside the items file is found there."""
+    from pydantic import ValidationError
+
+    from moot.inputs import validation_message
+    from moot.schemas.config import Artifact
+
+    out = dict(arguments)
+    inline = out.pop("artifact", None)
+    if inline is not None:
+        if not isinstance(inline, str):
+            raise UsageError(f"{where}: 'artifact' must be the artifact's text")
+        out["artifacts"] = [Artifact(path=item_id, text=inline)]
+    elif "artifacts" in out:
+        try:
+            out["artifacts"] = [Artifact.model_validate(a) for a in out["artifacts"]]
+        except (ValidationError, TypeError) as e:
+            message = validation_message(e, "artifacts") if isinstance(e, ValidationError) else str(e)
+            raise UsageError(f"{where}: {message}") from None
+    criteria = out.get("criteria")
+    if isinstance(criteria, str) and (base / criteria).is_file():
+        out["criteria"] = str(base / criteria)
+    return out
+
+
+BATCH = BatchSpec(
+    input_paths=("solution",),
+    output_paths=("reports_dir",),
+    # thousands of debates writing report files into the working folder would surprise: the store keeps
+    # everything (`moot show`, `moot report`), and an item may still ask for files
+    defaults={"reports_dir": None},
+    extra_fields=frozenset({"artifact"}),
+    required=_required,
+    arguments=_arguments,
+    rounds=(MAX_ROUNDS, ROUNDS),
+)
+BENCH = BenchRole("scored")
+
 
 DESCRIPTION = "Evaluate an artifact by a debate between judges with assigned stances."
 MCP_DESCRIPTION = "Evaluate an artifact by a debate between judges with assigned stances; returns the verdict JSON."
