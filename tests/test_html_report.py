@@ -230,7 +230,7 @@ def test_reports_import_neither_protocols_nor_engine_nor_parsers() -> None:
         "import sys\n"
         "from moot.reports.html import render_view\n"
         "from moot.reports.html_common import DebateRecord\n"
-        "from moot.reports.html_views import generic_view\n"
+        "from moot.reports.html_page import generic_view\n"
         "from moot.reports.github import render_github\n"
         "from moot.store.db import CallRecord\n"
         "calls = [CallRecord('d', 'k', 1, 'judge-1', 'judge', 'm', '{}', 'ok', reply='x', cost_usd=0.01)]\n"

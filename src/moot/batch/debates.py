@@ -16,7 +16,6 @@ from typing import Any
 from moot.batch.cap import CostCap
 from moot.batch.items import BatchItem
 from moot.engine.budget import Budget, stored_budget
-from moot.engine.events import EventSink
 from moot.engine.limits import Limits
 from moot.engine.panel import check_priced, options_from_panel
 from moot.engine.prepared import Prepared, estimate_prepared, run_prepared
@@ -25,6 +24,7 @@ from moot.engine.runs import RunOptions
 from moot.engine.spec import ProtocolSpec
 from moot.panel_file import PanelFile
 from moot.reports.serialize import to_data
+from moot.schemas.events import EventSink
 from moot.store import batches
 from moot.store.db import Store, StoreError
 

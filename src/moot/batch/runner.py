@@ -34,8 +34,8 @@ from moot.batch.results import ResultsFile, ResultsReplaced, read_done_lines, re
 from moot.batch.setup import BatchSetup, check_keys, check_options, shared_for
 from moot.batch.spill import keep_unsaved, restore_unsaved
 from moot.batch.summary import BatchSummary, Ended, summarize
-from moot.engine.events import Event
 from moot.errors import MootError
+from moot.schemas.events import Event
 from moot.store import batches
 from moot.store.batches import SpendTotals
 from moot.store.db import Store, StoreError, StoreFull

@@ -17,7 +17,6 @@ from pydantic import ValidationError
 from moot.batch.cap import CostCap
 from moot.batch.debates import Shared
 from moot.batch.items import BatchItem
-from moot.engine.events import EventSink
 from moot.engine.limits import Limits
 from moot.engine.panel import load_panel, options_from_panel
 from moot.engine.pricing import PriceOverride, Pricing
@@ -25,6 +24,7 @@ from moot.errors import UsageError
 from moot.inputs import validation_message
 from moot.panel_file import PanelFile, load_panel_file
 from moot.protocols import spec_for
+from moot.schemas.events import EventSink
 from moot.store.db import Store
 
 BACKENDS = ("local", "ray")

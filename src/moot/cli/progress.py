@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from moot.engine.events import Event
+from moot.schemas.events import Event
 from moot.schemas.safe_text import safe_text
 
 

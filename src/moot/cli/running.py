@@ -15,9 +15,9 @@ from moot.engine.runs import RunOptions
 from moot.errors import Interrupted
 
 if TYPE_CHECKING:
-    from moot.engine.events import EventSink
     from moot.engine.prepared import Prepared
     from moot.reports.terminal import TextReport
+    from moot.schemas.events import EventSink
 
 T = TypeVar("T")
 

@@ -3,6 +3,6 @@ the store, and replay of finished calls on resume. Protocols describe rounds; th
 
 from moot.engine.ask import Answer, ask
 from moot.engine.core import CallOutcome, Engine, RetryPolicy
-from moot.engine.events import Event, EventSink
+from moot.schemas.events import Event, EventSink
 
 __all__ = ["Answer", "CallOutcome", "Engine", "Event", "EventSink", "RetryPolicy", "ask"]

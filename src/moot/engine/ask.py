@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from moot.engine.core import CallOutcome, Engine
-from moot.engine.events import Event
 from moot.judges.base import Seat
 from moot.parsing.extract import ReplyError
+from moot.schemas.events import Event
 from moot.schemas.messages import Prompt
 
 T = TypeVar("T")

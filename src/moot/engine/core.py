@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 from moot.engine.budget import CLARIFY_OVERHEAD_TOKENS, TYPICAL_REPLY_TOKENS, Budget, CallCost, over_budget, tokens_of
-from moot.engine.events import Event, EventSink, ignore
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
 from moot.engine.spend import SpendAccount
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
+from moot.schemas.events import Event, EventSink, ignore
 from moot.schemas.messages import Completion, Prompt, Usage
 from moot.schemas.reply_bounds import portable
 from moot.schemas.spend import Spend

@@ -15,7 +15,6 @@ from pydantic import BaseModel
 
 from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost, Scenario
 from moot.engine.core import Engine
-from moot.engine.events import fan_out
 from moot.engine.pricing import Pricing
 from moot.engine.runner import rehearse_plan, run_steps
 from moot.engine.runs import RunOptions, run_debate
@@ -24,7 +23,7 @@ from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.judges.readiness import merge_warnings, plan_warnings
 from moot.panel_file import PanelFile
-from moot.schemas.events import Event
+from moot.schemas.events import Event, fan_out
 from moot.schemas.safe_text import lone_surrogate_at
 from moot.store.db import Store
 

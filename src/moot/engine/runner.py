@@ -20,9 +20,9 @@ from moot.engine.ask import Answer, ask
 from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost
 from moot.engine.context_window import check_context
 from moot.engine.core import Engine
-from moot.engine.events import Event
 from moot.engine.steps import Call, Outcome, ProtocolSteps, Step
 from moot.errors import DebateAborted
+from moot.schemas.events import Event
 
 R = TypeVar("R", bound=BaseModel)
 T = TypeVar("T")

@@ -20,8 +20,8 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel
 
 from moot.engine.ask import Answer
-from moot.engine.events import Event
 from moot.judges.base import Seat
+from moot.schemas.events import Event
 from moot.schemas.messages import Prompt
 from moot.schemas.spend import Spend
 

@@ -28,10 +28,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from moot.engine.events import Event, EventSink
 from moot.engine.spec import REQUIRED
 from moot.errors import MootError
 from moot.reports.serialize import to_json
+from moot.schemas.events import Event, EventSink
 
 if TYPE_CHECKING:
     from moot.engine.prepared import Prepared

@@ -286,7 +286,7 @@ def render_bench_html(result: BenchResult) -> str:
 
 def write_bench_html(result: BenchResult, path: str | Path) -> Path:
     """Render `result` to `path` (written atomically)."""
-    from moot.reports.files import atomic_write
+    from moot.reports.serialize import atomic_write
 
     target = Path(path)
     try:

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 import jinja2
 
-from moot.reports.html_markdown import render_markdown
+from moot.reports.html import render_markdown
 from moot.view.pages import report_css
 
 HERE = Path(__file__).parent

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from moot.engine.ask import Answer
-from moot.engine.events import Event
 from moot.engine.steps import Outcome, Step
 from moot.judges.base import Seat
 from moot.protocols.challenge.rules import Reading, check_challenges, is_changed, next_step, read_challenge, unresolved
@@ -27,6 +26,7 @@ from moot.protocols.challenge.schemas import (
     RoundRecord,
 )
 from moot.protocols.challenge.state import ChallengeState
+from moot.schemas.events import Event
 
 _CLOSING = {
     "fast_exit": "fast exit",

@@ -22,7 +22,6 @@ from moot.engine.spec import Terminal
 from moot.protocols.challenge.schemas import OUTCOME_WORDS, ChallengeResult, PositionVersion
 from moot.reports.cost_table import spend_line
 from moot.reports.effect_text import effect_blocks
-from moot.reports.files import atomic_write
 from moot.reports.github import (
     as_dict,
     as_list,
@@ -33,6 +32,7 @@ from moot.reports.github import (
     rounds_text,
     verdict_of,
 )
+from moot.reports.serialize import atomic_write
 from moot.reports.terminal import Markdown, TextReport
 from moot.schemas.envelope import headline
 from moot.schemas.safe_text import inert_markdown

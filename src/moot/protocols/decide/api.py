@@ -14,7 +14,6 @@ from moot.engine.spec import ProtocolSpec, run_spec
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.protocols.decide import params, terminal
-from moot.protocols.decide.choice import record_choice as record_choice
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.html import decide_view
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
@@ -36,6 +35,7 @@ from moot.protocols.decide.schemas import (
     DecisionResult,
 )
 from moot.protocols.decide.stances import DEFAULT_MODEL
+from moot.protocols.decide.terminal import record_choice as record_choice
 from moot.protocols.decide.text import decision_github
 from moot.reports.terminal import TextReport
 from moot.schemas.config import JudgeSpec

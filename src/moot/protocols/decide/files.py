@@ -25,7 +25,7 @@ from moot.protocols.decide.schemas import (
 )
 from moot.protocols.decide.text import round_cells
 from moot.reports.cost_table import cost_section
-from moot.reports.files import atomic_write, fence
+from moot.reports.serialize import atomic_write, fence
 from moot.schemas.events import Event
 from moot.schemas.safe_text import inert_markdown, safe_text
 

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from moot.engine.ask import Answer
-from moot.engine.events import Event
 from moot.engine.steps import Call, Outcome, Step
 from moot.judges.base import Seat
 from moot.parsing.extract import ReplyError
@@ -42,6 +41,7 @@ from moot.protocols.decide.schemas import (
 )
 from moot.protocols.decide.stances import stance_of
 from moot.protocols.decide.state import DecideState, Judged
+from moot.schemas.events import Event
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_schemas import decide_reply_schema
 from moot.schemas.spend import Spend

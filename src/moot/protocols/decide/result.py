@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from moot.engine.debate_effect import assemble, plurality, stated_level
-from moot.engine.seat_fate import seat_fate
+from moot.engine.debate_effect import assemble, plurality, seat_fate, stated_level
 from moot.judges.base import Seat
 from moot.prompts import Templates
 from moot.protocols.decide.rules import OptionConsensus

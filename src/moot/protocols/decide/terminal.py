@@ -3,20 +3,49 @@ terminal, whose choice is recorded (`record_choice`) before the gate and the HTM
 
 With `--no-input`, without a terminal, or with `--format json`, a contested result is printed as it stands
 (the command's exit code is then 0). This is the spec's `show` hook: the CLI lends it its output
-(`moot.engine.spec.Terminal`)."""
+(`moot.engine.spec.Terminal`).
+
+A person's choice for a contested decision, recorded after the debate (`record_choice`): by the CLI when
+it asks at the terminal, and by anyone from Python (`moot.api.record_choice`).
+"""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from moot.engine.spec import Terminal
 from moot.errors import UsageError
-from moot.protocols.decide.choice import record_choice
-from moot.protocols.decide.schemas import DecisionResult
+from moot.protocols.decide.files import DecisionFiles
+from moot.protocols.decide.schemas import DecisionRequest, DecisionResult
 from moot.protocols.decide.text import decision_report
 from moot.schemas.safe_text import safe_text
+from moot.store.db import Store
+
+
+def record_choice(debate_id: str, option: str, *, store: Store | None = None) -> DecisionResult:
+    """Record a person's choice for a contested decision: in the store, and in the decision record file."""
+    from moot.protocols.decide.parsing import match_option
+
+    store = store or Store.open_default()
+    row = store.get_debate(debate_id)
+    if row is None or row.protocol != "decide" or row.result is None:
+        raise UsageError(f"no finished decision {debate_id} in {store.path}")
+    result = DecisionResult.model_validate(row.result)
+    if result.consensus:
+        raise UsageError(f"decision {row.id} is not contested: the judges recommend {result.recommended_option}")
+    chosen = match_option(option, result.options)
+    if chosen is None:
+        raise UsageError(f"{option!r} is not one of the options ({', '.join(o.id for o in result.options)})")
+    result = result.model_copy(update={"user_choice": chosen, "decided_by": "user"})
+    store.set_status(row.id, "finished", result=result.model_dump(mode="json"))
+    request = DecisionRequest.model_validate(row.request)
+    if request.files_dir and result.files:
+        DecisionFiles(Path(request.files_dir), request.context.question_id).write_record(result)
+    return result
+
 
 MAX_ASKS = 3
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from moot.protocols.evaluate.schemas import EvaluationResult, JudgeRoundRecord, ScoredPosition
 from moot.reports.cost_table import cost_section
-from moot.reports.files import atomic_append, atomic_write, fence
+from moot.reports.serialize import atomic_append, atomic_write, fence
 from moot.reports.terminal import TextTable, table_lines
 from moot.schemas.config import Artifact
 from moot.schemas.events import Event

@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from moot.engine.debate_effect import assemble
-from moot.engine.seat_fate import seat_fate
+from moot.engine.debate_effect import assemble, seat_fate
 from moot.judges.base import Seat
 from moot.protocols.evaluate.moderator import engine_synthesis, merge_moderator
 from moot.protocols.evaluate.rules import decide_verdict, verdict_for
