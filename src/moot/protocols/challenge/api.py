@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from moot.engine.budget import CallCost, Scenario, scenario, tokens_of
+from moot.engine.budget import tokens_of
 from moot.engine.panel import (
     JudgeLike,
     Panelist,
@@ -36,6 +36,7 @@ from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
 from moot.protocols.challenge import params, text
+from moot.protocols.challenge.calls import challenge_scenarios
 from moot.protocols.challenge.html import challenge_view
 from moot.protocols.challenge.params import DEMO
 from moot.protocols.challenge.protocol import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
@@ -226,16 +227,6 @@ def build_seats(
         for n, e in zip(request.challenger_numbers, challengers, strict=True)
     ]
     return prop, seats
-
-
-def challenge_scenarios(calls: Sequence[CallCost], max_rounds: int) -> list[Scenario]:
-    """A fast exit; consensus after round 1 and 2; the full debate ending in a tradeoff."""
-    first = [c for c in calls if c.round == 1 and c.phase in ("opening", "challenge")]
-    rows = [scenario("Fast exit", 1, first)]
-    for n in sorted({1, min(2, max_rounds)}):
-        rows.append(scenario(f"Round {n} consensus", n, [c for c in calls if 1 <= c.round <= n]))
-    rows.append(scenario(f"Round {max_rounds} (max), tradeoff", max_rounds, calls))
-    return rows
 
 
 def prepared_challenge(

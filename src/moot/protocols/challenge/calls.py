@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from moot.engine.budget import tokens_of
+from moot.engine.budget import CallCost, Scenario, scenario, tokens_of
 from moot.engine.steps import Call
 from moot.judges.base import Seat
 from moot.prompts import Templates
@@ -195,3 +195,13 @@ def challenge_reply_schema(phase: str, *, objection_ids: Sequence[str] = (), pro
     if phase == "assumptions":
         return assumptions_schema(proponent=proponent)
     raise ValueError(f"unknown challenge phase {phase!r}")
+
+
+def challenge_scenarios(calls: Sequence[CallCost], max_rounds: int) -> list[Scenario]:
+    """A fast exit; consensus after round 1 and 2; the full debate ending in a tradeoff."""
+    first = [c for c in calls if c.round == 1 and c.phase in ("opening", "challenge")]
+    rows = [scenario("Fast exit", 1, first)]
+    for n in sorted({1, min(2, max_rounds)}):
+        rows.append(scenario(f"Round {n} consensus", n, [c for c in calls if 1 <= c.round <= n]))
+    rows.append(scenario(f"Round {max_rounds} (max), tradeoff", max_rounds, calls))
+    return rows
