@@ -26,7 +26,7 @@ def _parameters(function: Callable[..., Any]) -> dict[str, tuple[Any, Any, Any]]
     ("public", "builder", "builder_only"),
     [
         (moot.evaluate, build_evaluation_request, set()),
-        (moot.decide, build_decision_request, {"context_files"}),  # the command line's --context files
+        (moot.decide, build_decision_request, set()),
         (moot.challenge, plan_challenge, set()),
     ],
 )

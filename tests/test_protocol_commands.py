@@ -152,3 +152,21 @@ def test_every_protocol_command_and_tool_take_each_param_as_declared(
     words = re.escape(" or ".join(spec.require_words))
     assert re.search(words, shown)
     assert tool.description == (spec.mcp_description or spec.description)
+
+
+@pytest.mark.parametrize("name", ["evaluate", "decide", "challenge"])
+def test_every_command_parameter_reaches_the_protocols_api_function_by_its_own_name(name: str) -> None:
+    """The third face of the one declaration: what the command and the tool take, put in the API's names by
+    the spec's `adapt`, is what the protocol's Python function accepts, and a command run with no option
+    passes the function's own defaults (so `moot NAME` and `moot.NAME(...)` cannot drift apart)."""
+    import inspect
+
+    spec = spec_for(name)
+    given = {p.name: ("x" if p.default is REQUIRED else p.default) for p in spec.params}
+    adapted = spec.adapt(given)
+    accepted = inspect.signature(spec.exports[name]).parameters
+    assert set(adapted) <= set(accepted), set(adapted) - set(accepted)
+    required = {p.name for p in spec.params if p.default is REQUIRED}
+    for key, value in adapted.items():
+        if key not in required:
+            assert value == accepted[key].default, (name, key)

@@ -90,6 +90,7 @@ async def decide(
     options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = None,
     *,
     context: str = "",
+    context_files: Sequence[str] | None = None,
     debate_context: str | Path | Mapping[str, Any] | DebateContext | None = None,
     judges: str | Path | PanelFile | Sequence[JudgeLike] | None = None,
     config: DebateConfig | Mapping[str, Any] | None = None,
@@ -105,7 +106,8 @@ async def decide(
 
     `options` are "ID=label: description" strings, mappings or `DecisionOption`s; or pass the seed's
     `debate_context` (a YAML file or mapping). Returns RECOMMENDED with the option, or CONTESTED with the
-    distribution and every perspective, for a person to decide (see `record_choice`).
+    distribution and every perspective, for a person to decide (see `record_choice`). `context_files`
+    names files or folders whose text joins the context, as `moot decide --context` does.
 
     `max_cost` (USD) caps the spend: round 2 does not start when its worst case could cross it, and the
     result says so.
