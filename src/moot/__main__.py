@@ -9,10 +9,22 @@ def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _stopped(e: BaseException) -> bool:
+    """A stop, or an error wrapping one (3.11 wraps an interrupt raised while a class is built)."""
+    inner: BaseException | None = e
+    for _ in range(20):
+        if inner is None or isinstance(inner, KeyboardInterrupt):
+            return inner is not None
+        inner = inner.__cause__ or inner.__context__
+    return False
+
+
 signal.signal(signal.SIGTERM, _stop)
 try:
     from moot.cli.app import main
-except KeyboardInterrupt:
+except (KeyboardInterrupt, Exception) as e:
+    if not _stopped(e):
+        raise
     sys.stderr.write("moot: error: interrupted before anything started: run the same command again to continue\n")
     sys.exit(130)
 

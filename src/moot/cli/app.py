@@ -63,6 +63,19 @@ def _sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def stopped_inside(e: BaseException) -> bool:
+    """Whether `e` wraps a stop: Python 3.11 turns a KeyboardInterrupt raised while a class is being built
+    (a SIGTERM landing in `__set_name__`, as the stdlib's `ipaddress` runs on import) into a RuntimeError
+    whose cause is the interrupt."""
+    seen = 0
+    inner: BaseException | None = e
+    while inner is not None and seen < 20:
+        if isinstance(inner, KeyboardInterrupt):
+            return True
+        inner, seen = inner.__cause__ or inner.__context__, seen + 1
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command's exit code. SIGTERM is Ctrl-C from here on (before typer or any command is imported),
     so that a stop in the first moments is exit 130 with the command's own message, not a silent -15."""
@@ -94,6 +107,9 @@ def _main(args: list[str], argv: list[str] | None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as e:
+        if stopped_inside(e):
+            default = "interrupted: the debate can be continued with 'moot resume DEBATE_ID' (see 'moot list')"
+            return _fail(_INTERRUPTED.get(args[0] if args else "", default), 130)
         # click's usage errors (typer vendors its own copy of click, so match by shape, not by class)
         if type(e).__name__ == "NoArgsIsHelpError":  # the help text has been printed already
             return 0
