@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import moot.protocols.challenge.params as params
+import moot.protocols.challenge.text as text
 from moot.engine.budget import tokens_of
 from moot.engine.panel import (
     JudgeLike,
@@ -35,7 +37,6 @@ from moot.judges.factory import build_seat
 from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
-from moot.protocols.challenge import params, text
 from moot.protocols.challenge.calls import challenge_scenarios
 from moot.protocols.challenge.html import challenge_view
 from moot.protocols.challenge.params import DEMO

@@ -24,12 +24,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import moot.protocols.challenge.phases as phases
 from moot.engine.ask import Answer
 from moot.engine.budget import tokens_of
 from moot.engine.core import Engine
 from moot.engine.steps import Call, Outcome, Step
 from moot.judges.base import Seat
-from moot.protocols.challenge import phases as phases
 from moot.protocols.challenge.calls import ChallengeCalls, input_tokens
 from moot.protocols.challenge.result import challenge_output
 from moot.protocols.challenge.schemas import (

@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import moot.protocols.decide.params as params
+import moot.protocols.decide.terminal as terminal
 from moot.engine.budget import scenarios, tokens_of
 from moot.engine.panel import JudgeLike, blocking, resumed_judges
 from moot.engine.prepared import Prepared, run_prepared
@@ -13,7 +15,6 @@ from moot.engine.runs import RunOptions
 from moot.engine.spec import ProtocolSpec, run_spec
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
-from moot.protocols.decide import params, terminal
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.html import decide_view
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR

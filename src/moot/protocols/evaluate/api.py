@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+import moot.protocols.evaluate.params as params
 from moot.engine.budget import scenarios, tokens_of
 from moot.engine.panel import (
     JudgeLike,
@@ -27,7 +28,6 @@ from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
-from moot.protocols.evaluate import params
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
 from moot.protocols.evaluate.params import DEMO
