@@ -16,6 +16,7 @@ PACKAGE = SRC / "moot"
 LAYERS = {
     "schemas": 0,
     "errors": 0,
+    "access": 0,
     "parsing": 1,
     "prompts": 1,
     "store": 1,
@@ -23,6 +24,7 @@ LAYERS = {
     "inputs": 1,
     "panel_file": 1,
     "project": 1,
+    "trust": 1,
     "reports": 1,
     "testing": 1,
     "engine": 2,
@@ -38,7 +40,7 @@ LAYERS = {
     "__main__": 9,
 }
 # what reports may read: typed results and the store, nothing that runs a debate
-REPORTS_MAY_IMPORT = {"schemas", "store", "reports", "errors"}
+REPORTS_MAY_IMPORT = {"schemas", "store", "reports", "errors", "access"}
 # the kernel: what every protocol is built on, which therefore knows none of them (nor their registry)
 KERNEL = {
     "engine",
@@ -49,6 +51,8 @@ KERNEL = {
     "parsing",
     "prompts",
     "errors",
+    "access",
+    "trust",
     "inputs",
     "panel_file",
     "project",

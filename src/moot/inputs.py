@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import ValidationError
 
+from moot.access import check_read
 from moot.errors import UsageError
 from moot.schemas.config import Artifact
 from moot.schemas.criteria import Criterion, parse_criteria_string, parse_rubric_data
@@ -55,6 +56,7 @@ def encoding_problem(data: bytes) -> str | None:
 def read_text_file(path: Path, what: str) -> str:
     """A UTF-8 text file the user named as `what` ("items file", "gold file"), with one-line errors that say
     what the path is when it is not that: missing, a folder, a FIFO, UTF-16, unreadable."""
+    check_read(path)
     if not path.exists():
         raise UsageError(f"no such {what}: {path}")
     kind = file_kind(path)
@@ -74,6 +76,7 @@ def read_text_file(path: Path, what: str) -> str:
 
 
 def _read_text(path: Path) -> str:
+    check_read(path)
     kind = file_kind(path)
     if kind:
         raise UsageError(f"{path} is {kind}, not a file")
@@ -113,6 +116,8 @@ def load_artifacts(specs: list[str]) -> list[Artifact]:
     seen: set[Path] = set()
     for spec in specs:
         path = Path(spec)
+        if not any(ch in spec for ch in "*?["):
+            check_read(path)  # a folder or file outside what the caller may read is not even listed
         if any(ch in spec for ch in "*?["):
             found = glob.glob(spec, recursive=True)  # noqa: PTH207 - user globs may be absolute or use **
             matches = [Path(m) for m in sorted(found) if Path(m).is_file()]
@@ -128,6 +133,7 @@ def load_artifacts(specs: list[str]) -> list[Artifact]:
         else:
             raise UsageError(f"no such file: {spec}")
         for f in files:
+            check_read(f)  # a link inside a folder may point anywhere: refused, not skipped
             resolved = f.resolve()
             if resolved in seen:
                 continue
@@ -146,6 +152,7 @@ def load_artifacts(specs: list[str]) -> list[Artifact]:
 
 def load_yaml_file(path: str | Path, what: str) -> Any:
     p = Path(path)
+    check_read(p)
     if not p.exists():
         raise UsageError(f"{what} {path} does not exist")
     if p.is_dir():

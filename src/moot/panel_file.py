@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from moot.access import current
 from moot.errors import UsageError
 from moot.inputs import load_yaml_file, validation_message
 from moot.schemas.config import ConsensusSettings, JudgeSpec, VerdictThresholds
@@ -125,7 +126,36 @@ class PanelFile(BaseModel):
         return Path(self.path).absolute().parent if self.path else None
 
 
-def load_panel_file(path: str | Path) -> PanelFile:
+def specs_of(panel: PanelFile) -> list[JudgeSpec]:
+    """Every judge the file names, in every block."""
+    found: list[JudgeSpec] = []
+    for key in SPEC_LISTS:
+        found += getattr(panel, key) or []
+    found += [s for s in (getattr(panel, key) for key in SPEC_SINGLES) if s is not None]
+    return found
+
+
+def check_named_file(panel: PanelFile, *, allow_commands: bool) -> None:
+    """A judges file a tool call names is untrusted input: it may start no program (`command:`, `cli:`)
+    unless the server allows it, and may send no variable but an API key (`api_key_env` ending `_API_KEY`),
+    lest a file written by anyone turn the server into a way to run code or to mail a secret to a server."""
+    for spec in specs_of(panel):
+        if (spec.command or spec.cli) and not allow_commands:
+            kind = "command" if spec.command else "cli"
+            raise UsageError(
+                f"judges file {panel.path}: judge '{spec.label}' is a '{kind}:' judge, which runs a program: "
+                "refused over MCP unless the server was started with `moot mcp --allow-commands`"
+            )
+        if spec.api_key_env and not spec.api_key_env.endswith("_API_KEY"):
+            raise UsageError(
+                f"judges file {panel.path}: judge '{spec.label}' would send the variable {spec.api_key_env}; "
+                "over MCP only a variable named *_API_KEY may be sent"
+            )
+
+
+def load_panel_file(path: str | Path, *, trusted: bool = False) -> PanelFile:
+    """A judges file. One named by a confined caller (an MCP tool call, see `moot.access`) is checked by
+    `check_named_file`, unless `trusted` (the project's own file, which has rules of its own: `moot.project`)."""
     data = load_yaml_file(path, "judges file")
     if data is None:
         raise UsageError(f"judges file {path} is empty")
@@ -139,4 +169,7 @@ def load_panel_file(path: str | Path) -> PanelFile:
     folder = panel.base_dir
     assert folder is not None
     panel.map_specs(lambda s: anchored(s, folder))
+    caller = current()
+    if caller is not None and not trusted:
+        check_named_file(panel, allow_commands=caller.allow_commands)
     return panel

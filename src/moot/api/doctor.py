@@ -19,14 +19,14 @@ Row = dict[str, Any]
 ENDPOINT_TIMEOUT_S = 3.0
 
 
-def _specs(source: Any) -> list[tuple[str, Any]]:
+def _specs(source: Any, enforce_trust: bool = True) -> list[tuple[str, Any]]:
     """(role, JudgeSpec) for every judge of the judges file in effect, or the built-in lineups of every protocol,
     each protocol's as its spec lists them (`ProtocolSpec.default_judges`: evaluate's judges, decide's model,
     the agent CLIs challenge uses)."""
     from moot.project import load_source
     from moot.protocols import specs as protocol_specs
 
-    panel = load_source(source)
+    panel = load_source(source, enforce_trust=enforce_trust)
     if panel is None:
         return [judge for spec in protocol_specs() for judge in spec.default_judges]
     specs = [("judge", s) for s in panel.panel or []]
@@ -71,12 +71,13 @@ async def check_endpoint(row: Row, spec: Any) -> None:
 CHECKS: list[Callable[[Row, Any], Awaitable[None]]] = [check_endpoint]
 
 
-async def _row(role: str, spec: Any, ping: bool = False) -> Row:
+async def _row(role: str, spec: Any, ping: bool = False, probe: bool = True) -> Row:
+    """One judge's row; without `probe` (a file not trusted yet) no endpoint it names is contacted."""
     from moot.judges.preflight import as_dict, check
 
     a = await check(spec)
     row: Row = {"role": role, "judge": spec.label, "model": spec.model, **as_dict(a), "usable": a.usable}
-    steps = list(CHECKS)
+    steps = list(CHECKS) if probe else []
     if ping:
         from moot.judges.ping import check_ping
 
@@ -88,11 +89,22 @@ async def _row(role: str, spec: Any, ping: bool = False) -> Row:
 
 async def doctor_report(judges_file: str | None, ping: bool = False) -> dict[str, Any]:
     """The rows, and which judges file is in effect and why (`--judges`, MOOT_JUDGES, a moot.yaml)."""
-    from moot.project import judges_source
+    from moot.project import judges_source, source_trust
 
     source = judges_source(judges_file)
-    specs = _specs(source)
+    trust, trust_why = source_trust(source)
+    usable_file = trust not in ("untrusted", "changed")
+    specs = _specs(source, enforce_trust=False)
     async with asyncio.TaskGroup() as tg:
-        tasks = [tg.create_task(_row(role, spec, ping)) for role, spec in specs]
-    in_effect = {"path": str(source.path) if source.path else None, "why": source.why}
-    return {"judges_file": in_effect, "judges": [t.result() for t in tasks]}
+        tasks = [tg.create_task(_row(role, spec, ping and usable_file, usable_file)) for role, spec in specs]
+    rows = [t.result() for t in tasks]
+    if not usable_file:  # shown, not used: nothing of it runs until the user trusts it
+        for row in rows:
+            row.update(usable=False, detail=f"{source.path} is not trusted ({trust})")
+    in_effect = {
+        "path": str(source.path) if source.path else None,
+        "why": source.why,
+        "trust": trust,
+        "trust_why": trust_why,
+    }
+    return {"judges_file": in_effect, "judges": rows}

@@ -25,6 +25,7 @@ OWN: dict[str, str] = {
     "report": "Write a debate's report as one self-contained HTML page.",
     "mcp": "Serve moot's tools to coding agents (Model Context Protocol).",
     "view": "Browse every debate, batch and bench in a browser (read-only).",
+    "trust": "Trust a moot.yaml that runs programs, by its content.",
 }
 # the commands that do not follow the rule of `command_target`: the three that read the store share a module
 _ELSEWHERE = {

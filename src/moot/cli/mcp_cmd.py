@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -22,6 +23,14 @@ def check_host(host: str) -> str:
     return host
 
 
+def check_roots(roots: list[Path]) -> list[Path]:
+    """Each `--root` must be an existing folder: a typo should fail at start, not refuse every call later."""
+    for r in roots:
+        if not r.is_dir():
+            raise UsageError(f"--root {r} is not a folder")
+    return [r.resolve() for r in roots]
+
+
 def mcp(
     http: Annotated[
         int | None,
@@ -30,16 +39,31 @@ def mcp(
     host: Annotated[
         str, typer.Option(help="Address to bind with --http (default 127.0.0.1: this machine only).")
     ] = "127.0.0.1",
+    root: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--root",
+            help="A folder the tools may read and write besides the client's roots (else the working folder); "
+            "repeatable.",
+        ),
+    ] = None,
+    allow_commands: Annotated[
+        bool,
+        typer.Option(
+            "--allow-commands", help="Let a judges file named in a tool call run programs (command: and cli: judges)."
+        ),
+    ] = False,
 ) -> None:
     """Serve moot's MCP tools: one per protocol, then show_debate, list_debates and doctor (stdio by default)."""
     check_host(host)
+    roots = check_roots(root or [])
     try:
         from moot.mcp import build_server
     except ImportError as e:
         if "mcp" not in str(e):
             raise
         raise MissingExtra("mcp", "mcp") from None
-    server = build_server()
+    server = build_server(roots=roots, allow_commands=allow_commands)
     if http is None:
         server.run("stdio")
     else:

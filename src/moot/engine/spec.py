@@ -39,6 +39,16 @@ class _Required:
 REQUIRED: Any = _Required()
 
 
+class _Same:
+    """An MCP default that is the CLI's."""
+
+    def __repr__(self) -> str:
+        return "SAME"
+
+
+SAME: Any = _Same()
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter of a protocol's command and tool, written once: the CLI option (or argument) and the MCP
@@ -53,6 +63,7 @@ class Param:
     argument: bool = False  # a positional CLI argument
     mcp_help: str | None = None
     mcp_type: Any = None  # the MCP annotation when it differs from `type`
+    mcp_default: Any = SAME  # the MCP tool's default when it differs from the CLI's
     cli: bool = True  # offered by the CLI
     mcp: bool = True  # offered by the MCP tool
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from moot.access import check_read
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError, UsageError
 from moot.schemas.messages import SCRIPTED_JUDGE, Completion, Prompt, Usage
 
@@ -34,6 +35,7 @@ class ScriptedJudge:
 
     @classmethod
     def from_file(cls, path: str | Path, *, model: str = "scripted") -> ScriptedJudge:
+        check_read(path)
         try:
             data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         except OSError as e:

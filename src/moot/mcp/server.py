@@ -19,17 +19,27 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, ListRootsResult, TextContent
 from pydantic import BaseModel, Field
 
-from moot.engine.spec import REQUIRED
+from moot.engine.spec import REQUIRED, SAME
 from moot.errors import MootError
+from moot.mcp.confine import (
+    HTML_IN_RESULT,
+    ROOTS_ARG,
+    ClientRoots,
+    check_outputs,
+    configure,
+    tool_call,
+    with_html,
+)
 from moot.reports.serialize import to_json
 from moot.schemas.events import Event, EventSink
 
@@ -44,7 +54,13 @@ STORED = "Debates are stored: `list_debates` and `show_debate` read them back; `
 
 DRY_RUN_HELP = "Plan and price every call (typical and worst case) and send nothing; returns the dry-run JSON."
 # the parameters every protocol tool takes, worded once
-HtmlParam = Annotated[str | None, Field(description="Also write the HTML report to this file.")]
+HtmlParam = Annotated[
+    str | None,
+    Field(
+        description="Also write the HTML report to this file, inside the server's roots (an existing file must "
+        'be a moot report); "-" returns it in the result instead, as a second text/html content item.'
+    ),
+]
 MaxCostParam = Annotated[float | None, Field(description="USD cap: no round starts whose worst case could cross it.")]
 DryRunParam = Annotated[bool, Field(description=DRY_RUN_HELP)]
 SHARED_PARAMS = (("html", HtmlParam, None), ("max_cost", MaxCostParam, None), ("dry_run", DryRunParam, False))
@@ -153,12 +169,15 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
         if p.mcp:
             described = Field(description=p.help if p.mcp_help is None else p.mcp_help)
             kind = p.type if p.mcp_type is None else p.mcp_type
-            parameters.append(_argument(p.name, Annotated[kind, described], p.default))
+            default = p.default if p.mcp_default is SAME else p.mcp_default
+            parameters.append(_argument(p.name, Annotated[kind, described], default))
     parameters += [_argument(name, annotation, default) for name, annotation, default in SHARED_PARAMS]
+    parameters.append(_argument(ROOTS_ARG, ClientRoots, None))  # filled by the SDK, not by the caller
 
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
         html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
-        return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run)
+        roots = values.pop(ROOTS_ARG, None)
+        return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run, roots=roots)
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
@@ -179,6 +198,7 @@ async def _debate(
     html: str | None,
     max_cost: float | None,
     dry_run: bool,
+    roots: ListRootsResult | None = None,
 ) -> CallToolResult:
     """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
     own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
@@ -189,25 +209,30 @@ async def _debate(
     arguments = spec.adapt(values)
     total = spec.progress_total or _planned_rounds
     try:
-        if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
-            planned = await spec.build(**arguments, planning=True)
-            return json_result(estimate_prepared(planned, options_from_panel(planned.panel).pricing))
-        prepared, options = await spec.prepare(**arguments, max_cost=max_cost)
+        async with tool_call(ctx, roots) as folders:  # reads and writes held to the server's roots
+            if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
+                planned = await spec.build(**arguments, planning=True)
+                return json_result(estimate_prepared(planned, options_from_panel(planned.panel).pricing))
+            check_outputs(spec, arguments, html, folders)  # a dry run writes nothing
+            prepared, options = await spec.prepare(**arguments, max_cost=max_cost)
 
-        async def run(sink: EventSink) -> BaseModel:
-            options.on_event = sink
-            result: BaseModel = await run_prepared(prepared, options)
-            return result
+            async def run(sink: EventSink) -> BaseModel:
+                options.on_event = sink
+                result: BaseModel = await run_prepared(prepared, options)
+                return result
 
-        result = await with_progress(ctx, total(prepared, values), run)
-        return _debate_result(result, html)
+            result = await with_progress(ctx, total(prepared, values), run)
+            return _debate_result(result, html)
     except MootError as e:
         raise _tool_error(e) from None
 
 
 def _debate_result(result: BaseModel, html: str | None) -> CallToolResult:
-    """A protocol tool's reply: the `--format json` result, after writing the HTML report if asked."""
+    """A protocol tool's reply: the `--format json` result, after writing the HTML report if asked (or with
+    the report as a second content item, for `html: "-"`)."""
     data = result.model_dump(mode="json")
+    if html == HTML_IN_RESULT:
+        return with_html(json_result(data), str(data["debate_id"]))
     if html:
         _write_html(str(data["debate_id"]), html)
     return json_result(data)
@@ -247,17 +272,20 @@ async def list_debates(
 
 
 async def doctor(
+    ctx: Context,
     judges: Annotated[
         str | None,
         Field(description="Judges file to check (default: MOOT_JUDGES, the nearest moot.yaml, else the built-ins)."),
     ] = None,
+    client_roots: ClientRoots = None,
 ) -> CallToolResult:
     """Every configured judge: its vendor, whether its credential is present (never its value), usable or not;
     and which judges file is in effect, and why."""
     from moot.api.doctor import doctor_report
 
     try:
-        return json_result(await doctor_report(judges))
+        async with tool_call(ctx, client_roots):  # the judges file it reads is held to the server's roots
+            return json_result(await doctor_report(judges))
     except MootError as e:
         raise _tool_error(e) from None
 
@@ -293,9 +321,12 @@ def _version() -> str:
         return "0"
 
 
-def build_server(name: str = "moot") -> MCPServer:
-    """A fresh server with every tool registered (nothing runs until a transport starts it)."""
+def build_server(name: str = "moot", *, roots: Sequence[str | Path] = (), allow_commands: bool = False) -> MCPServer:
+    """A fresh server with every tool registered (nothing runs until a transport starts it). Its tools read
+    and write inside the client's roots (else the working folder) and `roots`; a judges file a call names
+    may run programs only with `allow_commands` (`moot.mcp.confine`)."""
     server: MCPServer = MCPServer(name=name, instructions=instructions(), version=_version(), log_level="WARNING")
+    configure(server, roots, allow_commands=allow_commands)
     for tool_name, fn in (protocol_tools() | OWN_TOOLS).items():
         server.add_tool(fn, name=tool_name, structured_output=False)
     return server

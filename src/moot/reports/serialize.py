@@ -15,8 +15,13 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
+from moot.access import check_write, wrote
+
 
 def atomic_write(path: Path, text: str) -> None:
+    """Write `text` to `path` whole (a kill never leaves half a file), where the caller may write
+    (`moot.access`: inside the MCP server's roots, and over no file moot did not write)."""
+    check_write(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -28,10 +33,12 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    wrote(path)
 
 
 def atomic_append(path: Path, text: str) -> None:
     """Append `text`: earlier content stays byte for byte; the file is swapped in whole."""
+    check_write(path)  # before reading what is there
     before = path.read_text(encoding="utf-8") if path.exists() else ""
     atomic_write(path, before + text)
 

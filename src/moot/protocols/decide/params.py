@@ -125,7 +125,17 @@ PARAMS = (
         mcp_help="The decision files (each judge's recommendation per round, the decision record) go to "
         "FEATURE_DIR/sadd/.",
     ),
-    Param("no_files", bool, False, flags=("--no-files",), help="Write no files (the store keeps everything)."),
+    Param(
+        "no_files",
+        bool,
+        False,
+        flags=("--no-files",),
+        help="Write no files (the store keeps everything).",
+        mcp_type=bool | None,
+        mcp_default=None,  # a tool call writes files only where asked, as a batch item does
+        mcp_help="Write no files. By default a tool call writes them only when feature_dir is given "
+        "(the store keeps everything); false writes them to the default folder.",
+    ),
     FORMAT,
     Param(
         "no_input",
@@ -140,5 +150,7 @@ PARAMS = (
 
 def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     names = ("question", "debate_context", "judges", "threshold", "question_id", "feature_dir")
-    renamed = {"options": values["option"], "context_files": values["context"], "write_files": not values["no_files"]}
+    no_files = values["no_files"]  # None: the MCP default, files only where asked
+    write_files = values["feature_dir"] is not None if no_files is None else not no_files
+    renamed = {"options": values["option"], "context_files": values["context"], "write_files": write_files}
     return {n: values[n] for n in names} | renamed

@@ -1,0 +1,124 @@
+"""What a tool call may touch: the server's roots, and whether a judges file it names may run programs.
+
+An MCP server is driven by an LLM that reads untrusted text, so a tool call is untrusted input (a person
+typing a path at the CLI is not held to this). Each tool call runs confined (`moot.access`) to its roots:
+
+- the roots the client declares (the MCP `roots` capability, asked for on every call, since a client may
+  change them: `ClientRoots`, a hidden parameter of each tool that reads or writes), else the server's
+  working folder;
+- plus every `--root DIR` given to `moot mcp`.
+
+Reads (`solution`, `context`, judges and rubric files, globs, folders, a judge's `script:`) are checked
+where moot opens them, by real path; writes (`html`, a protocol's output folders such as `reports_dir`)
+are checked before the debate starts, so a refused call sends nothing to any judge, and again when the
+file is written. A judges file named in a call may hold `command:` or `cli:` judges only when the server was
+started with `--allow-commands` (`moot.panel_file.check_named_file`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import urlparse
+from urllib.request import url2pathname
+from weakref import WeakKeyDictionary
+
+from mcp.server.mcpserver import Context, ListRoots, Resolve
+from mcp.types import CallToolResult, EmbeddedResource, ListRootsResult, TextResourceContents
+
+from moot.access import Folders, confined
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from moot.engine.spec import ProtocolSpec
+
+# the `html` argument's value that returns the report in the tool result instead of writing a file
+HTML_IN_RESULT = "-"
+
+
+@dataclass
+class ServerTrust:
+    """What `moot mcp` was started with: roots beyond the client's, and whether named judges files may run
+    programs; plus the files this server has written (those it may write again)."""
+
+    roots: tuple[Path, ...] = ()
+    allow_commands: bool = False
+    written: set[Path] = field(default_factory=set)
+
+
+_SERVERS: WeakKeyDictionary[MCPServer, ServerTrust] = WeakKeyDictionary()
+
+
+def configure(server: MCPServer, roots: Sequence[str | Path] = (), *, allow_commands: bool = False) -> None:
+    _SERVERS[server] = ServerTrust(tuple(Path(r) for r in roots), allow_commands)
+
+
+def trust_of(ctx: Context) -> ServerTrust:
+    try:
+        server = ctx.mcp_server
+    except ValueError:
+        return ServerTrust()
+    return _SERVERS.setdefault(server, ServerTrust())
+
+
+def root_path(uri: str) -> Path | None:
+    """A `file://` root's folder (None for any other scheme, which names no folder here)."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return Path(url2pathname(parsed.path))
+
+
+def wants_roots(ctx: Context) -> ListRoots | None:
+    """Ask the client for its roots when it declares the capability (the SDK asks in the way the protocol
+    version in use has: a request mid-call, or an input request the client answers by calling again)."""
+    capabilities = ctx.client_capabilities
+    return ListRoots() if capabilities is not None and capabilities.roots is not None else None
+
+
+# a tool's hidden parameter: the client's roots, filled by the SDK (None when it declares none)
+ROOTS_ARG = "client_roots"
+ClientRoots = Annotated[ListRootsResult | None, Resolve(wants_roots)]
+
+
+def folders_for(ctx: Context, declared: ListRootsResult | None) -> Folders:
+    """The client's `file://` roots, else the working folder; plus the server's `--root` folders."""
+    trust = trust_of(ctx)
+    listed = [root_path(str(r.uri)) for r in declared.roots] if declared is not None else []
+    client = [p for p in listed if p is not None]
+    roots = [*(client or [Path.cwd()]), *trust.roots]
+    return Folders.of(roots, trust.written, allow_commands=trust.allow_commands)
+
+
+@asynccontextmanager
+async def tool_call(ctx: Context, declared: ListRootsResult | None) -> AsyncIterator[Folders]:
+    """Run the body confined to the call's roots (the tasks it starts inherit it)."""
+    with confined(folders_for(ctx, declared)) as folders:
+        yield folders
+
+
+def check_outputs(spec: ProtocolSpec, arguments: Mapping[str, Any], html: str | None, folders: Folders) -> None:
+    """Before any call: every place the debate would write must be inside a root (the protocol's output
+    folders, as its batch spec names them among the API's arguments, and the HTML report's file)."""
+    for name in spec.batch.output_paths:
+        value = arguments.get(name)
+        if isinstance(value, str) and value:
+            folders.check_folder(value)
+    if html and html != HTML_IN_RESULT:
+        folders.check_write(html)
+
+
+def with_html(result: CallToolResult, debate_id: str) -> CallToolResult:
+    """The result with the debate's HTML report as a second content item (`html: "-"`): the report reaches
+    the client without a file being written anywhere."""
+    from moot.api.report import load_record, render_html
+    from moot.store import Store
+
+    page = render_html(load_record(Store.open_default(), debate_id))
+    report = TextResourceContents(uri=f"moot://debates/{debate_id}/report.html", mime_type="text/html", text=page)
+    result.content.append(EmbeddedResource(type="resource", resource=report))
+    return result
