@@ -88,8 +88,10 @@ def test_reads_and_writes_outside_the_roots_are_refused_before_any_call(
             evaluate(judges, "plan.md", reports_dir=str(tmp_path / "outside" / "reports")),
             evaluate(judges, "plan.md", html=str(mine)),
             ("evaluate", {"solution": ["plan.md"], "judges": str(tmp_path / "outside" / "judges.yaml")}),
-            ("decide", {"question": "Ship?", "option": ["A=yes", "B=no"], "judges": str(judges),
-                        "context": ["/etc/hostname"]}),
+            (
+                "decide",
+                {"question": "Ship?", "option": ["A=yes", "B=no"], "judges": str(judges), "context": ["/etc/hostname"]},
+            ),
             ("challenge", {"topic": "Ship?", "judges": str(judges), "context": ["../outside/secret.md"]}),
             ("doctor", {"judges": "/etc/hostname"}),
             ("list_debates", {}),
@@ -220,7 +222,9 @@ def test_stdio_server_takes_root_and_allow_commands(work: Path, tmp_path: Path, 
     seen: list[Any] = []
 
     async def run(*flags: str) -> None:
-        params = StdioServerParameters(command=sys.executable, args=["-m", "moot", "mcp", *flags], env=env, cwd=str(work))
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "moot", "mcp", *flags], env=env, cwd=str(work)
+        )
         async with Client(params, read_timeout_seconds=60) as client:
             seen.append(await client.call_tool(*evaluate(panel, "plan.md", mode="quick", no_reports=True)))
 

@@ -114,6 +114,8 @@ def test_doctor_says_which_judges_file_is_in_effect_and_why(
     assert report["judges_file"] == {
         "path": str(project / "moot.yaml"),
         "why": f"the nearest moot.yaml above {Path.cwd()}",
+        "trust": "not needed",  # its judges run no program and send no key to a server of its own
+        "trust_why": "it runs no program and sends no key to a server it names",
     }
     assert [r["judge"] for r in report["judges"]] == ["ollama/from-moot-yaml-1", "ollama/from-moot-yaml-2"]
     monkeypatch.setenv("MOOT_JUDGES", str(panel(tmp_path / "env.yaml", "ollama/x", "ollama/y")))

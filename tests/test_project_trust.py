@@ -91,8 +91,21 @@ def write_reply(path: Path) -> Path:
 
 
 def evaluate(capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(["evaluate", "-s", "plan.md", "--criteria", CRITERIA, "--mode", "quick", "--no-reports",
-                 "--format", "json", "--no-progress"])
+    code = main(
+        [
+            "evaluate",
+            "-s",
+            "plan.md",
+            "--criteria",
+            CRITERIA,
+            "--mode",
+            "quick",
+            "--no-reports",
+            "--format",
+            "json",
+            "--no-progress",
+        ]
+    )
     return code, capsys.readouterr().err
 
 

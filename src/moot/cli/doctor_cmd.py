@@ -15,7 +15,8 @@ from moot.cli.output import check_format, emit, render_result
 def _source_line(in_effect: dict[str, str | None]) -> str:
     if in_effect["path"] is None:
         return f"judges: the built-in lineups and agent CLIs ({in_effect['why']})"
-    return f"judges file: {in_effect['path']} ({in_effect['why']}); trust: {in_effect['trust']} ({in_effect['trust_why']})"
+    trust = f"trust: {in_effect['trust']} ({in_effect['trust_why']})"
+    return f"judges file: {in_effect['path']} ({in_effect['why']})\n{trust}"
 
 
 def _text(rows: list[Row], in_effect: dict[str, str | None]) -> str:

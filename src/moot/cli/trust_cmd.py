@@ -45,7 +45,9 @@ def trust(
     path: Annotated[
         Path | None, typer.Argument(help="The project file (or its folder); default: the moot.yaml that applies here.")
     ] = None,
-    list_: Annotated[bool, typer.Option("--list", help="Show every trusted file and whether it changed since.")] = False,
+    list_: Annotated[
+        bool, typer.Option("--list", help="Show every trusted file and whether it changed since.")
+    ] = False,
 ) -> None:
     """Trust a moot.yaml that runs programs (command:, cli:) or sends a key to its own api_base: by content,
     so that any edit needs trusting again."""
