@@ -235,3 +235,11 @@ def test_stdio_server_takes_root_and_allow_commands(work: Path, tmp_path: Path, 
     anyio.run(run, "--root", str(tmp_path / "extra"), "--allow-commands")
     assert not seen[2].is_error, seen[2].content
     assert marker.exists()
+
+
+def test_the_project_file_above_the_working_folder_is_read_as_configuration(work: Path, tmp_path: Path) -> None:
+    judges = [{"model": "scripted", "name": n, "replies": [round1(4.0, 4)]} for n in ("alpha", "beta", "gamma")]
+    (tmp_path / "moot.yaml").write_text(yaml.safe_dump({"debate_judges": judges}), encoding="utf-8")
+    [result] = call_all([("evaluate", {"solution": ["plan.md"], "criteria": CRITERIA, "dry_run": True})])
+    assert not result.is_error, result.content
+    assert [j["model"] for j in result.structured_content["judges"]] == ["alpha", "beta", "gamma"]

@@ -110,6 +110,17 @@ def confined(folders: Folders) -> Iterator[Folders]:
         _CURRENT.reset(token)
 
 
+@contextmanager
+def unconfined() -> Iterator[None]:
+    """Lift the rule for reading the user's own configuration (MOOT_JUDGES, a project's moot.yaml), which is
+    no argument of the call even when the folder it sits in is no root."""
+    token = _CURRENT.set(None)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
 def current() -> Folders | None:
     return _CURRENT.get()
 

@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from moot.access import unconfined
 from moot.errors import UsageError
 from moot.panel_file import PanelFile, load_panel_file, specs_of
 from moot.trust import needs_trust, trust_state
@@ -95,7 +96,8 @@ def load_source(source: JudgesSource, *, enforce_trust: bool = True) -> PanelFil
     if not source.implicit:
         return load_panel_file(source.path)
     try:
-        panel = load_panel_file(source.path, trusted=True)  # the user's own configuration, held below
+        with unconfined():  # the user's own configuration, even from a folder above an MCP server's roots
+            panel = load_panel_file(source.path, trusted=True)  # held to its own rules below
     except UsageError as e:  # the user may not know this file is read at all
         raise UsageError(f"{e} ({source.why})") from None
     if source.found and enforce_trust:

@@ -77,7 +77,7 @@ def trust(path: Path) -> str:
 
 
 def trust_state(path: Path) -> str:
-    """ "trusted", "changed" (trusted once, edited since) or "untrusted"."""
+    """The file's state: trusted, changed (trusted once, edited since) or untrusted."""
     real = Path(os.path.realpath(path))
     entry = load_trusted().get(str(real))
     if entry is None:
