@@ -243,3 +243,22 @@ def test_the_project_file_above_the_working_folder_is_read_as_configuration(work
     [result] = call_all([("evaluate", {"solution": ["plan.md"], "criteria": CRITERIA, "dry_run": True})])
     assert not result.is_error, result.content
     assert [j["model"] for j in result.structured_content["judges"]] == ["alpha", "beta", "gamma"]
+
+
+def test_moot_rewrites_its_own_files_across_servers_but_not_one_edited_since(work: Path) -> None:
+    from .scripted_panels import decide_panel
+    from .test_decide_support import OPTIONS, QUESTION
+
+    decide = (
+        "decide",
+        {"question": QUESTION, "option": OPTIONS, "judges": str(decide_panel(work)), "feature_dir": "f"},
+    )
+    [first] = call_all([decide])
+    assert not first.is_error, first.content
+    [again] = call_all([decide])  # a new server: the files are still exactly what moot wrote
+    assert not again.is_error, again.content
+    record = next((work / "f" / "sadd").glob("*decision*"), None) or sorted((work / "f" / "sadd").iterdir())[-1]
+    record.write_text("my own edits\n", encoding="utf-8")
+    [refused] = call_all([decide])
+    assert error_of(refused) == f"refused to write f/sadd/{record.name}: the file exists and moot did not write it"
+    assert record.read_text(encoding="utf-8") == "my own edits\n"

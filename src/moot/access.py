@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from moot.errors import UsageError
 
@@ -36,20 +37,28 @@ def _within(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
+class WriteRecord(Protocol):
+    """The files moot wrote for a caller, which it may write again (a set of real paths will do)."""
+
+    def __contains__(self, path: object) -> bool: ...
+
+    def add(self, path: Path) -> None: ...
+
+
 @dataclass
 class Folders:
     """The folders a caller may read and write in (each a real path), and the files written for it."""
 
     roots: tuple[Path, ...]
-    written: set[Path] = field(default_factory=set)  # real paths moot wrote here: these it may replace
+    written: WriteRecord = field(default_factory=lambda: set[Path]())  # the files moot wrote: it may replace them
     allow_commands: bool = False  # a judges file the caller names may hold `command:` and `cli:` judges
 
     @classmethod
     def of(
-        cls, roots: Sequence[str | Path], written: set[Path] | None = None, *, allow_commands: bool = False
+        cls, roots: Sequence[str | Path], written: WriteRecord | None = None, *, allow_commands: bool = False
     ) -> Folders:
         unique = tuple(dict.fromkeys(real(r) for r in roots))
-        return cls(unique, written if written is not None else set(), allow_commands)
+        return cls(unique, written if written is not None else set[Path](), allow_commands)
 
     def inside(self, path: str | Path) -> bool:
         target = real(path)

@@ -29,7 +29,8 @@ from weakref import WeakKeyDictionary
 from mcp.server.mcpserver import Context, ListRoots, Resolve
 from mcp.types import CallToolResult, EmbeddedResource, ListRootsResult, TextResourceContents
 
-from moot.access import Folders, confined
+from moot.access import Folders, WriteRecord, confined
+from moot.mcp.written import WrittenFiles
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -43,11 +44,11 @@ HTML_IN_RESULT = "-"
 @dataclass
 class ServerTrust:
     """What `moot mcp` was started with: roots beyond the client's, and whether named judges files may run
-    programs; plus the files this server has written (those it may write again)."""
+    programs; plus the files moot wrote over MCP (those it may write again: `moot.mcp.written`)."""
 
     roots: tuple[Path, ...] = ()
     allow_commands: bool = False
-    written: set[Path] = field(default_factory=set)
+    written: WriteRecord = field(default_factory=WrittenFiles)
 
 
 _SERVERS: WeakKeyDictionary[MCPServer, ServerTrust] = WeakKeyDictionary()
