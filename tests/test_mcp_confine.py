@@ -262,3 +262,10 @@ def test_moot_rewrites_its_own_files_across_servers_but_not_one_edited_since(wor
     [refused] = call_all([decide])
     assert error_of(refused) == f"refused to write f/sadd/{record.name}: the file exists and moot did not write it"
     assert record.read_text(encoding="utf-8") == "my own edits\n"
+
+
+def test_a_root_that_is_no_folder_stops_the_server_at_start(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from moot.cli.app import main
+
+    assert main(["mcp", "--root", "nope"]) == 2
+    assert capsys.readouterr().err == "moot: error: --root nope is not a folder\n"
