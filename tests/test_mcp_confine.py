@@ -269,3 +269,14 @@ def test_a_root_that_is_no_folder_stops_the_server_at_start(work: Path, capsys: 
 
     assert main(["mcp", "--root", "nope"]) == 2
     assert capsys.readouterr().err == "moot: error: --root nope is not a folder\n"
+
+
+def test_reports_inside_a_root_are_written_and_appended_round_by_round(work: Path) -> None:
+    from .scripted_panels import converging_panel
+
+    [result] = call_all([evaluate(converging_panel(work), "plan.md", reports_dir="reports")])
+    assert not result.is_error, result.content
+    reports = result.structured_content["reports"]
+    assert len(reports) == 4 and all(Path(r).is_file() for r in reports)
+    judge_report = Path(reports[0]).read_text(encoding="utf-8")
+    assert "## Debate Round 2" in judge_report  # round 2 appended to the file round 1 wrote
