@@ -27,9 +27,11 @@ from urllib.request import url2pathname
 from weakref import WeakKeyDictionary
 
 from mcp.server.mcpserver import Context, ListRoots, Resolve
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, EmbeddedResource, ListRootsResult, TextResourceContents
 
 from moot.access import Folders, WriteRecord, confined
+from moot.errors import MootError
 from moot.mcp.written import WrittenFiles
 
 if TYPE_CHECKING:
@@ -123,3 +125,24 @@ def with_html(result: CallToolResult, debate_id: str) -> CallToolResult:
     report = TextResourceContents(uri=f"moot://debates/{debate_id}/report.html", mime_type="text/html", text=page)
     result.content.append(EmbeddedResource(type="resource", resource=report))
     return result
+
+
+@asynccontextmanager
+async def confined_debate(
+    ctx: Context,
+    declared: ListRootsResult | None,
+    spec: ProtocolSpec,
+    values: Mapping[str, Any],
+    *,
+    html: str | None,
+    dry_run: bool,
+) -> AsyncIterator[Folders]:
+    """A protocol tool's call, confined to its roots; a place it would write outside them is a tool error
+    before anything is read or any judge called (a dry run writes nothing, so it is not checked)."""
+    async with tool_call(ctx, declared) as folders:
+        if not dry_run:
+            try:
+                check_outputs(spec, spec.adapt(values), html, folders)
+            except MootError as e:
+                raise ToolError(str(e)) from None
+        yield folders

@@ -26,20 +26,12 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, ListRootsResult, TextContent
+from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from moot.engine.spec import REQUIRED, SAME
 from moot.errors import MootError
-from moot.mcp.confine import (
-    HTML_IN_RESULT,
-    ROOTS_ARG,
-    ClientRoots,
-    check_outputs,
-    configure,
-    tool_call,
-    with_html,
-)
+from moot.mcp.confine import HTML_IN_RESULT, ROOTS_ARG, ClientRoots, configure, confined_debate, tool_call, with_html
 from moot.reports.serialize import to_json
 from moot.schemas.events import Event, EventSink
 
@@ -176,8 +168,8 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
 
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
         html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
-        roots = values.pop(ROOTS_ARG, None)
-        return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run, roots=roots)
+        async with confined_debate(ctx, values.pop(ROOTS_ARG, None), spec, values, html=html, dry_run=dry_run):
+            return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run)
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
@@ -198,7 +190,6 @@ async def _debate(
     html: str | None,
     max_cost: float | None,
     dry_run: bool,
-    roots: ListRootsResult | None = None,
 ) -> CallToolResult:
     """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
     own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
@@ -209,20 +200,18 @@ async def _debate(
     arguments = spec.adapt(values)
     total = spec.progress_total or _planned_rounds
     try:
-        async with tool_call(ctx, roots) as folders:  # reads and writes held to the server's roots
-            if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
-                planned = await spec.build(**arguments, planning=True)
-                return json_result(estimate_prepared(planned, options_from_panel(planned.panel).pricing))
-            check_outputs(spec, arguments, html, folders)  # a dry run writes nothing
-            prepared, options = await spec.prepare(**arguments, max_cost=max_cost)
+        if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
+            planned = await spec.build(**arguments, planning=True)
+            return json_result(estimate_prepared(planned, options_from_panel(planned.panel).pricing))
+        prepared, options = await spec.prepare(**arguments, max_cost=max_cost)
 
-            async def run(sink: EventSink) -> BaseModel:
-                options.on_event = sink
-                result: BaseModel = await run_prepared(prepared, options)
-                return result
+        async def run(sink: EventSink) -> BaseModel:
+            options.on_event = sink
+            result: BaseModel = await run_prepared(prepared, options)
+            return result
 
-            result = await with_progress(ctx, total(prepared, values), run)
-            return _debate_result(result, html)
+        result = await with_progress(ctx, total(prepared, values), run)
+        return _debate_result(result, html)
     except MootError as e:
         raise _tool_error(e) from None
 
