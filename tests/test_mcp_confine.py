@@ -160,6 +160,10 @@ def test_a_command_judge_in_a_named_file_needs_allow_commands(work: Path) -> Non
     )
     assert "'command:' judge" in error_of(refused[1])
     assert not marker.exists()  # the command never ran
+    agent = work / "agent.yaml"
+    agent.write_text(yaml.safe_dump({"debate_judges": [{"cli": "claude", "allow_tools": True}] * 2}), encoding="utf-8")
+    [refused_cli] = call_all([evaluate(agent, "plan.md", dry_run=True)])
+    assert "judge 'claude' is a 'cli:' judge, which runs a program" in error_of(refused_cli)
     allowed = call_all([call], allow_commands=True)
     assert not allowed[0].is_error, allowed[0].content
     assert marker.exists()
