@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from moot.cli.mcp_cmd import check_host
+from moot.cli.serving import until_stopped
 from moot.errors import MissingExtra
 
 
@@ -20,8 +21,14 @@ def view(
         bool | None, typer.Option("--open/--no-open", help="Open a browser (default: when run at a terminal).")
     ] = None,
 ) -> None:
-    """Browse every debate, batch and bench of the store in a web browser, live while they run (read-only)."""
+    """Browse every debate, batch and bench of the store in a web browser, live while they run (read-only).
+
+    It runs until stopped: Ctrl-C or SIGTERM ends it with `moot view: stopped` and exit 0."""
     check_host(host)
+    until_stopped("moot view", lambda: _serve(host, port, open_browser))
+
+
+def _serve(host: str, port: int, open_browser: bool | None) -> None:
     try:
         import uvicorn
 
