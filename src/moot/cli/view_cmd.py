@@ -29,14 +29,14 @@ def view(
 
 
 def _serve(host: str, port: int, open_browser: bool | None) -> None:
-    try:
-        import uvicorn
-
+    try:  # the app first: a core install lacks both, and view.md says it names starlette
         from moot.view.app import create_app
     except ImportError as e:
-        if not any(name in str(e) for name in ("starlette", "uvicorn")):
-            raise
-        raise MissingExtra("starlette" if "starlette" in str(e) else "uvicorn", "view") from None
+        raise _missing(e) from None
+    try:
+        import uvicorn
+    except ImportError as e:
+        raise _missing(e) from None
     from moot.store.db import default_db_path
 
     home = default_db_path().parent
@@ -50,6 +50,14 @@ def _serve(host: str, port: int, open_browser: bool | None) -> None:
         webbrowser.open(url)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     uvicorn.Server(config).run()
+
+
+def _missing(e: ImportError) -> Exception:
+    """The view extra's package that is missing, or the error itself when it is something else."""
+    for name in ("starlette", "uvicorn"):
+        if name in str(e):
+            return MissingExtra(name, "view")
+    return e
 
 
 def address(host: str, port: int) -> tuple[str, str | None]:
