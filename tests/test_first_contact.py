@@ -28,3 +28,50 @@ def test_show_of_an_interrupted_debate_says_how_to_continue_once(
     out = capsys.readouterr().out
     assert f"Debate {debate_id} (decide): interrupted" in out
     assert out.count(f"moot resume {debate_id}") == 1, out
+
+
+LONG = "openrouter/meta-llama/llama-3.3-70b-instruct-with-a-long-name"  # 61 characters
+
+
+def _long_lineup(tmp_path: Path) -> Path:
+    judges = tmp_path / "long.yaml"
+    lineup = [(LONG, "neutral"), ("gpt-5.2", "for"), ("grok-4", "against")]
+    judges.write_text(
+        "debate_judges:\n" + "".join(f"  - {{model: {m}, stance: {s}}}\n" for m, s in lineup), encoding="utf-8"
+    )
+    return judges
+
+
+def _column_starts(lines: list[str], *words: str) -> set[tuple[int, ...]]:
+    """Where each of `words` starts on each line: one tuple for all lines when the columns are in line."""
+    return {tuple(line.index(w) for w in words) for line in lines}
+
+
+def test_doctor_keeps_its_columns_in_line_with_a_long_judge_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["doctor", "--judges", str(_long_lineup(tmp_path))]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("NO ")]
+    assert len(rows) == 3 and LONG in rows[0]
+    assert len(_column_starts(rows, " api ", "credential missing")) == 1, rows
+
+
+def test_dry_run_keeps_its_columns_in_line_with_a_long_model_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.md").write_text("# A plan\n", encoding="utf-8")
+    argv = ["evaluate", "-s", str(tmp_path / "a.md"), "--judges", str(_long_lineup(tmp_path)), "--dry-run"]
+    assert main(argv) == 0
+    calls = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  round 1 ")]
+    assert len(calls) == 3 and LONG in calls[0]
+    assert len(_column_starts(calls, "judge-", " ~", " tok ")) == 1, calls
+
+
+def test_doctor_says_how_to_log_in_to_an_agent_cli_in_words_that_read(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no agent CLI here
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "login: not checked (to log in: run gemini and sign in, or set GEMINI_API_KEY)" in out
+    assert "run: run" not in out and "(run: " not in out
