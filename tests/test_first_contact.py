@@ -23,7 +23,9 @@ def test_show_of_an_interrupted_debate_says_how_to_continue_once(
         llm_server.script(model, Reply(text=r1(option)))
     llm_server.script("effort-m", Reply(text=r1("C"), delay=30))
     isolated_home.mkdir(parents=True, exist_ok=True)
-    debate_id = asyncio.run(_interrupted_decision(priced_decide_judges(tmp_path, llm_server), isolated_home / "moot.db"))
+    debate_id = asyncio.run(
+        _interrupted_decision(priced_decide_judges(tmp_path, llm_server), isolated_home / "moot.db")
+    )
     assert main(["show", debate_id]) == 0
     out = capsys.readouterr().out
     assert f"Debate {debate_id} (decide): interrupted" in out

@@ -27,7 +27,7 @@ def _text(rows: list[Row], in_effect: dict[str, str | None]) -> str:
     wide = {key: max([least, *(len(str(r.get(key, ""))) for r in rows)]) for key, least in _LEAST.items()}
     for r in rows:
         mark = "ok " if r["usable"] else "NO "
-        cells = " ".join(f"{str(r.get(key, '')):{wide[key]}}" for key in _LEAST)
+        cells = " ".join(f"{r.get(key, '')!s:{wide[key]}}" for key in _LEAST)
         lines.append(f"{mark} {cells} {r['detail']}")
         extra = []
         if r["kind"] == "agent-cli":
