@@ -77,3 +77,24 @@ def test_doctor_says_how_to_log_in_to_an_agent_cli_in_words_that_read(
     out = capsys.readouterr().out
     assert "login: not checked (to log in: run gemini and sign in, or set GEMINI_API_KEY)" in out
     assert "run: run" not in out and "(run: " not in out
+
+
+def test_no_usable_judge_is_one_exit_code_whichever_the_protocol(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default lineups with no key and no agent CLI here: one cause, so one exit code (2, before any
+    call), the one the README's table of exit codes gives for it."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # no agent CLI (challenge's default proponent is one)
+    (tmp_path / "a.md").write_text("# A plan\n", encoding="utf-8")
+    runs = {
+        "evaluate": ["evaluate", "-s", str(tmp_path / "a.md")],
+        "decide": ["decide", "--question", "A or B?", "--option", "A=a", "--option", "B=b", "--no-input"],
+        "challenge": ["challenge", "Should we shard the orders table?"],
+    }
+    for name, argv in runs.items():
+        assert main([*argv, "--no-progress"]) == 2, name
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "not usable here" in err or "needs an API key" in err, (name, err)
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    (row,) = [line for line in readme.splitlines() if line.startswith("| 2 |")]
+    assert "not usable here" in row and "missing key" in row
