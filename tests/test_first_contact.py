@@ -94,7 +94,7 @@ def test_no_usable_judge_is_one_exit_code_whichever_the_protocol(
     for name, argv in runs.items():
         assert main([*argv, "--no-progress"]) == 2, name
         err = capsys.readouterr().err
-        assert (err.count("\n") == 1 and "not usable here" in err) or "needs an API key" in err, (name, err)
+        assert err.count("\n") == 1 and ("not usable here" in err or "needs an API key" in err), (name, err)
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     (row,) = [line for line in readme.splitlines() if line.startswith("| 2 |")]
     assert "not usable here" in row and "missing key" in row
