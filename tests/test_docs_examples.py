@@ -175,3 +175,25 @@ def test_the_bench_demo_example_prints_the_whole_verdict(tmp_path: Path) -> None
     assert shown.stdout.startswith("Verdict: ") and shown.stdout.endswith(".\n"), shown.stdout
     assert "\n\n" not in shown.stdout and "against it" in shown.stdout
     assert whole.stdout.endswith(shown.stdout)  # the verdict is the output's last paragraph, whole
+
+
+def _moot_requirements(text: str) -> list[str]:
+    """Every requirement naming moot in a runtime_env's `"pip": [...]` and after `pip install` in `text`."""
+    found = [r for group in re.findall(r'"pip": \[(.*)\]', text) for r in re.findall(r'"([^"]+)"', group)]
+    found += re.findall(r"pip install (?:-\S+ )*'([^']+)'", text)
+    return [r for r in found if r.startswith(("moot", "."))]
+
+
+def test_the_ray_examples_install_moot_in_a_form_that_works_before_pypi() -> None:
+    """moot is not on PyPI yet (the README's Install): the Ray workers' `pip` and the driver's install name
+    its checkout or its git URL, never a bare `moot`, which pip would look for on PyPI."""
+    from packaging.requirements import Requirement
+
+    wanted = _moot_requirements((DOCS / "batch.md").read_text(encoding="utf-8"))
+    assert len(wanted) >= 3, wanted  # the install, the runtime_env, the job's runtime env
+    for given in wanted:
+        if given.startswith("."):
+            continue  # the checkout, as the README installs it
+        requirement = Requirement(given)
+        assert requirement.name == "moot" and requirement.url, given
+        assert requirement.url.startswith("git+https://github.com/"), given
