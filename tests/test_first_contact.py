@@ -98,3 +98,67 @@ def test_no_usable_judge_is_one_exit_code_whichever_the_protocol(
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     (row,) = [line for line in readme.splitlines() if line.startswith("| 2 |")]
     assert "not usable here" in row and "missing key" in row
+
+
+def test_view_on_every_address_prints_urls_another_machine_can_open(tmp_path: Path) -> None:
+    """`--host 0.0.0.0` names no machine: the URLs printed are this machine's own reachable addresses
+    (each one an address a socket here can bind, none loopback), each with the token. Nothing is sent to them."""
+    import ipaddress
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    from urllib.parse import parse_qs, urlsplit
+
+    from .test_servers_stop import free_port
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moot", "view", "--host", "0.0.0.0", "--port", str(port), "--no-open"],  # noqa: S104
+        env={**os.environ, "MOOT_HOME": str(tmp_path / "home")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # serving (asked on loopback only, which a wildcard bind answers too)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    urls = [u.strip() for u in rest.splitlines() if u.startswith("  http")]
+    assert urls and "0.0.0.0" not in rest  # noqa: S104
+    tokens = set()
+    for url in urls:
+        parts = urlsplit(url)
+        assert parts.port == port and parts.path == "/debates"
+        tokens.update(parse_qs(parts.query)["token"])
+        if parts.hostname == socket.gethostname():
+            continue  # a machine with no address but loopback: its name is the best there is
+        ip = ipaddress.ip_address(parts.hostname or "")
+        assert not (ip.is_loopback or ip.is_unspecified or ip.is_link_local), url
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.bind((str(ip), 0))  # an address of this machine's own (binding sends nothing)
+    assert len(tokens) == 1
+
+
+def test_a_named_address_is_printed_as_given() -> None:
+    import socket
+
+    from moot.cli.addresses import reachable_hosts
+
+    assert reachable_hosts("127.0.0.1") == ["127.0.0.1"]
+    assert reachable_hosts("10.1.2.3") == ["10.1.2.3"] and reachable_hosts("localhost") == ["localhost"]
+    wildcard6 = reachable_hosts("::")  # the IPv6 wildcard: this machine's IPv6 addresses (or its name)
+    assert all(":" in h for h in wildcard6) or wildcard6 == [socket.gethostname()]

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from moot.cli.addresses import reachable_hosts, url_host
 from moot.cli.mcp_cmd import check_host
 from moot.cli.serving import until_stopped
 from moot.errors import MissingExtra
@@ -42,7 +43,10 @@ def _serve(host: str, port: int, open_browser: bool | None) -> None:
     home = default_db_path().parent
     url, token = address(host, port)
     app = create_app(home, token=token, loopback_only=token is None)
-    sys.stdout.write(f"moot view: {home / 'moot.db'} (read-only)\n  {url}\n")
+    # bound to every address (0.0.0.0, ::), the URL is printed once per address another machine can reach
+    urls = [url.replace(f"//{url_host(host)}:", f"//{url_host(h)}:", 1) for h in reachable_hosts(host)]
+    url = urls[0]
+    sys.stdout.write(f"moot view: {home / 'moot.db'} (read-only)\n" + "".join(f"  {u}\n" for u in urls))
     sys.stdout.flush()
     if open_browser if open_browser is not None else sys.stdout.isatty():
         import webbrowser
