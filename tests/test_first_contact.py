@@ -116,7 +116,7 @@ def test_view_on_every_address_prints_urls_another_machine_can_open(tmp_path: Pa
 
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "moot", "view", "--host", "0.0.0.0", "--port", str(port), "--no-open"],  # noqa: S104
+        [sys.executable, "-m", "moot", "view", "--host", "0.0.0.0", "--port", str(port), "--no-open"],
         env={**os.environ, "MOOT_HOME": str(tmp_path / "home")},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -138,7 +138,7 @@ def test_view_on_every_address_prints_urls_another_machine_can_open(tmp_path: Pa
             proc.kill()
             proc.communicate()
     urls = [u.strip() for u in rest.splitlines() if u.startswith("  http")]
-    assert urls and "0.0.0.0" not in rest  # noqa: S104
+    assert urls and "0.0.0.0" not in rest
     tokens = set()
     for url in urls:
         parts = urlsplit(url)
