@@ -162,3 +162,25 @@ def test_a_named_address_is_printed_as_given() -> None:
     assert reachable_hosts("10.1.2.3") == ["10.1.2.3"] and reachable_hosts("localhost") == ["localhost"]
     wildcard6 = reachable_hosts("::")  # the IPv6 wildcard: this machine's IPv6 addresses (or its name)
     assert all(":" in h for h in wildcard6) or wildcard6 == [socket.gethostname()]
+
+
+def test_a_batch_items_title_names_its_file_as_a_command_would(
+    llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    """An item's `solution` is resolved against the items file's folder, but its debate's title (what the
+    viewer's list shows) keeps the path relative to the working folder, as `moot evaluate -s src/a.py` does."""
+    from moot.batch import run_batch
+    from moot.store import Store
+
+    from .replies import CRITERIA
+    from .test_batch_support import judges_for, serve, write_items
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("def f(x):\n    return x + 1\n", encoding="utf-8")
+    serve(llm_server)
+    items = write_items(
+        tmp_path / "items.jsonl", [{"id": "a", "solution": "src/a.py", "task": "add one", "criteria": CRITERIA}]
+    )
+    summary = asyncio.run(run_batch(items, "evaluate", judges=judges_for("evaluate", tmp_path, llm_server)))
+    assert summary.done == 1, summary
+    assert [d.title for d in Store.open_default().list_debates()] == ["evaluate src/a.py: add one"]

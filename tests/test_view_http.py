@@ -59,6 +59,17 @@ def get(
         conn.close()
 
 
+def test_a_page_past_the_end_is_the_last_page(base: str) -> None:
+    """`?page=99` of a shorter list shows its last page and says so (it read "page 99 of 1", empty)."""
+    count = re.compile(r"· page (\d+) of (\d+)</p>")
+    found = count.search(ok(base, "/debates"))
+    assert found is not None
+    last = found.group(2)
+    page = ok(base, "/debates?page=99")
+    assert count.search(page).groups() == (last, last)  # type: ignore[union-attr]
+    assert row_ids(page) and 'rel="next"' not in page
+
+
 def ok(url: str, path: str) -> str:
     status, _, body = get(url, path)
     assert status == 200, (path, status, body[:300])
