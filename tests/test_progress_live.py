@@ -88,6 +88,8 @@ def test_demo_at_a_terminal_draws_rounds_live(
     assert "round 3: ✓ judge-1 3.5  ✓ judge-2 3.8  ✓ judge-3 2.9" in shown
     assert "10 calls · 21,751 tokens · $0.0000" in shown  # spend from the engine's call_done events
     assert "[   0.0s]" not in shown  # not the line printer
+    for r in (1, 2, 3):  # once a round's summary is printed, that round's frame is never drawn again
+        assert f"\nround {r}\n" not in shown[shown.index(f"round {r}: ") :], r
     assert "Verdict: CONDITIONAL" in capsys.readouterr().out
 
 
@@ -127,3 +129,24 @@ def test_help_states_the_rule_the_code_follows(command: str, capsys: pytest.Capt
     shown = " ".join(capsys.readouterr().out.replace("│", " ").split())
     assert "--no-progress" in shown and "--quiet" in shown
     assert "default: on for text and markdown, and for any format when stderr is a terminal" in shown
+
+
+def test_after_a_rounds_summary_the_live_view_never_redraws_its_stale_last_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The round's last answers and its end come between two of rich's redraws: the summary line printed
+    above the live region must not bring back the last frame drawn, in which a judge that has answered
+    still waits (rich redraws the region under every line printed above it, from the frame it last drew)."""
+    monkeypatch.setenv("TERM", "xterm-256color")
+    err = TtyStream()
+    view = LiveProgress(Console(file=err, force_terminal=True, width=120, no_color=True))
+    judges = ["judge-1", "judge-2", "judge-3"]
+    view(Event("round_started", 1, data={"judges": judges}))  # the live view starts, drawn: all three waiting
+    for n, seat in enumerate(judges):
+        view(Event("judge_answered", 1, seat, {"score": 3.0 + n, "clarified": False}))
+    view(Event("round_finished", 1, data={"consensus": False, "reasons": ["overall scores differ by 2"]}))
+    view.close()
+    shown = ESCAPES.sub("", err.getvalue())
+    summary = "round 1: ✓ judge-1 3  ✓ judge-2 4  ✓ judge-3 5 — overall scores differ by 2"
+    assert summary in shown
+    assert "waiting" not in shown.split(summary, 1)[1], shown.split(summary, 1)[1]
