@@ -150,3 +150,40 @@ def test_after_a_rounds_summary_the_live_view_never_redraws_its_stale_last_frame
     summary = "round 1: ✓ judge-1 3  ✓ judge-2 4  ✓ judge-3 5 — overall scores differ by 2"
     assert summary in shown
     assert "waiting" not in shown.split(summary, 1)[1], shown.split(summary, 1)[1]
+
+
+def test_demo_in_a_pseudo_terminal_never_draws_a_finished_round_again(tmp_path: Path) -> None:
+    """`moot demo` with stderr on a real pseudo-terminal (so it chooses the live view itself): after each
+    round's summary line, that round's frame (a judge waiting that has answered) is not drawn again."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    master, child = pty.openpty()
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "200", "MOOT_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moot", "demo", "--reports-dir", str(tmp_path / "r")],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=child,
+        cwd=tmp_path,
+        env=env,
+    )
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=60) == 0
+    assert proc.stdout is not None and "Verdict: CONDITIONAL" in proc.stdout.read().decode()
+    shown = ESCAPES.sub("", b"".join(chunks).decode(errors="replace")).replace("\r\n", "\n")
+    for r in (1, 2, 3):
+        assert f"round {r}: " in shown, shown[-2000:]
+        assert f"\nround {r}\n" not in shown[shown.index(f"round {r}: ") :], r
