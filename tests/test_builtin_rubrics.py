@@ -4,6 +4,7 @@ file takes: each still gives the names, weights and help texts it gave when it w
 from __future__ import annotations
 
 import importlib.resources
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +73,28 @@ def test_a_built_in_rubric_handed_out_twice_is_not_shared() -> None:
     first = parse_criteria_string("code")
     first.clear()
     assert len(parse_criteria_string("code")) == 5
+
+
+def test_a_rubric_name_in_another_case_is_that_rubric() -> None:
+    assert parse_criteria_string("Code") == parse_criteria_string("code")
+    assert parse_criteria_string("DOCUMENTATION") == parse_criteria_string("documentation")
+
+
+@pytest.mark.parametrize(
+    ("given", "nearest"), [("docs", "documentation"), ("desgin", "design"), ("plans", "plan"), ("security", None)]
+)
+def test_a_bare_word_is_told_the_built_in_rubrics_and_the_nearest(given: str, nearest: str | None) -> None:
+    with pytest.raises(ValueError, match="has no weight") as caught:
+        parse_criteria_string(given)
+    message = str(caught.value)
+    assert "a built-in rubric: code, design, documentation, plan" in message
+    assert message.endswith(f"did you mean '{nearest}'?)" if nearest else "plan)")
+
+
+def test_the_command_says_it_in_one_line_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from moot.cli.app import main
+
+    (tmp_path / "a.md").write_text("# A plan\n", encoding="utf-8")
+    assert main(["evaluate", "-s", str(tmp_path / "a.md"), "--criteria", "docs", "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "did you mean 'documentation'?" in err

@@ -6,7 +6,7 @@ import pytest
 
 import moot
 from moot.api import Panelist
-from moot.errors import DebateAborted, UsageError
+from moot.errors import NotUsableHere, UsageError
 from moot.judges.function import FunctionJudge
 from moot.schemas.messages import Prompt
 
@@ -42,5 +42,5 @@ def test_challenge_sync_with_code_built_judges() -> None:
 def test_api_errors() -> None:
     with pytest.raises(UsageError, match="challenger list is empty"):
         moot.challenge_sync("t", proponent="gpt-5.2", challengers=[])
-    with pytest.raises(DebateAborted, match=r"proponent 'gpt-5\.2' is not usable here: credential missing"):
+    with pytest.raises(NotUsableHere, match=r"proponent 'gpt-5\.2' is not usable here: credential missing"):
         moot.challenge_sync("t", proponent="gpt-5.2", challengers=["grok-4"])

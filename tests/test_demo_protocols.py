@@ -95,7 +95,10 @@ def test_demo_bench_runs_every_strategy_on_the_bundled_gold_and_leaves_the_store
     capsys: pytest.CaptureFixture[str], isolated_home: Path
 ) -> None:
     assert main(["demo", "bench", "--format", "json", "--no-progress"]) == 0
-    data = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    # its costs are at prices the demo made up, and it says so (on stderr: stdout is the JSON alone)
+    assert err.startswith("moot demo bench: scripted judges on 127.0.0.1; the costs below are at made-up demo prices")
     assert (data["kind"], data["items"], data["swap_consistency"]) == ("pairwise", 12, 1.0)
     accuracy = {name: round(s["accuracy"], 3) for name, s in data["strategies"].items()}
     # the scripted temperaments: careful 9 in 10, hasty 6 in 10 (right after the debate), stubborn 7 in 10

@@ -139,3 +139,61 @@ def test_ci_no_key_gate_example_runs_as_written(tmp_path: Path, capsys: pytest.C
     printed = capsys.readouterr().out.strip().splitlines()[-1].split(" && ", 1)[1]
     documented = shlex.split(block.replace("\\\n", " ").splitlines()[-1].split(";")[0])
     assert shlex.split(printed) == documented[: len(shlex.split(printed))]
+
+
+# a command whose comment starts with a quote shows its output: `moot ... | grep x    # "outcome": "X",`
+SHOWN = re.compile(r"^(moot [^#\n]*?)\s+#\s+(\"[^\n]*)$", re.M)
+SHOWN_OUTPUT = [
+    (doc, command, shown)
+    for doc, _, lang, code in EXAMPLES
+    if lang in ("bash", "sh")
+    for command, shown in SHOWN.findall(code)
+]
+
+
+def test_the_docs_show_some_output() -> None:
+    assert any("moot demo decide" in command for _, command, _ in SHOWN_OUTPUT)
+
+
+@pytest.mark.parametrize(("doc", "command", "shown"), SHOWN_OUTPUT, ids=[c for _, c, _ in SHOWN_OUTPUT])
+def test_a_command_prints_the_output_its_comment_shows(doc: str, command: str, shown: str, tmp_path: Path) -> None:
+    r = _run_sh("set -o pipefail\n" + command, tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert [line.strip() for line in r.stdout.splitlines()] == [shown.strip()], f"{doc}: {command}"
+
+
+def test_the_bench_demo_example_prints_the_whole_verdict(tmp_path: Path) -> None:
+    """bench.md's example prints the verdict paragraph, from its first word to its last sentence's end (its
+    `tail -4` began mid-sentence); the whole output's first line says the costs are made up."""
+    (line,) = [line for b in blocks("bench.md", "bash") for line in b.splitlines() if "moot demo bench" in line]
+    command, _, _ = line.partition("#")
+    produce, _, pipeline = command.partition("|")
+    whole = _run_sh(produce, tmp_path)
+    assert whole.returncode == 0, whole.stderr
+    assert "made-up demo prices" in whole.stdout.splitlines()[0]
+    shown = subprocess.run(["bash", "-c", pipeline], input=whole.stdout, capture_output=True, text=True, check=True)
+    assert shown.stdout.startswith("Verdict: ") and shown.stdout.endswith(".\n"), shown.stdout
+    assert "\n\n" not in shown.stdout and "against it" in shown.stdout
+    assert whole.stdout.endswith(shown.stdout)  # the verdict is the output's last paragraph, whole
+
+
+def _moot_requirements(text: str) -> list[str]:
+    """Every requirement naming moot in a runtime_env's `"pip": [...]` and after `pip install` in `text`."""
+    found = [r for group in re.findall(r'"pip": \[(.*)\]', text) for r in re.findall(r'"([^"]+)"', group)]
+    found += re.findall(r"pip install (?:-\S+ )*'([^']+)'", text)
+    return [r for r in found if r.startswith(("moot", "."))]
+
+
+def test_the_ray_examples_install_moot_in_a_form_that_works_before_pypi() -> None:
+    """moot is not on PyPI yet (the README's Install): the Ray workers' `pip` and the driver's install name
+    its checkout or its git URL, never a bare `moot`, which pip would look for on PyPI."""
+    from packaging.requirements import Requirement
+
+    wanted = _moot_requirements((DOCS / "batch.md").read_text(encoding="utf-8"))
+    assert len(wanted) >= 3, wanted  # the install, the runtime_env, the job's runtime env
+    for given in wanted:
+        if given.startswith("."):
+            continue  # the checkout, as the README installs it
+        requirement = Requirement(given)
+        assert requirement.name == "moot" and requirement.url, given
+        assert requirement.url.startswith("git+https://github.com/"), given

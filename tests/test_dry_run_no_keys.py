@@ -122,7 +122,9 @@ def test_challenge_dry_run_with_no_agent_cli_on_path_plans_and_names_every_seat(
             ("challenger-3", "qwen"),
         ]
     ]
-    assert main(["challenge", "Use tabs"]) == 3  # a real run still refuses, before any call
+    assert (
+        main(["challenge", "Use tabs"]) == 2
+    )  # a real run still refuses, before any call (bad input, as a missing key)
     assert "not usable here" in capsys.readouterr().err
 
 

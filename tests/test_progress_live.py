@@ -88,6 +88,8 @@ def test_demo_at_a_terminal_draws_rounds_live(
     assert "round 3: ✓ judge-1 3.5  ✓ judge-2 3.8  ✓ judge-3 2.9" in shown
     assert "10 calls · 21,751 tokens · $0.0000" in shown  # spend from the engine's call_done events
     assert "[   0.0s]" not in shown  # not the line printer
+    for r in (1, 2, 3):  # once a round's summary is printed, that round's frame is never drawn again
+        assert f"\nround {r}\n" not in shown[shown.index(f"round {r}: ") :], r
     assert "Verdict: CONDITIONAL" in capsys.readouterr().out
 
 
@@ -127,3 +129,61 @@ def test_help_states_the_rule_the_code_follows(command: str, capsys: pytest.Capt
     shown = " ".join(capsys.readouterr().out.replace("│", " ").split())
     assert "--no-progress" in shown and "--quiet" in shown
     assert "default: on for text and markdown, and for any format when stderr is a terminal" in shown
+
+
+def test_after_a_rounds_summary_the_live_view_never_redraws_its_stale_last_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The round's last answers and its end come between two of rich's redraws: the summary line printed
+    above the live region must not bring back the last frame drawn, in which a judge that has answered
+    still waits (rich redraws the region under every line printed above it, from the frame it last drew)."""
+    monkeypatch.setenv("TERM", "xterm-256color")
+    err = TtyStream()
+    view = LiveProgress(Console(file=err, force_terminal=True, width=120, no_color=True))
+    judges = ["judge-1", "judge-2", "judge-3"]
+    view(Event("round_started", 1, data={"judges": judges}))  # the live view starts, drawn: all three waiting
+    for n, seat in enumerate(judges):
+        view(Event("judge_answered", 1, seat, {"score": 3.0 + n, "clarified": False}))
+    view(Event("round_finished", 1, data={"consensus": False, "reasons": ["overall scores differ by 2"]}))
+    view.close()
+    shown = ESCAPES.sub("", err.getvalue())
+    summary = "round 1: ✓ judge-1 3  ✓ judge-2 4  ✓ judge-3 5 — overall scores differ by 2"
+    assert summary in shown
+    assert "waiting" not in shown.split(summary, 1)[1], shown.split(summary, 1)[1]
+
+
+def test_demo_in_a_pseudo_terminal_never_draws_a_finished_round_again(tmp_path: Path) -> None:
+    """`moot demo` with stderr on a real pseudo-terminal (so it chooses the live view itself): after each
+    round's summary line, that round's frame (a judge waiting that has answered) is not drawn again."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    master, child = pty.openpty()
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "200", "MOOT_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moot", "demo", "--reports-dir", str(tmp_path / "r")],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=child,
+        cwd=tmp_path,
+        env=env,
+    )
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=60) == 0
+    assert proc.stdout is not None and "Verdict: CONDITIONAL" in proc.stdout.read().decode()
+    shown = ESCAPES.sub("", b"".join(chunks).decode(errors="replace")).replace("\r\n", "\n")
+    for r in (1, 2, 3):
+        assert f"round {r}: " in shown, shown[-2000:]
+        assert f"\nround {r}\n" not in shown[shown.index(f"round {r}: ") :], r

@@ -59,6 +59,17 @@ def get(
         conn.close()
 
 
+def test_a_page_past_the_end_is_the_last_page(base: str) -> None:
+    """`?page=99` of a shorter list shows its last page and says so (it read "page 99 of 1", empty)."""
+    count = re.compile(r"· page (\d+) of (\d+)</p>")
+    found = count.search(ok(base, "/debates"))
+    assert found is not None
+    last = found.group(2)
+    page = ok(base, "/debates?page=99")
+    assert count.search(page).groups() == (last, last)  # type: ignore[union-attr]
+    assert row_ids(page) and 'rel="next"' not in page
+
+
 def ok(url: str, path: str) -> str:
     status, _, body = get(url, path)
     assert status == 200, (path, status, body[:300])
@@ -307,3 +318,17 @@ def test_moot_view_serves_the_store_and_prints_its_url(made: tuple[Path, Made]) 
     finally:
         proc.terminate()
         proc.communicate(timeout=30)
+
+
+def test_a_core_install_is_told_what_view_md_says() -> None:
+    """A core install has neither starlette nor uvicorn: the message is the one docs/view.md quotes."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "view.md").read_text(encoding="utf-8")
+    said = re.search(r"Without the extra, `moot view` says `([^`]+)`", doc)
+    assert said is not None
+    code = (
+        "import sys; sys.modules['starlette'] = None; sys.modules['uvicorn'] = None\n"
+        "from moot.cli.app import main\n"
+        "sys.exit(main(['view', '--no-open']))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr == f"moot: error: {said.group(1)}\n"

@@ -2,7 +2,8 @@
 
     MootError
     ├── UsageError          bad input: the CLI prints one line and exits 2, before any LLM call
-    │   └── MissingExtra    an optional vendor SDK is not installed (message carries the pip hint)
+    │   ├── MissingExtra    an optional vendor SDK is not installed (message carries the pip hint)
+    │   └── NotUsableHere   a judge the debate needs cannot run here (no key, SDK, agent CLI or login)
     ├── DebateAborted       the debate cannot go on (too few judges left, no challengers): exit 3
     ├── Interrupted         Ctrl-C: the debate is resumable (exit 130)
     └── JudgeError          one call to one judge failed; the engine turns it into an outcome
@@ -39,6 +40,11 @@ class MissingExtra(UsageError):
         super().__init__(f"the '{package}' package is not installed: pip install 'moot[{extra}]'")
         self.package = package
         self.extra = extra
+
+
+class NotUsableHere(UsageError):
+    """A judge the debate cannot do without is not usable here (its key, SDK, agent CLI or login is missing):
+    found before any call, so it is bad input (exit 2) whichever protocol, pointing at `moot doctor`."""
 
 
 class DebateAborted(MootError):
@@ -85,6 +91,7 @@ __all__ = [
     "JudgeTimeout",
     "MissingExtra",
     "MootError",
+    "NotUsableHere",
     "TransientJudgeError",
     "UsageError",
 ]

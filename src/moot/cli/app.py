@@ -6,8 +6,9 @@ command is built from its spec then, importing that protocol alone. `moot`, `moo
 in `moot.cli.commands` (the protocols' lines from the registry), in click's own layout (a test holds the
 two to the same text), because typer's import alone takes most of a 150 ms budget.
 
-Exit codes: 0 done; 1 a gate failed (`--fail-under`, `--require`); 2 bad input (one line on stderr, no
-LLM call made); 3 the debate could not reach a trustworthy end; 130 interrupted (resumable).
+Exit codes (the README's table): 0 done (a server stopped); 1 a gate failed (`--fail-under`, `--require`); 2
+bad input (one line on stderr, no LLM call made; a judge not usable here too); 3 the debate could not reach a
+trustworthy end; 130 interrupted (resumable).
 """
 
 from __future__ import annotations

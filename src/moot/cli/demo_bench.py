@@ -38,6 +38,11 @@ _PREVIOUS = re.compile(r"YOUR PREVIOUS RECOMMENDATION: (\S+)")
 _FIRST_ROUND_RIGHT = {"careful": 9, "hasty": 6, "stubborn": 7}  # of every 10 questions
 # made-up prices (USD per million tokens), so that the cost columns show what each strategy would cost
 PRICES = {"careful": (3.0, 15.0), "hasty": (0.25, 1.25), "stubborn": (1.0, 5.0)}
+PRICES_NOTE = (
+    "moot demo bench: scripted judges on 127.0.0.1; the costs below are at made-up demo prices (USD per million "
+    "tokens in/out: " + ", ".join(f"{j} {i:g}/{o:g}" for j, (i, o) in PRICES.items()) + "): nothing is sent out "
+    "or paid for"
+)
 
 
 def right_in_round_1(judge: str, question: str) -> bool:
@@ -109,7 +114,12 @@ def scripted_bench() -> Iterator[Path]:
 
 def demo_bench(fmt: str, progress: bool | None) -> int:
     """Run `moot bench` on the bundled gold file with the scripted panel (every strategy, both orders)."""
+    import sys
+
     from moot.cli.bench_cmd import bench
 
+    # said first, on stdout with the text (on stderr with JSON, which alone goes to stdout)
+    (sys.stderr if fmt == "json" else sys.stdout).write(PRICES_NOTE + "\n")
+    (sys.stderr if fmt == "json" else sys.stdout).flush()
     with scripted_bench() as judges:
         return bench(str(GOLD), judges=str(judges), fmt="json" if fmt == "json" else "text", progress=progress)

@@ -19,11 +19,17 @@ def _source_line(in_effect: dict[str, str | None]) -> str:
     return f"judges file: {in_effect['path']} ({in_effect['why']})\n{trust}"
 
 
+_LEAST = {"role": 10, "judge": 28, "kind": 9, "vendor": 10}  # the columns before the detail, their least width
+
+
 def _text(rows: list[Row], in_effect: dict[str, str | None]) -> str:
     lines = [_source_line(in_effect)]
+    # each column as wide as its longest entry, so that a long judge name does not push the rest out of line
+    wide = {key: max([least, *(len(str(r.get(key, ""))) for r in rows)]) for key, least in _LEAST.items()}
     for r in rows:
         mark = "ok " if r["usable"] else "NO "
-        lines.append(f"{mark} {r['role']:10} {r['judge']:28} {r['kind']:9} {r.get('vendor', ''):10} {r['detail']}")
+        cells = " ".join(f"{r.get(key, '')!s:{wide[key]}}" for key in _LEAST)
+        lines.append(f"{mark} {cells} {r['detail']}")
         extra = []
         if r["kind"] == "agent-cli":
             extra.append(f"tools: {r.get('tools', '?')}" + (f" (blocks {r['blocks']})" if r.get("blocks") else ""))

@@ -89,8 +89,8 @@ def _status_text(data: dict[str, Any]) -> str:
     for name, r in data["rounds"].items():
         lines.append(f"  {name.replace('_', ' ')}: {r.get('scores', r)}")
     lines.append(f"  {data['calls_completed']} calls completed")
-    if data["status"] != "finished":
-        lines.append(f"  continue with: moot resume {data['debate_id']}")
+    if data["status"] != "finished" and f"moot resume {data['debate_id']}" not in (data["error"] or ""):
+        lines.append(f"  continue with: moot resume {data['debate_id']}")  # once: an interruption's error says it
     return "\n".join(lines) + "\n"
 
 

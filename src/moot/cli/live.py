@@ -93,7 +93,11 @@ class LiveProgress:
             if handler is not None:
                 handler(e)
             lines, self.pending = self.pending, []
-        # printed outside the lock: the redrawing thread holds rich's lock while it asks for the view
+        # printed outside the lock: the redrawing thread holds rich's lock while it asks for the view. rich
+        # redraws the live region below each printed line from the frame it last drew, which may predate
+        # this event (a judge still waiting that has answered): redraw it from the state now, first
+        if lines and self.live is not None:
+            self.live.refresh()
         for line in lines:
             self.console.print(line, highlight=False)
         if self.live is None and self.round is not None:

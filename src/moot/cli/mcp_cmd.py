@@ -54,7 +54,11 @@ def mcp(
         ),
     ] = False,
 ) -> None:
-    """Serve moot's MCP tools: one per protocol, then show_debate, list_debates and doctor (stdio by default)."""
+    """Serve moot's MCP tools: one per protocol, then show_debate, list_debates and doctor (stdio by default).
+
+    It runs until stopped: Ctrl-C or SIGTERM ends it with `moot mcp: stopped` and exit 0."""
+    from moot.cli.serving import until_stopped
+
     check_host(host)
     roots = check_roots(root or [])
     try:
@@ -65,10 +69,10 @@ def mcp(
         raise MissingExtra("mcp", "mcp") from None
     server = build_server(roots=roots, allow_commands=allow_commands)
     if http is None:
-        server.run("stdio")
+        until_stopped("moot mcp", lambda: server.run("stdio"))
     else:
         shown = f"[{host}]" if ":" in host else host
         where = "this machine only" if host in ("127.0.0.1", "localhost", "::1") else "reachable from other machines"
         sys.stderr.write(f"moot mcp: serving streamable HTTP at http://{shown}:{http}/mcp ({where}); Ctrl-C stops it\n")
         sys.stderr.flush()
-        server.run("streamable-http", host=host, port=http)
+        until_stopped("moot mcp", lambda: server.run("streamable-http", host=host, port=http))

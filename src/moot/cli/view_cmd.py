@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
+from moot.cli.addresses import reachable_hosts, url_host
 from moot.cli.mcp_cmd import check_host
+from moot.cli.serving import until_stopped
 from moot.errors import MissingExtra
 
 
@@ -20,22 +22,31 @@ def view(
         bool | None, typer.Option("--open/--no-open", help="Open a browser (default: when run at a terminal).")
     ] = None,
 ) -> None:
-    """Browse every debate, batch and bench of the store in a web browser, live while they run (read-only)."""
-    check_host(host)
-    try:
-        import uvicorn
+    """Browse every debate, batch and bench of the store in a web browser, live while they run (read-only).
 
+    It runs until stopped: Ctrl-C or SIGTERM ends it with `moot view: stopped` and exit 0."""
+    check_host(host)
+    until_stopped("moot view", lambda: _serve(host, port, open_browser))
+
+
+def _serve(host: str, port: int, open_browser: bool | None) -> None:
+    try:  # the app first: a core install lacks both, and view.md says it names starlette
         from moot.view.app import create_app
     except ImportError as e:
-        if not any(name in str(e) for name in ("starlette", "uvicorn")):
-            raise
-        raise MissingExtra("starlette" if "starlette" in str(e) else "uvicorn", "view") from None
+        raise _missing(e) from None
+    try:
+        import uvicorn
+    except ImportError as e:
+        raise _missing(e) from None
     from moot.store.db import default_db_path
 
     home = default_db_path().parent
     url, token = address(host, port)
     app = create_app(home, token=token, loopback_only=token is None)
-    sys.stdout.write(f"moot view: {home / 'moot.db'} (read-only)\n  {url}\n")
+    # bound to every address (0.0.0.0, ::), the URL is printed once per address another machine can reach
+    urls = [url.replace(f"//{url_host(host)}:", f"//{url_host(h)}:", 1) for h in reachable_hosts(host)]
+    url = urls[0]
+    sys.stdout.write(f"moot view: {home / 'moot.db'} (read-only)\n" + "".join(f"  {u}\n" for u in urls))
     sys.stdout.flush()
     if open_browser if open_browser is not None else sys.stdout.isatty():
         import webbrowser
@@ -43,6 +54,14 @@ def view(
         webbrowser.open(url)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     uvicorn.Server(config).run()
+
+
+def _missing(e: ImportError) -> Exception:
+    """The view extra's package that is missing, or the error itself when it is something else."""
+    for name in ("starlette", "uvicorn"):
+        if name in str(e):
+            return MissingExtra(name, "view")
+    return e
 
 
 def address(host: str, port: int) -> tuple[str, str | None]:

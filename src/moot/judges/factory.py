@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from moot.errors import UsageError
+from moot.errors import NotUsableHere, UsageError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import Resolved, api_key_for, key_hint, needs_key, resolve, sdk_missing
 from moot.judges.scripted import ScriptedJudge
@@ -54,7 +54,7 @@ class KeylessJudge:
         return f"KeylessJudge(provider={self.provider!r}, model={self.model!r})"
 
     async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
-        raise UsageError(self.problem)
+        raise NotUsableHere(self.problem)
 
     async def aclose(self) -> None:
         return None
@@ -64,7 +64,7 @@ def require_credentials(judges: Iterable[Judge]) -> None:
     """Stop a real run before its first call when any judge (a fallback included) lacks its key."""
     for judge in judges:
         if isinstance(judge, KeylessJudge):
-            raise UsageError(judge.problem)
+            raise NotUsableHere(judge.problem)
 
 
 def seat_judges(seats: Iterable[Seat | None]) -> list[Judge]:

@@ -144,7 +144,7 @@ async def check_cli(spec: JudgeSpec, *, use_cache: bool = True) -> Availability:
         return Availability(False, "agent-cli", vendor, str(e), tools=tools)
     exe = which(argv[0])
     if exe is None:
-        hint = f"not checked (run: {profile.login_hint})" if profile else "not checked (command template)"
+        hint = f"not checked (to log in: {profile.login_hint})" if profile else "not checked (command template)"
         return Availability(False, "agent-cli", vendor, f"'{argv[0]}' not found on PATH", login=hint, tools=tools)
     if profile is None:
         # a command template may not know --version: being there and executable is what can be checked

@@ -11,6 +11,13 @@ def _usd(v: float | None) -> str:
     return "?" if v is None else f"${v:.4f}" if v < 0.1 else f"${v:.2f}"
 
 
+def _where(call: dict[str, Any]) -> str:
+    where = f"round {call['round']}" if call["round"] else "final"
+    if call.get("phase"):
+        return f"{where} {call['phase']}"
+    return where if call["round"] else "synthesis"
+
+
 def dry_run_text(data: dict[str, Any]) -> str:
     out = [
         f"Dry run: nothing was sent. {len(data['judges'])} judges, up to {data['rounds_allowed']} round(s), "
@@ -21,14 +28,19 @@ def dry_run_text(data: dict[str, Any]) -> str:
     if data.get("warnings"):
         out.append("A dry run needs none of these; a real run does ('moot doctor' checks every judge).")
     out += ["", "Calls per round (input tokens, typical cost / worst case):"]
-    for c in data["calls"]:
-        where = f"round {c['round']}" if c["round"] else "final"
-        if c.get("phase"):
-            where += f" {c['phase']}"
-        elif not c["round"]:
-            where = "synthesis"
+    wheres = [_where(c) for c in data["calls"]]
+    # each column as wide as its longest entry, so that a long seat or model name keeps the rest in line
+    w_where, w_seat, w_model = (
+        max([least, *map(len, values)])
+        for least, values in (
+            (22, wheres),
+            (13, [str(c["seat"]) for c in data["calls"]]),
+            (30, [str(c["model"]) for c in data["calls"]]),
+        )
+    )
+    for where, c in zip(wheres, data["calls"], strict=True):
         out.append(
-            f"  {where:22} {c['seat']:13} {c['model']:30} ~{c['input_tokens']:>7,} tok  "
+            f"  {where:{w_where}} {c['seat']:{w_seat}} {c['model']:{w_model}} ~{c['input_tokens']:>7,} tok  "
             f"{_usd(c['typical_usd']):>8} / {_usd(c['worst_usd'])}"
         )
     out += [

@@ -67,6 +67,9 @@ def transcripts(calls: Sequence[CallRecord]) -> dict[int, list[TranscriptEntry]]
     return dict(sorted(out.items()))
 
 
+_STATUS_TONES = {"failed": "fail", "interrupted": "conditional"}  # the viewer's status colours (view.css)
+
+
 def make_view(
     record: DebateRecord,
     verdict: VerdictBox,
@@ -76,9 +79,12 @@ def make_view(
     chart_title: str = "Scores per round",
     chart_caption: str = "",
 ) -> View:
-    """A debate's error replaces the summary: it says why the result is what it is."""
+    """A debate's error replaces the summary: it says why the result is what it is. With no result, the
+    headline (the status, FAILED or INTERRUPTED) takes the status's colour, as the viewer shows it."""
     if record.error:
         verdict.summary, verdict.markdown = record.error, False
+    if record.result is None:
+        verdict.tone = _STATUS_TONES.get(record.status, verdict.tone)
     figure = Figure(chart, chart_title, chart_caption) if chart is not None else None
     return View(
         record,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib.resources
 import math
@@ -71,17 +72,29 @@ def normalise(raw: list[tuple[str, Any, str]]) -> list[Criterion]:
 def parse_criteria_string(text: str) -> list[Criterion]:
     """Parse seed 003's `correctness:30,design:25,...` form, or the name of a built-in rubric."""
     text = text.strip()
-    if text in _builtin_rubrics():
-        return list(_builtin_rubrics()[text])
+    if text.lower() in _builtin_rubrics():  # `Code` is the code rubric: a name, not a criterion
+        return list(_builtin_rubrics()[text.lower()])
     raw: list[tuple[str, Any, str]] = []
     for part in text.split(","):
         if not part.strip():
             continue
         name, sep, weight = part.partition(":")
         if not sep:
-            raise ValueError(f"criterion {part.strip()!r} has no weight (expected name:weight)")
+            raise ValueError(f"criterion {part.strip()!r} has no weight ({_expected(text)})")
         raw.append((name.strip(), weight.strip(), ""))
     return normalise(raw)
+
+
+def _expected(text: str) -> str:
+    """What `--criteria` takes; for one bare word (`docs`), the built-in rubric nearest to it, if any."""
+    names = sorted(_builtin_rubrics())
+    said = f"expected name:weight, or a built-in rubric: {', '.join(names)}"
+    if "," in text or ":" in text:
+        return said
+    word = text.lower()
+    near = [n for n in names if n.startswith(word[:3]) and len(word) >= 3]
+    near = near or difflib.get_close_matches(word, names, n=1, cutoff=0.6)
+    return f"{said}; did you mean '{near[0]}'?" if near else said
 
 
 def parse_rubric_data(data: Any) -> list[Criterion]:

@@ -110,8 +110,10 @@ def list_debates(store: ReadOnlyStore, index: DebateIndex, query: Query, *, batc
     found = _found(store, every, f["q"]) if "q" in f else None
     kept = [r for r in every if _keep(r, f, found)] if f else every
     ordered = _ordered(kept, query.sort, query.desc)
+    pages = max(1, -(-len(ordered) // PAGE_SIZE))
+    query.page = min(query.page, pages)  # past the end (`?page=99` of 1): the last page, and it says so
     start = (query.page - 1) * PAGE_SIZE
-    return Listing(ordered[start : start + PAGE_SIZE], len(ordered), max(1, -(-len(ordered) // PAGE_SIZE)))
+    return Listing(ordered[start : start + PAGE_SIZE], len(ordered), pages)
 
 
 def choices(store: ReadOnlyStore, index: DebateIndex, *, batches: bool = True) -> dict[str, list[str]]:

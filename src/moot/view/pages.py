@@ -10,7 +10,7 @@ a judge's `</body>` arrives as `&lt;/body&gt;`.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -71,12 +71,21 @@ def debate_page(store: ReadOnlyStore, debate_id: str, *, batches: bool) -> Debat
         protocol=row.protocol,
         status=row.status,
         created_at=row.created_at,
-        outcome=outcome(row.protocol, row.status, row.result),
+        outcome=_facts(outcome(row.protocol, row.status, row.result), record.calls),
         report=body_of(render_html(record)),
         calls=store.attempts(row.id, prompts=False),
         batch=place,
         twin=_twin(store, place) if place else None,
     )
+
+
+def _facts(facts: ResultFacts, calls: list[CallRecord]) -> ResultFacts:
+    """The header's facts. A debate with no result (it failed, or is still running) takes its judges and
+    spend from its calls, as the report's own cost tables below do, rather than showing `-` above them."""
+    if facts.judges or not calls:
+        return facts
+    judges = tuple(dict.fromkeys(f"{c.seat} ({c.answered_by or c.model})" for c in calls))
+    return replace(facts, judges=judges, spend=sum(c.cost_usd or 0.0 for c in calls))
 
 
 def _batch_item(store: ReadOnlyStore, debate_id: str) -> tuple[str, str] | None:

@@ -1,7 +1,7 @@
 """`challenge`: a position defended against parallel challengers (seed 004), as a Python API.
 
 Steps, each its own function: validate the inputs (bad input is a UsageError, before any call), find the
-usable challengers (phase 0; none usable is DebateAborted pointing at `moot doctor`), build the seats,
+usable challengers (phase 0; none usable is `NotUsableHere`, exit 2, pointing at `moot doctor`), build the seats,
 then run the debate in the store.
 """
 
@@ -29,7 +29,7 @@ from moot.engine.panel import (
 from moot.engine.prepared import Prepared, run_prepared
 from moot.engine.runs import RunOptions
 from moot.engine.spec import ProtocolSpec, run_spec
-from moot.errors import DebateAborted, UsageError
+from moot.errors import NotUsableHere, UsageError
 from moot.inputs import load_artifacts
 from moot.judges.agent_cli import PROFILES, command_template
 from moot.judges.base import Seat
@@ -153,8 +153,9 @@ async def preflight(plan: ChallengePlan, *, planning: bool = False) -> tuple[lis
     When only planning (a dry run), an API judge whose one problem is a missing key counts as usable: the
     plan is what the debate would be once the key is set, and nothing is sent.
 
-    Raises DebateAborted (exit 3, pointing at `moot doctor`) when the proponent is not usable or fewer
-    challengers are usable than `min_challengers`.
+    Raises NotUsableHere (a UsageError: exit 2 before any call, pointing at `moot doctor`, as a missing key
+    is in every protocol) when the proponent is not usable or fewer challengers are usable than
+    `min_challengers`.
     """
     specs = [e for e in [plan.proponent, *plan.challengers] if isinstance(e, JudgeSpec)]
     found = dict(zip(map(id, specs), await check_all(specs), strict=True))
@@ -163,7 +164,7 @@ async def preflight(plan: ChallengePlan, *, planning: bool = False) -> tuple[lis
     if isinstance(plan.proponent, JudgeSpec):
         a = found[id(plan.proponent)]
         if not a.usable:
-            raise DebateAborted(f"the proponent '{plan.proponent.label}' is not usable here: {a.detail}; {DOCTOR_HINT}")
+            raise NotUsableHere(f"the proponent '{plan.proponent.label}' is not usable here: {a.detail}; {DOCTOR_HINT}")
     usable: list[int] = []
     skipped: list[str] = []
     for n, entry in enumerate(plan.challengers, 1):
@@ -172,9 +173,9 @@ async def preflight(plan: ChallengePlan, *, planning: bool = False) -> tuple[lis
         else:
             skipped.append(f"challenger-{n} ({entry.label}): {found[id(entry)].detail}")
     if not usable:
-        raise DebateAborted("no usable challengers (" + "; ".join(skipped) + f"); {DOCTOR_HINT}")
+        raise NotUsableHere("no usable challengers (" + "; ".join(skipped) + f"); {DOCTOR_HINT}")
     if len(usable) < plan.min_challengers:
-        raise DebateAborted(
+        raise NotUsableHere(
             f"only {len(usable)} usable challenger(s), fewer than min_challengers ({plan.min_challengers}): "
             + "; ".join(skipped)
             + f"; {DOCTOR_HINT}"
@@ -262,7 +263,7 @@ async def _build(topic: str, *, planning: bool = False, **kwargs: Any) -> Prepar
     stop; the judges a run could not call are named by the dry run's own warnings."""
     try:
         request, prop_seat, seats, panel = await build_challenge_request(topic, planning=planning, **kwargs)
-    except DebateAborted as e:
+    except NotUsableHere as e:
         if not planning:
             raise
         plan = plan_challenge(topic, **kwargs)

@@ -164,10 +164,19 @@ def _judge_reports(request: EvaluationRequest, store: Store, debate_id: str) -> 
     )
 
 
+def _shown_path(path: str) -> str:
+    """A path as a debate's title shows it: relative to the working folder when under it, as a command's
+    own argument usually is (a batch item's path arrives resolved against its items file's folder)."""
+    given = Path(path)
+    if given.is_absolute() and given.is_relative_to(Path.cwd()):
+        return given.relative_to(Path.cwd()).as_posix()
+    return path
+
+
 def prepared_evaluation(
     request: EvaluationRequest, seats: list[Seat], moderator: Seat | None, panel: PanelFile | None = None
 ) -> Prepared:
-    title = f"evaluate {request.artifacts[0].path}" + (f": {request.task}" if request.task else "")
+    title = f"evaluate {_shown_path(request.artifacts[0].path)}" + (f": {request.task}" if request.task else "")
     return Prepared(
         protocol="evaluate",
         request=request,
