@@ -224,7 +224,7 @@ def test_a_read_only_store_is_one_line_and_no_call(
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"moot: error: the store {home / 'moot.db'} is read-only (on a read-only file system, or without write "
-        "permission): restore it or point MOOT_HOME elsewhere"
+        "permission): make it and its folder writable, or point MOOT_HOME elsewhere"  # healthy: nothing to restore
     ]
     assert llm_server.requests == []
 

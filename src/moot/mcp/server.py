@@ -185,6 +185,7 @@ async def _debate(
     progress; bad input is a tool error."""
     from moot.engine.panel import options_from_panel
     from moot.engine.prepared import estimate_prepared, run_prepared
+    from moot.store.shared import shared_store
 
     arguments = spec.adapt(values)
     total = spec.progress_total or _planned_rounds
@@ -193,6 +194,7 @@ async def _debate(
             planned = await spec.build(**arguments, planning=True)
             return json_result(estimate_prepared(planned, options_from_panel(planned.panel).pricing))
         prepared, options = await spec.prepare(**arguments, max_cost=max_cost)
+        options.store = options.store or shared_store()  # the server's one connection (moot.store.shared)
 
         async def run(sink: EventSink) -> BaseModel:
             options.on_event = sink
@@ -215,9 +217,9 @@ def _debate_result(result: BaseModel, html: str | None) -> CallToolResult:
 
 def _write_html(debate_id: str, path: str) -> None:
     from moot.api.report import write_html_report
-    from moot.store import Store
+    from moot.store.shared import shared_store
 
-    write_html_report(Store.open_default(), debate_id, path)
+    write_html_report(shared_store(), debate_id, path)
 
 
 async def show_debate(
@@ -226,14 +228,14 @@ async def show_debate(
 ) -> CallToolResult:
     """A debate from the store, finished or not: its result JSON, or where it stopped."""
     from moot.api.history import calls_view, debate_view, find_debate
-    from moot.store import Store
+    from moot.store.shared import shared_store
 
-    store = Store.open_default()
     try:
+        store = shared_store()
         row = find_debate(store, debate_id)
+        return json_result(calls_view(store, row) if calls else debate_view(store, row))
     except MootError as e:
         raise _tool_error(e) from None
-    return json_result(calls_view(store, row) if calls else debate_view(store, row))
 
 
 async def list_debates(
@@ -241,9 +243,12 @@ async def list_debates(
 ) -> CallToolResult:
     """Recent debates: id, protocol, status, title, when."""
     from moot.api.history import list_view
-    from moot.store import Store
+    from moot.store.shared import shared_store
 
-    return json_result(list_view(Store.open_default(), limit))
+    try:
+        return json_result(list_view(shared_store(), limit))
+    except MootError as e:
+        raise _tool_error(e) from None
 
 
 async def doctor(
