@@ -22,17 +22,45 @@ def check_host(host: str) -> str:
     return host
 
 
+def host_names(values: list[str]) -> list[str]:
+    """`--allowed-hosts` as a list of bare names: a scheme, a path or a port is bad input (one line)."""
+    names = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    for name in names:
+        bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+        if "/" in name or any(c.isspace() for c in name) or (":" in bare and not _is_ip(bare)):
+            raise UsageError(f"--allowed-hosts takes host names or addresses without scheme or port (got {name!r})")
+    return names
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def mcp(
     http: Annotated[
         int | None,
         typer.Option("--http", help="Serve streamable HTTP on this port (at /mcp) instead of stdio.", min=1, max=65535),
     ] = None,
     host: Annotated[
-        str, typer.Option(help="Address to bind with --http (default 127.0.0.1: this machine only).")
+        str,
+        typer.Option(help="Address to bind with --http (default 127.0.0.1: this machine only; any other needs the token)."),
     ] = "127.0.0.1",
+    allowed_hosts: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-hosts",
+            help="With --http: host names (or addresses) clients reach the server by, comma-separated or repeated; "
+            "a request whose Host or Origin names another is refused (loopback names always pass).",
+        ),
+    ] = None,
 ) -> None:
     """Serve moot's MCP tools: one per protocol, then show_debate, list_debates and doctor (stdio by default)."""
     check_host(host)
+    names = host_names(allowed_hosts or [])
     try:
         from moot.mcp import build_server
     except ImportError as e:
@@ -42,9 +70,23 @@ def mcp(
     server = build_server()
     if http is None:
         server.run("stdio")
+        return
+    from moot.mcp.http_guard import WARNING, http_access, serve_http
+    from moot.view.security import is_loopback
+
+    loopback = is_loopback(host)
+    access = http_access(host, names, loopback=loopback)
+    shown = f"[{host}]" if ":" in host else host
+    where = "this machine only" if loopback else "reachable from other machines"
+    lines = [f"moot mcp: serving streamable HTTP at http://{shown}:{http}/mcp ({where}); Ctrl-C stops it"]
+    if access.token is not None:
+        told = "from MOOT_MCP_TOKEN" if access.token_from_env else access.token
+        lines.append(f"moot mcp: token {told}: clients send 'Authorization: Bearer TOKEN'")
+    if not loopback:
+        lines += [f"moot mcp: answers to hosts {', '.join(access.hosts)} (any port)", WARNING]
+    sys.stderr.write("".join(line + "\n" for line in lines))
+    sys.stderr.flush()
+    if access.token is None:
+        server.run("streamable-http", host=host, port=http)  # the SDK's own loopback Host check
     else:
-        shown = f"[{host}]" if ":" in host else host
-        where = "this machine only" if host in ("127.0.0.1", "localhost", "::1") else "reachable from other machines"
-        sys.stderr.write(f"moot mcp: serving streamable HTTP at http://{shown}:{http}/mcp ({where}); Ctrl-C stops it\n")
-        sys.stderr.flush()
-        server.run("streamable-http", host=host, port=http)
+        serve_http(server, host, http, access)

@@ -1,0 +1,107 @@
+"""Two long-lived MCP servers (one over stdio, one over HTTP) and repeated CLI runs on one store, with mixed
+calls (evaluate, decide, challenge, list, show) against the scripted local LLM server: every debate is stored
+and finished, no error calls the store damaged, and SQLite's integrity check passes (issue 27's stress test,
+bounded for CI). Before, two servers and a CLI on one store failed 10 of 10 MCP debates with "damaged"."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+from moot.testing import FakeLLMServer
+
+from .store_processes import cli, env_for, http_server, wait_for_port
+from .test_batch_support import judges_for, serve
+
+ROUNDS = 3  # per server: an evaluate, a decide and a challenge each, then a list and a show
+CLI_RUNS = 2  # CLI debates (an evaluate, a decide), then a `moot list` and a `moot show`
+
+
+def tool_calls(tmp_path: Path, server: FakeLLMServer, n: int) -> list[tuple[str, dict[str, Any]]]:
+    code = tmp_path / f"code{n}.py"
+    code.write_text(f"def f(x):\n    return x + {n}\n", encoding="utf-8")
+    return [
+        ("evaluate", {"solution": [str(code)], "criteria": "correctness:1", "no_reports": True,
+                      "judges": str(judges_for("evaluate", tmp_path, server))}),
+        ("decide", {"question": f"Which cache for service {n}?", "option": ["A=Redis", "B=Memcached"],
+                    "no_files": True, "judges": str(judges_for("decide", tmp_path, server))}),
+        ("challenge", {"topic": f"Shard table {n} by customer id", "judges": str(judges_for("challenge", tmp_path, server))}),
+    ]  # fmt: skip
+
+
+async def drive(client: Client, name: str, tmp_path: Path, server: FakeLLMServer, seen: dict[str, Any]) -> None:
+    for n in range(ROUNDS):
+        for tool, args in tool_calls(tmp_path, server, n):
+            result = await client.call_tool(tool, args)
+            if result.is_error:
+                seen["errors"].append(f"{name} {tool}: {result.content[0].text}")  # type: ignore[union-attr]
+            else:
+                seen["ids"].append(result.structured_content["debate_id"])  # type: ignore[index]
+        listed = await client.call_tool("list_debates", {"limit": 1000})
+        if listed.is_error:
+            seen["errors"].append(f"{name} list: {listed.content[0].text}")  # type: ignore[union-attr]
+        if seen["ids"]:
+            shown = await client.call_tool("show_debate", {"debate_id": seen["ids"][-1]})
+            if shown.is_error:
+                seen["errors"].append(f"{name} show: {shown.content[0].text}")  # type: ignore[union-attr]
+
+
+def cli_runs(home: Path, tmp_path: Path, server: FakeLLMServer, seen: dict[str, Any]) -> None:
+    for n in range(CLI_RUNS):
+        if n % 2 == 0:
+            code = tmp_path / f"cli{n}.py"
+            code.write_text(f"def g(x):\n    return x * {n}\n", encoding="utf-8")
+            args = ["evaluate", "--solution", str(code), "--criteria", "correctness:1", "--no-reports",
+                    "--judges", str(judges_for("evaluate", tmp_path, server))]  # fmt: skip
+        else:
+            args = ["decide", "--question", f"Which queue for job {n}?", "--option", "A=SQS", "--option", "B=Kafka",
+                    "--no-files", "--judges", str(judges_for("decide", tmp_path, server))]  # fmt: skip
+        done = cli(home, tmp_path, *args, "--format", "json", "--no-progress")
+        if done.returncode:
+            seen["errors"].append(f"cli {args[0]}: {done.stderr.strip()}")
+        else:
+            seen["ids"].append(json.loads(done.stdout)["debate_id"])
+    for args in (["list"], ["show", seen["ids"][0] if seen["ids"] else "none"]):
+        done = cli(home, tmp_path, *args)
+        if done.returncode:
+            seen["errors"].append(f"cli {args[0]}: {done.stderr.strip()}")
+
+
+def test_two_servers_and_cli_runs_share_one_store(
+    tmp_path: Path, isolated_home: Path, llm_server: FakeLLMServer
+) -> None:
+    serve(llm_server, delay=0.01)
+    seen: dict[str, Any] = {"ids": [], "errors": []}
+    stdio = StdioServerParameters(
+        command=sys.executable, args=["-m", "moot", "mcp"], env=env_for(isolated_home), cwd=str(tmp_path)
+    )
+    started = time.monotonic()
+    with http_server(isolated_home, tmp_path, wait=False) as (port, proc):  # both servers start at once
+
+        async def run() -> None:
+            async with Client(stdio, read_timeout_seconds=120) as over_stdio:
+                await anyio.to_thread.run_sync(wait_for_port, proc, port)
+                async with Client(f"http://127.0.0.1:{port}/mcp") as over_http, anyio.create_task_group() as tg:
+                    tg.start_soon(drive, over_stdio, "stdio", tmp_path, llm_server, seen)
+                    tg.start_soon(drive, over_http, "http", tmp_path, llm_server, seen)
+                    await anyio.to_thread.run_sync(cli_runs, isolated_home, tmp_path, llm_server, seen)
+
+        anyio.run(run)
+    elapsed = time.monotonic() - started
+    assert seen["errors"] == []
+    assert len(seen["ids"]) == 2 * 3 * ROUNDS + CLI_RUNS
+    db = sqlite3.connect(isolated_home / "moot.db")
+    try:
+        statuses = dict(db.execute("SELECT id, status FROM debates").fetchall())
+        assert {i: statuses.get(i) for i in seen["ids"]} == dict.fromkeys(seen["ids"], "finished")
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        db.close()
+    assert elapsed < 90, elapsed  # bounded for CI: about 30 s on 2 cores shared with other jobs
