@@ -24,21 +24,21 @@ ROUNDS = 3  # per server: an evaluate, a decide and a challenge each, then a lis
 CLI_RUNS = 2  # CLI debates (an evaluate, a decide), then a `moot list` and a `moot show`
 
 
-def tool_calls(tmp_path: Path, server: FakeLLMServer, n: int) -> list[tuple[str, dict[str, Any]]]:
-    code = tmp_path / f"code{n}.py"
+def tool_calls(tmp_path: Path, judges: dict[str, str], name: str, n: int) -> list[tuple[str, dict[str, Any]]]:
+    code = tmp_path / f"{name}{n}.py"
     code.write_text(f"def f(x):\n    return x + {n}\n", encoding="utf-8")
     return [
         ("evaluate", {"solution": [str(code)], "criteria": "correctness:1", "no_reports": True,
-                      "judges": str(judges_for("evaluate", tmp_path, server))}),
+                      "judges": judges["evaluate"]}),
         ("decide", {"question": f"Which cache for service {n}?", "option": ["A=Redis", "B=Memcached"],
-                    "no_files": True, "judges": str(judges_for("decide", tmp_path, server))}),
-        ("challenge", {"topic": f"Shard table {n} by customer id", "judges": str(judges_for("challenge", tmp_path, server))}),
+                    "no_files": True, "judges": judges["decide"]}),
+        ("challenge", {"topic": f"Shard table {n} by customer id", "judges": judges["challenge"]}),
     ]  # fmt: skip
 
 
-async def drive(client: Client, name: str, tmp_path: Path, server: FakeLLMServer, seen: dict[str, Any]) -> None:
+async def drive(client: Client, name: str, tmp_path: Path, judges: dict[str, str], seen: dict[str, Any]) -> None:
     for n in range(ROUNDS):
-        for tool, args in tool_calls(tmp_path, server, n):
+        for tool, args in tool_calls(tmp_path, judges, name, n):
             result = await client.call_tool(tool, args)
             if result.is_error:
                 seen["errors"].append(f"{name} {tool}: {result.content[0].text}")  # type: ignore[union-attr]
@@ -53,16 +53,16 @@ async def drive(client: Client, name: str, tmp_path: Path, server: FakeLLMServer
                 seen["errors"].append(f"{name} show: {shown.content[0].text}")  # type: ignore[union-attr]
 
 
-def cli_runs(home: Path, tmp_path: Path, server: FakeLLMServer, seen: dict[str, Any]) -> None:
+def cli_runs(home: Path, tmp_path: Path, judges: dict[str, str], seen: dict[str, Any]) -> None:
     for n in range(CLI_RUNS):
         if n % 2 == 0:
             code = tmp_path / f"cli{n}.py"
             code.write_text(f"def g(x):\n    return x * {n}\n", encoding="utf-8")
             args = ["evaluate", "--solution", str(code), "--criteria", "correctness:1", "--no-reports",
-                    "--judges", str(judges_for("evaluate", tmp_path, server))]  # fmt: skip
+                    "--judges", judges["evaluate"]]  # fmt: skip
         else:
             args = ["decide", "--question", f"Which queue for job {n}?", "--option", "A=SQS", "--option", "B=Kafka",
-                    "--no-files", "--judges", str(judges_for("decide", tmp_path, server))]  # fmt: skip
+                    "--no-files", "--judges", judges["decide"]]  # fmt: skip
         done = cli(home, tmp_path, *args, "--format", "json", "--no-progress")
         if done.returncode:
             seen["errors"].append(f"cli {args[0]}: {done.stderr.strip()}")
@@ -78,6 +78,9 @@ def test_two_servers_and_cli_runs_share_one_store(
     tmp_path: Path, isolated_home: Path, llm_server: FakeLLMServer
 ) -> None:
     serve(llm_server, delay=0.01)
+    judges = {
+        protocol: str(judges_for(protocol, tmp_path, llm_server)) for protocol in ("evaluate", "decide", "challenge")
+    }
     seen: dict[str, Any] = {"ids": [], "errors": []}
     stdio = StdioServerParameters(
         command=sys.executable, args=["-m", "moot", "mcp"], env=env_for(isolated_home), cwd=str(tmp_path)
@@ -89,9 +92,9 @@ def test_two_servers_and_cli_runs_share_one_store(
             async with Client(stdio, read_timeout_seconds=120) as over_stdio:
                 await anyio.to_thread.run_sync(wait_for_port, proc, port)
                 async with Client(f"http://127.0.0.1:{port}/mcp") as over_http, anyio.create_task_group() as tg:
-                    tg.start_soon(drive, over_stdio, "stdio", tmp_path, llm_server, seen)
-                    tg.start_soon(drive, over_http, "http", tmp_path, llm_server, seen)
-                    await anyio.to_thread.run_sync(cli_runs, isolated_home, tmp_path, llm_server, seen)
+                    tg.start_soon(drive, over_stdio, "stdio", tmp_path, judges, seen)
+                    tg.start_soon(drive, over_http, "http", tmp_path, judges, seen)
+                    await anyio.to_thread.run_sync(cli_runs, isolated_home, tmp_path, judges, seen)
 
         anyio.run(run)
     elapsed = time.monotonic() - started

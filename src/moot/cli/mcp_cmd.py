@@ -47,7 +47,9 @@ def mcp(
     ] = None,
     host: Annotated[
         str,
-        typer.Option(help="Address to bind with --http (default 127.0.0.1: this machine only; any other needs the token)."),
+        typer.Option(
+            help="Address to bind with --http (default 127.0.0.1: this machine only; any other needs the token)."
+        ),
     ] = "127.0.0.1",
     allowed_hosts: Annotated[
         list[str] | None,

@@ -23,7 +23,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-TOKEN_ENV = "MOOT_MCP_TOKEN"
+TOKEN_ENV = "MOOT_MCP_TOKEN"  # noqa: S105 - the variable's name, not a secret
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
@@ -38,7 +38,12 @@ class HttpAccess:
     def security(self) -> TransportSecuritySettings:
         """The SDK's Host and Origin check for these hosts, any port."""
         hosts = [h for name in self.hosts for h in (name, f"{name}:*")]
-        origins = [o for name in self.hosts for scheme in ("http", "https") for o in (f"{scheme}://{name}", f"{scheme}://{name}:*")]
+        origins = [
+            o
+            for name in self.hosts
+            for scheme in ("http", "https")
+            for o in (f"{scheme}://{name}", f"{scheme}://{name}:*")
+        ]
         return TransportSecuritySettings(allowed_hosts=hosts, allowed_origins=origins)
 
 

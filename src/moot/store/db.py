@@ -240,7 +240,9 @@ class Store:
         if row is not None:
             return row
         like = prefix_pattern(debate_id)
-        matches = self.execute("SELECT COUNT(*) FROM debates WHERE id LIKE ? ESCAPE '\\'", (like,))[0][0] if debate_id else 0
+        matches = (
+            self.execute("SELECT COUNT(*) FROM debates WHERE id LIKE ? ESCAPE '\\'", (like,))[0][0] if debate_id else 0
+        )
         if matches > 1:
             raise UsageError(f"'{debate_id}' starts {matches} debates' ids: give more of the id (see 'moot list')")
         if matches == 1:
