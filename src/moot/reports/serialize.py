@@ -52,13 +52,14 @@ def to_data(result: BaseModel | dict[str, Any]) -> dict[str, Any]:
 
 
 # json.dumps escapes C0 controls but writes DEL, C1 controls and lone surrogates as they are
-_RAW = re.compile("[\x7f-\x9f\ud800-\udfff]")
+_RAW = re.compile("[\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # and bidi controls
 
 
 def json_inert(text: str) -> str:
-    """JSON text that is inert at a terminal and in a CI log, with the same value: DEL, C1 controls and lone
-    surrogates written as `\\uXXXX`, and `##[` (an old-style GitHub workflow command anywhere in a line) as
-    `\\u0023#[`. JSON has `#` only inside strings, so this never touches its structure."""
+    """JSON text that is inert at a terminal and in a CI log, with the same value: DEL, C1 controls, lone
+    surrogates and bidirectional controls written as `\\uXXXX`, and `##[` (an old-style GitHub workflow
+    command anywhere in a line) as `\\u0023#[`. JSON has `#` only inside strings, so this never touches its
+    structure."""
     text = _RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text.replace("##[", "\\u0023#[")
 
