@@ -10,7 +10,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import yaml
 from pydantic import BaseModel
@@ -28,6 +28,14 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def open_private(path: Path, mode: str = "w") -> IO[str]:
+    """`path` opened for text ("w" truncates, "a" appends), created 0600 when new: readable by its owner only,
+    as the store and the reports are (`mkstemp` makes those of `atomic_write` so), since what moot writes
+    holds what the judges were sent and said."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
+    return os.fdopen(os.open(path, flags, 0o600), mode, encoding="utf-8")
 
 
 def atomic_append(path: Path, text: str) -> None:

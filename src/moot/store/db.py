@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from moot.errors import UsageError
+from moot.errors import UsageError, shown_path
 from moot.schemas.redact import redact, redact_known
 from moot.store.blobs import Blobs
 from moot.store.guard import StoreError, StoreFull
@@ -247,7 +247,7 @@ class Store:
             raise UsageError(f"'{debate_id}' starts {matches} debates' ids: give more of the id (see 'moot list')")
         if matches == 1:
             raise UsageError(f"'{debate_id}' is too short a prefix: give at least 4 characters of the id")
-        raise UsageError(f"no debate {debate_id} in {self.path} (see 'moot list')")
+        raise UsageError(f"no debate {debate_id} in {shown_path(self.path)} (see 'moot list')")
 
     def list_debates(self, limit: int = 20, protocol: str | None = None) -> list[DebateRow]:
         sql = "SELECT * FROM debates"

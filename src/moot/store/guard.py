@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote
 
-from moot.errors import UsageError
+from moot.errors import UsageError, shown_path
 
 RESTORE = "restore it or point MOOT_HOME elsewhere"  # only for a file that is not a healthy store
 WRITABLE = "make it and its folder writable, or point MOOT_HOME elsewhere"
@@ -29,7 +29,7 @@ class StoreError(UsageError):
     """The store cannot be opened, read or written (exit 2)."""
 
     def __init__(self, path: str, problem: str, advice: str = RESTORE) -> None:
-        super().__init__(f"the store {path} {problem}: {advice}")
+        super().__init__(f"the store {shown_path(path)} {problem}: {advice}")
         self.path = path
         self.problem = problem
 
