@@ -8,11 +8,11 @@ become a tool error with the CLI's one-line message; the server keeps serving.
 A protocol's tool is built from its spec alone (`protocol_tool`), as its CLI command is
 (`moot.cli.protocol_cmd`): nothing is written here for a new protocol, and none is named. The tool is
 called by the protocol's name; its arguments are the spec's `params` that have `mcp=True`, in their order
-(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost` and `dry_run`,
-which every protocol tool takes; its description is the spec's `mcp_description` (or `description`), and
-`mcp_summary` is its sentence in the server's instructions. The values are put in the API's names by the
-spec's `adapt` and prepared by its `build`, as the CLI's are; progress runs to the rounds planned, or to
-the spec's `progress_total`.
+(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost`, `dry_run` and
+`max_input_tokens`, which every protocol tool takes; its description is the spec's `mcp_description` (or
+`description`), and `mcp_summary` is its sentence in the server's instructions. The values are put in the
+API's names by the spec's `adapt` and prepared by its `build`, as the CLI's are; progress runs to the rounds
+planned, or to the spec's `progress_total`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from moot.engine.spec import REQUIRED
+from moot.engine.spec import MAX_INPUT_TOKENS, REQUIRED
 from moot.errors import MootError
 from moot.reports.serialize import to_json
 from moot.schemas.events import Event, EventSink
@@ -47,7 +47,13 @@ DRY_RUN_HELP = "Plan and price every call (typical and worst case) and send noth
 HtmlParam = Annotated[str | None, Field(description="Also write the HTML report to this file.")]
 MaxCostParam = Annotated[float | None, Field(description="USD cap: no round starts whose worst case could cross it.")]
 DryRunParam = Annotated[bool, Field(description=DRY_RUN_HELP)]
-SHARED_PARAMS = (("html", HtmlParam, None), ("max_cost", MaxCostParam, None), ("dry_run", DryRunParam, False))
+MaxInputParam = Annotated[int | None, Field(description=MAX_INPUT_TOKENS.help)]
+SHARED_PARAMS = (
+    ("html", HtmlParam, None),
+    ("max_cost", MaxCostParam, None),
+    ("dry_run", DryRunParam, False),
+    ("max_input_tokens", MaxInputParam, None),
+)
 
 
 def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
@@ -158,7 +164,8 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
 
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
         html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
-        return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run)
+        cap = values.pop("max_input_tokens", None)
+        return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run, max_input_tokens=cap)
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
@@ -179,6 +186,7 @@ async def _debate(
     html: str | None,
     max_cost: float | None,
     dry_run: bool,
+    max_input_tokens: int | None = None,
 ) -> CallToolResult:
     """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
     own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
@@ -192,8 +200,9 @@ async def _debate(
     try:
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
             planned = await spec.build(**arguments, planning=True)
-            return json_result(estimate_prepared(planned, options_from_panel(planned.panel).pricing))
-        prepared, options = await spec.prepare(**arguments, max_cost=max_cost)
+            pricing = options_from_panel(planned.panel).pricing
+            return json_result(estimate_prepared(planned, pricing, max_input_tokens))
+        prepared, options = await spec.prepare(**arguments, max_cost=max_cost, max_input_tokens=max_input_tokens)
         options.store = options.store or shared_store()  # the server's one connection (moot.store.shared)
 
         async def run(sink: EventSink) -> BaseModel:
