@@ -69,7 +69,9 @@ def test_a_full_store_mid_batch_stops_it_and_keeps_the_answered_calls(
     with pytest.raises(StoreFull) as stopped:
         asyncio.run(run_batch(items, "evaluate", judges=judges, store=store, concurrency=4))
     message = str(stopped.value)
-    assert message.startswith(f"the store {shown_path(db)} cannot be written (database or disk is full): the batch stopped;")
+    assert message.startswith(
+        f"the store {shown_path(db)} cannot be written (database or disk is full): the batch stopped;"
+    )
     sent_at_stop = len(llm_server.requests)
     assert sent_at_stop < N * 3  # stopped at once: not every item went on to fail in turn
     kept = _spilled(results)
