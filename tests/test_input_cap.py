@@ -101,3 +101,19 @@ def test_mcp_and_python_take_max_input_tokens(llm_server: FakeLLMServer, tmp_pat
     with pytest.raises(UsageError, match="over the cap of 500 tokens"):
         evaluate_sync(str(text), criteria="correctness:1", judges=judges, reports_dir=None, max_input_tokens=500)
     assert llm_server.requests == []
+
+
+def test_too_many_files_are_refused_before_any_is_read(
+    llm_server: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from moot import inputs
+
+    monkeypatch.setattr(inputs, "MAX_INPUT_FILES", 3)  # the default is 5,000: the same check, fewer files
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for n in range(4):
+        (tree / f"f{n}.py").write_text("x = 1\n", encoding="utf-8")
+    argv = command("evaluate", tmp_path, llm_server, tree)
+    assert main([*argv, "--no-progress"]) == 2
+    assert "name more than 3 files: name fewer" in capsys.readouterr().err
+    assert llm_server.requests == []
