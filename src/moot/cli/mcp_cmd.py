@@ -73,22 +73,11 @@ def mcp(
     if http is None:
         server.run("stdio")
         return
-    from moot.mcp.http_guard import WARNING, http_access, serve_http
+    from moot.mcp.http_guard import banner, http_access, serve_http
     from moot.view.security import is_loopback
 
     loopback = is_loopback(host)
     access = http_access(host, names, loopback=loopback)
-    shown = f"[{host}]" if ":" in host else host
-    where = "this machine only" if loopback else "reachable from other machines"
-    lines = [f"moot mcp: serving streamable HTTP at http://{shown}:{http}/mcp ({where}); Ctrl-C stops it"]
-    if access.token is not None:
-        told = "from MOOT_MCP_TOKEN" if access.token_from_env else access.token
-        lines.append(f"moot mcp: token {told}: clients send 'Authorization: Bearer TOKEN'")
-    if not loopback:
-        lines += [f"moot mcp: answers to hosts {', '.join(access.hosts)} (any port)", WARNING]
-    sys.stderr.write("".join(line + "\n" for line in lines))
+    sys.stderr.write("".join(line + "\n" for line in banner(host, http, access, loopback=loopback)))
     sys.stderr.flush()
-    if access.token is None:
-        server.run("streamable-http", host=host, port=http)  # the SDK's own loopback Host check
-    else:
-        serve_http(server, host, http, access)
+    serve_http(server, host, http, access)

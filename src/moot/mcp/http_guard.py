@@ -1,9 +1,8 @@
 """`moot mcp --http` beyond this machine: a bearer token and a Host/Origin check, as `moot view` has.
 
 The server reads the files a tool call names, sends them to the judges, writes reports and runs the judges
-of the judges file it is given (a `command:` judge included). On loopback the MCP SDK's own check refuses a
-Host that is not a loopback name (DNS rebinding); off loopback, anyone who can reach the port could do all
-of that, so:
+of the judges file it is given (a `command:` judge included). On loopback a Host that is not a loopback name
+is refused (DNS rebinding); off loopback, anyone who can reach the port could do all of that, so:
 
 - every request needs `Authorization: Bearer TOKEN` (401 without it). The token is `MOOT_MCP_TOKEN` when
   that is set, else a new one printed once at start; `MOOT_MCP_TOKEN` makes it required on loopback too;
@@ -93,8 +92,23 @@ WARNING = (
 )
 
 
+def banner(host: str, port: int, access: HttpAccess, *, loopback: bool) -> list[str]:
+    """What the server says on stderr as it starts: where it listens, the token (unless it came from the
+    environment), and off loopback the hosts it answers to and what a client can make it do."""
+    shown = f"[{host}]" if ":" in host else host
+    where = "this machine only" if loopback else "reachable from other machines"
+    lines = [f"moot mcp: serving streamable HTTP at http://{shown}:{port}/mcp ({where}); Ctrl-C stops it"]
+    if access.token is not None:
+        told = "from MOOT_MCP_TOKEN" if access.token_from_env else access.token
+        lines.append(f"moot mcp: token {told}: clients send 'Authorization: Bearer TOKEN'")
+    if not loopback:
+        lines += [f"moot mcp: answers to hosts {', '.join(access.hosts)} (any port)", WARNING]
+    return lines
+
+
 def serve_http(server: MCPServer, host: str, port: int, access: HttpAccess) -> None:
-    """Serve streamable HTTP at /mcp with these access rules (until stopped)."""
+    """Serve streamable HTTP at /mcp with these access rules (until stopped): the Host and Origin check always
+    (on loopback too, whatever loopback address is bound), the token when there is one."""
     import uvicorn
 
     app: ASGIApp = server.streamable_http_app(host=host, transport_security=access.security())
