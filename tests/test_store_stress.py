@@ -20,8 +20,8 @@ from moot.testing import FakeLLMServer
 from .store_processes import cli, env_for, http_server, wait_for_port
 from .test_batch_support import judges_for, serve
 
-ROUNDS = 3  # per server: an evaluate, a decide and a challenge each, then a list and a show
-CLI_RUNS = 2  # CLI debates (an evaluate, a decide), then a `moot list` and a `moot show`
+ROUNDS = 2  # per server: an evaluate, a decide and a challenge each, then a list and a show
+CLI_RUNS = 2  # CLI debates beside the servers' (an evaluate, a decide), then a `moot list` and a `moot show`
 
 
 def tool_calls(tmp_path: Path, judges: dict[str, str], name: str, n: int) -> list[tuple[str, dict[str, Any]]]:
@@ -74,6 +74,17 @@ def cli_runs(home: Path, tmp_path: Path, judges: dict[str, str], seen: dict[str,
             seen["errors"].append(f"cli {args[0]}: {done.stderr.strip()}")
 
 
+def last_cli_debate(home: Path, tmp_path: Path, judges: dict[str, str], seen: dict[str, Any]) -> None:
+    code = tmp_path / "last.py"
+    code.write_text("def h(x):\n    return -x\n", encoding="utf-8")
+    args = ["evaluate", "-s", str(code), "--criteria", "correctness:1", "--no-reports", "--judges", judges["evaluate"]]
+    done = cli(home, tmp_path, *args, "--format", "json", "--no-progress")
+    if done.returncode:
+        seen["errors"].append(f"cli last evaluate: {done.stderr.strip()}")
+    else:
+        seen["ids"].append(json.loads(done.stdout)["debate_id"])
+
+
 def test_two_servers_and_cli_runs_share_one_store(
     tmp_path: Path, isolated_home: Path, llm_server: FakeLLMServer
 ) -> None:
@@ -95,11 +106,13 @@ def test_two_servers_and_cli_runs_share_one_store(
                     tg.start_soon(drive, over_stdio, "stdio", tmp_path, judges, seen)
                     tg.start_soon(drive, over_http, "http", tmp_path, judges, seen)
                     await anyio.to_thread.run_sync(cli_runs, isolated_home, tmp_path, judges, seen)
+                # the issue's pattern last: a CLI debate after the servers' calls, then the servers stop
+                await anyio.to_thread.run_sync(last_cli_debate, isolated_home, tmp_path, judges, seen)
 
         anyio.run(run)
     elapsed = time.monotonic() - started
     assert seen["errors"] == []
-    assert len(seen["ids"]) == 2 * 3 * ROUNDS + CLI_RUNS
+    assert len(seen["ids"]) == 2 * 3 * ROUNDS + CLI_RUNS + 1
     db = sqlite3.connect(isolated_home / "moot.db")
     try:
         statuses = dict(db.execute("SELECT id, status FROM debates").fetchall())
