@@ -86,3 +86,20 @@ def test_a_batch_run_from_python_writes_its_results_private(llm_server: FakeLLMS
     items = write_items(tmp_path / "items.jsonl", [item("evaluate", 0)])
     run_batch_sync(items, "evaluate", judges=judges)
     assert oct((tmp_path / "items.results.jsonl").stat().st_mode & 0o777) == "0o600"
+
+
+def test_moot_view_pages_carry_no_bidirectional_control(isolated_home: Path) -> None:
+    """A debate's title (from an artifact's name or a task) with a right-to-left override is shown without it."""
+    import urllib.request
+
+    from .view_store import serving
+
+    store = Store(isolated_home / "moot.db")
+    store.create_debate(
+        "d-bidi-1", "evaluate", {"task": "x"}, title="evaluate invoice\u202egpj.exe\u202c \u2066a\u2069"
+    )
+    store.close()
+    with serving(isolated_home) as url, urllib.request.urlopen(f"{url}/debates", timeout=30) as response:
+        page = response.read().decode()
+    assert "invoicegpj.exe" in page
+    assert not any(c in page for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
