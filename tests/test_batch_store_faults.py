@@ -18,6 +18,7 @@ import pytest
 
 from moot.batch import run_batch
 from moot.cli.app import main
+from moot.errors import shown_path
 from moot.store.db import Store, StoreError, StoreFull
 from moot.testing import FakeLLMServer
 
@@ -68,7 +69,9 @@ def test_a_full_store_mid_batch_stops_it_and_keeps_the_answered_calls(
     with pytest.raises(StoreFull) as stopped:
         asyncio.run(run_batch(items, "evaluate", judges=judges, store=store, concurrency=4))
     message = str(stopped.value)
-    assert message.startswith(f"the store {db} cannot be written (database or disk is full): the batch stopped;")
+    assert message.startswith(
+        f"the store {shown_path(db)} cannot be written (database or disk is full): the batch stopped;"
+    )
     sent_at_stop = len(llm_server.requests)
     assert sent_at_stop < N * 3  # stopped at once: not every item went on to fail in turn
     kept = _spilled(results)
@@ -114,7 +117,9 @@ def test_a_real_full_disk_stops_a_batch_process_and_the_rerun_pays_nothing_twice
     first = _batch_cli(items, judges, home)
     assert first.returncode == 2, first.stderr
     (line,) = first.stderr.strip().splitlines()
-    assert line.startswith(f"moot: error: the store {home / 'moot.db'} cannot be written (database or disk is full)")
+    assert line.startswith(
+        f"moot: error: the store {shown_path(home / 'moot.db')} cannot be written (database or disk is full)"
+    )
     assert "the batch stopped" in line and "Traceback" not in first.stderr
     kept = _spilled(results)
 
@@ -157,7 +162,7 @@ def test_a_damaged_store_is_one_line_exit_2_and_no_call(
     err = capsys.readouterr().err
     assert code == 2
     (line,) = err.strip().splitlines()
-    assert line.startswith(f"moot: error: the store {db} ")
+    assert line.startswith(f"moot: error: the store {shown_path(db)} ")
     assert line.endswith("restore it or point MOOT_HOME elsewhere")
     assert len(llm_server.requests) == sent
     for command in (["list"], ["show", "d1"]):
@@ -183,7 +188,7 @@ def test_an_emptied_store_is_refused_for_a_batch_it_should_hold(
     assert main(argv) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line == (
-        f"moot: error: the store {db} lacks 4 of the 4 finished debates that {tmp_path / 'items.results.jsonl'} "
+        f"moot: error: the store {shown_path(db)} lacks 4 of the 4 finished debates that {tmp_path / 'items.results.jsonl'} "
         "names: restore it or point MOOT_HOME elsewhere, or move items.results.jsonl aside to start the batch afresh"
     )
     assert len(llm_server.requests) == sent  # nothing paid again
@@ -193,7 +198,7 @@ def test_an_emptied_store_is_refused_for_a_batch_it_should_hold(
 def test_store_error_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "moot.db"
     path.write_bytes(b"SQLite format 3\0" + b"\xff" * 200)
-    with pytest.raises(StoreError, match=f"the store {path} .*restore it or point MOOT_HOME elsewhere"):
+    with pytest.raises(StoreError, match=f"the store {shown_path(path)} .*restore it or point MOOT_HOME elsewhere"):
         Store(path)
 
 
@@ -223,8 +228,8 @@ def test_a_read_only_store_is_one_line_and_no_call(
             home.chmod(0o755)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"moot: error: the store {home / 'moot.db'} is read-only (on a read-only file system, or without write "
-        "permission): restore it or point MOOT_HOME elsewhere"
+        f"moot: error: the store {shown_path(home / 'moot.db')} is read-only (on a read-only file system, or without write "
+        "permission): make it and its folder writable, or point MOOT_HOME elsewhere"  # healthy: nothing to restore
     ]
     assert llm_server.requests == []
 

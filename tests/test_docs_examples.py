@@ -103,7 +103,11 @@ def test_ci_job_uses_real_options(capsys: pytest.CaptureFixture[str]) -> None:
 def test_mcp_registration_snippet_is_valid_json() -> None:
     (snippet,) = blocks("mcp.md", "json")
     server = json.loads(snippet)["mcpServers"]["moot"]
+    env = server.pop("env")
     assert server == {"command": "moot", "args": ["mcp"]}
+    # the store and the vendors' keys reach the server only through `env` (an MCP client passes few variables)
+    assert {"MOOT_HOME", "OPENAI_API_KEY", "GEMINI_API_KEY", "XAI_API_KEY"} <= set(env)
+    assert all(v.startswith("<your ") for k, v in env.items() if k.endswith("_API_KEY"))  # placeholders, no key
 
 
 @pytest.mark.parametrize("protocol", ["evaluate", "decide", "challenge"])

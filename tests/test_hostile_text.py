@@ -27,10 +27,12 @@ from .replies import CRITERIA, KEYS
 
 # the clipboard (OSC 52, ended by BEL), clear screen and home (CSI), colours, a lone ESC, DEL, C1 CSI
 ESCAPES = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[H\x1b[31mred\x1b[0m \x1b lone \x7f del \x9b31m c1 \x9d8;;x\x9c"
+# and the bidirectional controls: a right-to-left override, an isolate, the marks (Trojan Source)
+BIDI = " \u202eevil.exe\u202c \u2066iso\u2069 \u200e\u200f\u061c \u202a\u202b\u202d \u2067\u2068"
 COMMANDS = "\n::error title=pwned::owned\n  ::add-mask::secret\n\t::stop-commands::tok\n##[warning]old style"
 HTML = "\n<script>alert(1)</script> <img src=x onerror=alert(1)>"
-HOSTILE = "hostile-start " + ESCAPES + COMMANDS + HTML + "\nhostile-end"
-RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+HOSTILE = "hostile-start " + ESCAPES + BIDI + COMMANDS + HTML + "\nhostile-end"
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 RICH_STYLE = re.compile(r"\x1b\[[0-9;]*m")  # rich's own colours at a terminal
 
 

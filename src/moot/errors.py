@@ -17,9 +17,29 @@ and a message is stored, written to RESULTS.jsonl and printed.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from moot.schemas.redact import redact
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """A path as a message shows it: relative to the working folder when inside it, `~/...` under the home
+    folder, else as given. A tool error read by an LLM, or a CI log, need not carry the user's layout."""
+    given = Path(path)
+    if not given.is_absolute():
+        return str(given)
+    try:
+        cwd: Path | None = Path.cwd()
+    except OSError:  # the working folder was removed
+        cwd = None
+    if cwd is not None and given != cwd and given.is_relative_to(cwd):
+        return str(given.relative_to(cwd))
+    home = Path("~").expanduser()
+    if home.is_absolute() and home != Path("/") and given != home and given.is_relative_to(home):
+        return "~/" + str(given.relative_to(home))
+    return str(given)
 
 
 class MootError(Exception):

@@ -17,6 +17,9 @@ from moot.schemas.config import Artifact
 from moot.schemas.criteria import Criterion, parse_criteria_string, parse_rubric_data
 
 MAX_ARTIFACT_BYTES = 2_000_000
+# the most files one input may name (its globs and folders together), checked before any is read; the
+# tokens they hold are capped after reading (`moot.engine.prepared.DEFAULT_MAX_INPUT_TOKENS`)
+MAX_INPUT_FILES = 5_000
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".specs"}
 T = TypeVar("T")
 
@@ -114,6 +117,7 @@ def load_artifacts(specs: list[str]) -> list[Artifact]:
         raise UsageError("no artifact given (use --solution PATH)")
     artifacts: list[Artifact] = []
     seen: set[Path] = set()
+    named = 0
     for spec in specs:
         path = Path(spec)
         if not any(ch in spec for ch in "*?["):
@@ -132,6 +136,11 @@ def load_artifacts(specs: list[str]) -> list[Artifact]:
             files, strict = [path], True
         else:
             raise UsageError(f"no such file: {spec}")
+        named += len(files)
+        if named > MAX_INPUT_FILES:
+            raise UsageError(
+                f"{', '.join(specs)} name more than {MAX_INPUT_FILES:,} files: name fewer (a narrower glob or folder)"
+            )
         for f in files:
             check_read(f)  # a link inside a folder may point anywhere: refused, not skipped
             resolved = f.resolve()

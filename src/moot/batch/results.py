@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from moot.errors import UsageError
-from moot.reports.serialize import json_inert
+from moot.reports.serialize import json_inert, open_private
 from moot.schemas.redact import redact_known
 
 
@@ -79,10 +79,10 @@ class ResultsFile:
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with tmp.open("w", encoding="utf-8") as f:
+            with open_private(tmp) as f:  # 0600, as the store: the lines hold the verdicts and their reasons
                 f.writelines(_dumps(line) for line in lines)
             tmp.replace(self.path)
-            self._out = self.path.open("a", encoding="utf-8")
+            self._out = open_private(self.path, "a")
         except OSError as e:
             raise ResultsUnwritable(f"cannot write the results file {self.path}: {e.strerror or e}") from None
 
@@ -91,7 +91,7 @@ class ResultsFile:
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.open("w", encoding="utf-8").close()
+            open_private(tmp).close()
             tmp.unlink()
             if self.path.exists():
                 self.path.open("a", encoding="utf-8").close()

@@ -14,6 +14,7 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
+from moot.reports.serialize import open_private
 from moot.store.db import CallRecord, Store, StoreFull
 
 
@@ -33,7 +34,7 @@ def keep_unsaved(store: Store, results: Path) -> str:
         pass
     path = spill_path(results)
     try:
-        with path.open("a", encoding="utf-8") as f:
+        with open_private(path, "a") as f:
             f.writelines(json.dumps(asdict(record)) + "\n" for record in store.unsaved)
             f.flush()
             os.fsync(f.fileno())

@@ -13,6 +13,7 @@ trustworthy end; 130 interrupted (resumable).
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -82,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     so that a stop in the first moments is exit 130 with the command's own message, not a silent -15."""
     import signal
 
+    if argv is None:  # the `moot` command itself (not a caller's main([...])): every file it creates is 0600
+        os.umask(0o077)
     previous = signal.signal(signal.SIGTERM, _sigterm)
     try:
         return _main(sys.argv[1:] if argv is None else list(argv), argv)

@@ -31,13 +31,34 @@ def check_roots(roots: list[Path]) -> list[Path]:
     return [r.resolve() for r in roots]
 
 
+def host_names(values: list[str]) -> list[str]:
+    """`--allowed-hosts` as a list of bare names: a scheme, a path or a port is bad input (one line)."""
+    names = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    for name in names:
+        bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+        if "/" in name or any(c.isspace() for c in name) or (":" in bare and not _is_ip(bare)):
+            raise UsageError(f"--allowed-hosts takes host names or addresses without scheme or port (got {name!r})")
+    return names
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def mcp(
     http: Annotated[
         int | None,
         typer.Option("--http", help="Serve streamable HTTP on this port (at /mcp) instead of stdio.", min=1, max=65535),
     ] = None,
     host: Annotated[
-        str, typer.Option(help="Address to bind with --http (default 127.0.0.1: this machine only).")
+        str,
+        typer.Option(
+            help="Address to bind with --http (default 127.0.0.1: this machine only; any other needs the token)."
+        ),
     ] = "127.0.0.1",
     root: Annotated[
         list[Path] | None,
@@ -53,6 +74,14 @@ def mcp(
             "--allow-commands", help="Let a judges file named in a tool call run programs (command: and cli: judges)."
         ),
     ] = False,
+    allowed_hosts: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-hosts",
+            help="With --http: host names (or addresses) clients reach the server by, comma-separated or repeated; "
+            "a request whose Host or Origin names another is refused (loopback names always pass).",
+        ),
+    ] = None,
 ) -> None:
     """Serve moot's MCP tools: one per protocol, then show_debate, list_debates and doctor (stdio by default).
 
@@ -61,6 +90,7 @@ def mcp(
 
     check_host(host)
     roots = check_roots(root or [])
+    names = host_names(allowed_hosts or [])
     try:
         from moot.mcp import build_server
     except ImportError as e:
@@ -70,9 +100,12 @@ def mcp(
     server = build_server(roots=roots, allow_commands=allow_commands)
     if http is None:
         until_stopped("moot mcp", lambda: server.run("stdio"))
-    else:
-        shown = f"[{host}]" if ":" in host else host
-        where = "this machine only" if host in ("127.0.0.1", "localhost", "::1") else "reachable from other machines"
-        sys.stderr.write(f"moot mcp: serving streamable HTTP at http://{shown}:{http}/mcp ({where}); Ctrl-C stops it\n")
-        sys.stderr.flush()
-        until_stopped("moot mcp", lambda: server.run("streamable-http", host=host, port=http))
+        return
+    from moot.mcp.http_guard import banner, http_access, serve_http
+    from moot.view.security import is_loopback
+
+    loopback = is_loopback(host)
+    access = http_access(host, names, loopback=loopback)
+    sys.stderr.write("".join(line + "\n" for line in banner(host, http, access, loopback=loopback)))
+    sys.stderr.flush()
+    until_stopped("moot mcp", lambda: serve_http(server, host, http, access))

@@ -89,10 +89,11 @@ def say(text: str) -> None:
     sys.stderr.flush()
 
 
-def dry_run_exit(prepared: Any, options: Any, fmt: str) -> int:
-    """`--dry-run` for any protocol: the plan priced from the protocol's own prompts, printed; exit 0."""
+def dry_run_exit(prepared: Any, options: Any, fmt: str, max_input_tokens: int | None = None) -> int:
+    """`--dry-run` for any protocol: the plan priced from the protocol's own prompts (warning when the input
+    nears or passes its cap), printed; exit 0."""
     from moot.engine.prepared import estimate_prepared
     from moot.reports.dry_run import dry_run_output
 
-    emit(dry_run_output(estimate_prepared(prepared, options.pricing), fmt))
+    emit(dry_run_output(estimate_prepared(prepared, options.pricing, max_input_tokens), fmt))
     return 0

@@ -30,13 +30,13 @@ import typer
 from moot.cli.gate import protocol_formats
 from moot.cli.options import HtmlOption, ProgressOption
 from moot.cli.running import run_command
-from moot.engine.spec import FORMAT, REQUIRED, Param, ProtocolSpec
+from moot.engine.spec import FORMAT, MAX_INPUT_TOKENS, REQUIRED, Param, ProtocolSpec
 
 FAIL_UNDER_HELP = "Exit 1 when the final score is under this (CI gate)."
 DRY_RUN_HELP = "Print the calls and estimated cost of 1, 2, all rounds; spend nothing."
 MAX_COST_HELP = "USD cap: no round starts whose worst case could cross it."
 # the options every protocol command takes, by their Python names: a protocol's own params cannot take these
-SHARED = ("fmt", "progress", "html", "fail_under", "require", "dry_run", "max_cost")
+SHARED = ("fmt", "progress", "html", "fail_under", "require", "dry_run", "max_cost", "max_input_tokens")
 
 
 def format_help(formats: tuple[str, ...]) -> str:
@@ -86,6 +86,7 @@ def command_parameters(spec: ProtocolSpec) -> list[inspect.Parameter]:
     parameters += [
         _parameter("dry_run", Annotated[bool, dry_run], False),
         _parameter("max_cost", Annotated[float | None, max_cost], None),
+        _own(MAX_INPUT_TOKENS),
     ]
     return parameters
 

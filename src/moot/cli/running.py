@@ -103,9 +103,11 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     own = {p.name: values[p.name] for p in spec.params if p.name in values}
     prepared, options, sink = prepare_cli(protocol, own, values["progress"], fmt, planning=dry_run)
     if dry_run:
-        return dry_run_exit(prepared, options, fmt)
+        return dry_run_exit(prepared, options, fmt, values.get("max_input_tokens"))
+    from moot.engine.prepared import check_input_cap
     from moot.judges.factory import require_credentials, seat_judges
 
+    check_input_cap(prepared, values.get("max_input_tokens"))  # one line, exit 2, nothing stored or sent
     require_credentials(seat_judges(prepared.seats))  # a missing key stays one line of bad input, before any progress
     announce(sink, judges_line(own.get("judges")))
     result = run_prepared_cli(prepared, options, sink, values["max_cost"])

@@ -64,6 +64,42 @@ class Prepared:
             )
 
 
+# the most input (artifact, context, topic) a debate takes unless raised: every judge is sent it in every round
+DEFAULT_MAX_INPUT_TOKENS = 1_000_000
+CAP_HINT = "raise the cap with --max-input-tokens (max_input_tokens over MCP and from Python) or send less"
+
+
+def input_cap(max_input_tokens: int | None) -> int:
+    """The cap in effect: the one given (a positive whole number), else the default."""
+    if max_input_tokens is None:
+        return DEFAULT_MAX_INPUT_TOKENS
+    if isinstance(max_input_tokens, bool) or not isinstance(max_input_tokens, int) or max_input_tokens < 1:
+        raise UsageError(f"max_input_tokens must be a positive whole number (got {max_input_tokens!r})")
+    return max_input_tokens
+
+
+def check_input_cap(p: Prepared, max_input_tokens: int | None) -> None:
+    """Refuse, before anything is stored or sent, a debate whose input is larger than the cap (one line)."""
+    cap = input_cap(max_input_tokens)
+    if p.input_tokens > cap:
+        raise UsageError(
+            f"the {p.input_name} is about {p.input_tokens:,} tokens, over the cap of {cap:,} tokens: {CAP_HINT}"
+        )
+
+
+def input_cap_warning(p: Prepared, max_input_tokens: int | None) -> str | None:
+    """The dry run's word on the cap: over it (a run would be refused), or past 80% of it."""
+    cap = input_cap(max_input_tokens)
+    if p.input_tokens > cap:
+        over = f"the {p.input_name} is about {p.input_tokens:,} tokens, over the cap of {cap:,}"
+        return f"{over}: a run would be refused ({CAP_HINT})"
+    if p.input_tokens > cap * 0.8:
+        return (
+            f"the {p.input_name} is about {p.input_tokens:,} tokens, {p.input_tokens / cap:.0%} of the cap of {cap:,}"
+        )
+    return None
+
+
 async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = False) -> Any:
     """Run (or resume) a prepared debate in the store, its file writers subscribed to its events."""
     store = options.store or Store.open_default()
@@ -87,7 +123,7 @@ ASSUMPTIONS = {
 }
 
 
-def estimate_prepared(p: Prepared, pricing: Pricing | None) -> dict[str, Any]:
+def estimate_prepared(p: Prepared, pricing: Pricing | None, max_input_tokens: int | None = None) -> dict[str, Any]:
     """The dry run as data (what `--dry-run --format json` prints): every call of the longest path,
     rendered from the protocol's own prompts and priced, and the cost table of the ways it can end."""
     engine = Engine(Store(":memory:"), "dry-run", pricing=pricing)
@@ -96,6 +132,8 @@ def estimate_prepared(p: Prepared, pricing: Pricing | None) -> dict[str, Any]:
     extra = dict(p.plan_extra)
     # no key, SDK or agent CLI is needed to plan; every one a real run would miss is named
     warnings = merge_warnings(extra.pop("warnings", []), plan_warnings(seats))
+    capped = input_cap_warning(p, max_input_tokens)
+    warnings = [capped, *warnings] if capped else warnings
     return {
         "dry_run": True,
         "protocol": p.protocol,

@@ -4,7 +4,7 @@ then finished, failed or interrupted. Judges' clients are closed whatever happen
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -62,9 +62,9 @@ async def run_debate(
         store.set_status(debate_id, "failed", error=str(e))
         raise
     except (asyncio.CancelledError, KeyboardInterrupt, StoreError):
-        # a store that cannot be written (a full disk) stops the debate as an interruption: resumable
-        with contextlib.suppress(StoreError):
-            store.set_status(debate_id, "interrupted", error="interrupted; continue with: moot resume " + debate_id)
+        # a store that cannot be written (a full disk, a lock held too long, an I/O error) stops the debate as an
+        # interruption: resumable
+        mark_interrupted(store, debate_id)
         raise
     except BaseException as e:
         store.set_status(debate_id, "failed", error=f"{type(e).__name__}: {e}")
@@ -74,6 +74,19 @@ async def run_debate(
             for judge in seat.judges:
                 await judge.aclose()
     return result
+
+
+def mark_interrupted(store: Store, debate_id: str, tries: int = 3) -> None:
+    """Say in the store that the debate stopped and how to continue it. The store may be what stopped it (a
+    lock another process held too long): the mark is tried again briefly, and a debate it never reaches
+    stays `running`, which `moot resume` continues just the same."""
+    for attempt in range(tries):
+        try:
+            store.set_status(debate_id, "interrupted", error="interrupted; continue with: moot resume " + debate_id)
+            return
+        except StoreError:
+            if attempt + 1 < tries:
+                time.sleep(0.2 * (attempt + 1))
 
 
 def new_debate_id() -> str:

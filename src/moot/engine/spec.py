@@ -73,6 +73,17 @@ class Param:
 FORMAT = Param("fmt", str, "text", flags=("--format", "-f"), mcp=False)
 
 
+# Every protocol's command and tool take it (after their own params, as `--max-cost`): the cap on the input's
+# tokens (`moot.engine.prepared.DEFAULT_MAX_INPUT_TOKENS` unless given); the Python functions take it by name
+MAX_INPUT_TOKENS = Param(
+    "max_input_tokens",
+    int | None,
+    None,
+    flags=("--max-input-tokens",),
+    help="Refuse an input (artifact, context) over this many tokens (default 1,000,000); the dry run warns near it.",
+)
+
+
 class Terminal(Protocol):
     """What the CLI lends a protocol's `show` hook: its own output, so that the hook prints as every command
     does (inert text; drawn by rich at a terminal) without importing the CLI."""
@@ -185,13 +196,16 @@ class ProtocolSpec:
         store: Store | None = None,
         on_event: Callable[..., None] | None = None,
         max_cost: float | None = None,
+        max_input_tokens: int | None = None,
         **kwargs: Any,
     ) -> tuple[Prepared, RunOptions]:
-        """`build`, with the run options the judges file sets and the API's cost cap checked: one place,
-        so that the protocols cannot differ in how they apply a cap."""
+        """`build`, with the run options the judges file sets and the API's caps checked (cost, input): one
+        place, so that the protocols cannot differ in how they apply a cap."""
         from moot.engine.panel import apply_max_cost, options_from_panel
+        from moot.engine.prepared import check_input_cap
 
         prepared = await self.build(*args, **kwargs)
+        check_input_cap(prepared, max_input_tokens)
         options = options_from_panel(prepared.panel, store=store, on_event=on_event)
         apply_max_cost(options, prepared.seats, max_cost, "max_cost")
         return prepared, options

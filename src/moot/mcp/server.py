@@ -8,11 +8,11 @@ become a tool error with the CLI's one-line message; the server keeps serving.
 A protocol's tool is built from its spec alone (`protocol_tool`), as its CLI command is
 (`moot.cli.protocol_cmd`): nothing is written here for a new protocol, and none is named. The tool is
 called by the protocol's name; its arguments are the spec's `params` that have `mcp=True`, in their order
-(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost` and `dry_run`,
-which every protocol tool takes; its description is the spec's `mcp_description` (or `description`), and
-`mcp_summary` is its sentence in the server's instructions. The values are put in the API's names by the
-spec's `adapt` and prepared by its `build`, as the CLI's are; progress runs to the rounds planned, or to
-the spec's `progress_total`.
+(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost`, `dry_run` and
+`max_input_tokens`, which every protocol tool takes; its description is the spec's `mcp_description` (or
+`description`), and `mcp_summary` is its sentence in the server's instructions. The values are put in the
+API's names by the spec's `adapt` and prepared by its `build`, as the CLI's are; progress runs to the rounds
+planned, or to the spec's `progress_total`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from moot.engine.spec import REQUIRED, SAME
+from moot.engine.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
 from moot.errors import MootError
 from moot.mcp.confine import HTML_IN_RESULT, ROOTS_ARG, ClientRoots, configure, confined_debate, tool_call, with_html
 from moot.reports.serialize import to_json
@@ -55,7 +55,13 @@ HtmlParam = Annotated[
 ]
 MaxCostParam = Annotated[float | None, Field(description="USD cap: no round starts whose worst case could cross it.")]
 DryRunParam = Annotated[bool, Field(description=DRY_RUN_HELP)]
-SHARED_PARAMS = (("html", HtmlParam, None), ("max_cost", MaxCostParam, None), ("dry_run", DryRunParam, False))
+MaxInputParam = Annotated[int | None, Field(description=MAX_INPUT_TOKENS.help)]
+SHARED_PARAMS = (
+    ("html", HtmlParam, None),
+    ("max_cost", MaxCostParam, None),
+    ("dry_run", DryRunParam, False),
+    ("max_input_tokens", MaxInputParam, None),
+)
 
 
 def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
@@ -168,8 +174,11 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
 
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
         html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
+        cap = values.pop("max_input_tokens", None)
         async with confined_debate(ctx, values.pop(ROOTS_ARG, None), spec, values, html=html, dry_run=dry_run):
-            return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run)
+            return await _debate(
+                ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run, max_input_tokens=cap
+            )
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
@@ -190,20 +199,24 @@ async def _debate(
     html: str | None,
     max_cost: float | None,
     dry_run: bool,
+    max_input_tokens: int | None = None,
 ) -> CallToolResult:
     """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
     own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
     progress; bad input is a tool error."""
     from moot.engine.panel import options_from_panel
     from moot.engine.prepared import estimate_prepared, run_prepared
+    from moot.store.shared import shared_store
 
     arguments = spec.adapt(values)
     total = spec.progress_total or _planned_rounds
     try:
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
             planned = await spec.build(**arguments, planning=True)
-            return json_result(estimate_prepared(planned, options_from_panel(planned.panel).pricing))
-        prepared, options = await spec.prepare(**arguments, max_cost=max_cost)
+            pricing = options_from_panel(planned.panel).pricing
+            return json_result(estimate_prepared(planned, pricing, max_input_tokens))
+        prepared, options = await spec.prepare(**arguments, max_cost=max_cost, max_input_tokens=max_input_tokens)
+        options.store = options.store or shared_store()  # the server's one connection (moot.store.shared)
 
         async def run(sink: EventSink) -> BaseModel:
             options.on_event = sink
@@ -229,9 +242,9 @@ def _debate_result(result: BaseModel, html: str | None) -> CallToolResult:
 
 def _write_html(debate_id: str, path: str) -> None:
     from moot.api.report import write_html_report
-    from moot.store import Store
+    from moot.store.shared import shared_store
 
-    write_html_report(Store.open_default(), debate_id, path)
+    write_html_report(shared_store(), debate_id, path)
 
 
 async def show_debate(
@@ -240,14 +253,14 @@ async def show_debate(
 ) -> CallToolResult:
     """A debate from the store, finished or not: its result JSON, or where it stopped."""
     from moot.api.history import calls_view, debate_view, find_debate
-    from moot.store import Store
+    from moot.store.shared import shared_store
 
-    store = Store.open_default()
     try:
+        store = shared_store()
         row = find_debate(store, debate_id)
+        return json_result(calls_view(store, row) if calls else debate_view(store, row))
     except MootError as e:
         raise _tool_error(e) from None
-    return json_result(calls_view(store, row) if calls else debate_view(store, row))
 
 
 async def list_debates(
@@ -255,9 +268,12 @@ async def list_debates(
 ) -> CallToolResult:
     """Recent debates: id, protocol, status, title, when."""
     from moot.api.history import list_view
-    from moot.store import Store
+    from moot.store.shared import shared_store
 
-    return json_result(list_view(Store.open_default(), limit))
+    try:
+        return json_result(list_view(shared_store(), limit))
+    except MootError as e:
+        raise _tool_error(e) from None
 
 
 async def doctor(

@@ -10,7 +10,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import yaml
 from pydantic import BaseModel
@@ -36,6 +36,14 @@ def atomic_write(path: Path, text: str) -> None:
     wrote(path)
 
 
+def open_private(path: Path, mode: str = "w") -> IO[str]:
+    """`path` opened for text ("w" truncates, "a" appends), created 0600 when new: readable by its owner only,
+    as the store and the reports are (`mkstemp` makes those of `atomic_write` so), since what moot writes
+    holds what the judges were sent and said."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
+    return os.fdopen(os.open(path, flags, 0o600), mode, encoding="utf-8")
+
+
 def atomic_append(path: Path, text: str) -> None:
     """Append `text`: earlier content stays byte for byte; the file is swapped in whole."""
     check_write(path)  # before reading what is there
@@ -59,13 +67,14 @@ def to_data(result: BaseModel | dict[str, Any]) -> dict[str, Any]:
 
 
 # json.dumps escapes C0 controls but writes DEL, C1 controls and lone surrogates as they are
-_RAW = re.compile("[\x7f-\x9f\ud800-\udfff]")
+_RAW = re.compile("[\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # and bidi controls
 
 
 def json_inert(text: str) -> str:
-    """JSON text that is inert at a terminal and in a CI log, with the same value: DEL, C1 controls and lone
-    surrogates written as `\\uXXXX`, and `##[` (an old-style GitHub workflow command anywhere in a line) as
-    `\\u0023#[`. JSON has `#` only inside strings, so this never touches its structure."""
+    """JSON text that is inert at a terminal and in a CI log, with the same value: DEL, C1 controls, lone
+    surrogates and bidirectional controls written as `\\uXXXX`, and `##[` (an old-style GitHub workflow
+    command anywhere in a line) as `\\u0023#[`. JSON has `#` only inside strings, so this never touches its
+    structure."""
     text = _RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text.replace("##[", "\\u0023#[")
 

@@ -7,6 +7,8 @@ report files) passes text through `safe_text` here, the one definition of "inert
 - C0 and C1 control characters and DEL are removed, newline and tab excepted (a CRLF becomes a newline).
   That removes every escape sequence a terminal would act on (`ESC]52;...BEL` writes the clipboard,
   `ESC[2J` clears the screen, colours), because each starts with ESC or a C1 introducer.
+- Bidirectional controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) are removed too: a
+  right-to-left override shows a reader a finding, a path or a verdict in another order than it has.
 - A line whose first non-blank characters are `::` gets a zero-width space in front, and `##[` gets one
   inside, so GitHub's runner never reads a workflow command (`::error::`, `::add-mask::`,
   `::stop-commands::`) from judge text. The runner trims leading white space before looking, and U+200B
@@ -25,14 +27,18 @@ from typing import Any
 from moot.schemas.redact import redact_known
 
 ZWSP = "\u200b"
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 and C1 controls and DEL (newline and tab kept), and the bidirectional controls: embeddings and overrides
+# (U+202A-U+202E), isolates (U+2066-U+2069), the marks U+200E, U+200F and U+061C, which can show a reader
+# text in another order than it has (`Trojan Source`, CVE-2021-42574)
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _COMMAND_START = re.compile(r"^([^\S\n]*)::", re.MULTILINE)
 _DRAWN_COMMAND_START = re.compile(r"^((?:[^\S\n]|\x1b\[[0-9;]*m)*)::", re.MULTILINE)  # after colours too
 
 
 def strip_controls(text: str) -> str:
-    """`text` without control characters other than newline and tab, and without lone surrogates."""
+    """`text` without control characters other than newline and tab, without bidirectional controls, and
+    without lone surrogates."""
     if text.isprintable():  # the common case, and fast: no control, no surrogate
         return text
     text = _CONTROLS.sub("", text.replace("\r\n", "\n"))

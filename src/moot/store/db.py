@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,37 +21,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from moot.errors import UsageError
+from moot.errors import UsageError, shown_path
 from moot.schemas.redact import redact, redact_known
 from moot.store.blobs import Blobs
-from moot.store.guard import StoreError, StoreFull, connect
+from moot.store.guard import StoreError, StoreFull
 from moot.store.migrations import MIGRATIONS, statements
+from moot.store.opening import default_db_path, make_private, open_connection, read_only_problem
 
-__all__ = ["CallRecord", "DebateRow", "Store", "StoreError", "StoreFull", "default_db_path", "now_iso"]
-
-
-def default_db_path() -> Path:
-    """`$MOOT_HOME/moot.db`, or the platform's user data folder."""
-    home = os.environ.get("MOOT_HOME")
-    if home:
-        return Path(home) / "moot.db"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("moot", appauthor=False)) / "moot.db"
-
-
-def make_private(path: Path) -> None:
-    """The store holds every prompt and reply: readable by its owner only (0600), as the reports are.
-
-    The file is created 0600 before SQLite opens it, and SQLite gives its -wal and -shm files the
-    database's own permissions; a store made 0644 by an older version is tightened.
-    """
-    try:
-        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o600)
-    except OSError:
-        pass  # sqlite3 reports what is wrong with the path, in its own words
+__all__ = [
+    "CallRecord",
+    "DebateRow",
+    "Store",
+    "StoreError",
+    "StoreFull",
+    "default_db_path",
+    "make_private",
+    "now_iso",
+]
 
 
 def now_iso() -> str:
@@ -117,47 +101,27 @@ def _dumps(value: Any) -> str:
     return text
 
 
-def _read_only(path: Path) -> StoreError | None:
-    """A store SQLite could not open or write because the file or its file system is read-only, said so."""
-    if str(path) == ":memory:":
-        return None
-    try:
-        folder_ro = bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
-    except OSError:
-        folder_ro = False
-    if folder_ro or (path.exists() and not os.access(path, os.W_OK)):
-        return StoreError(str(path), "is read-only (on a read-only file system, or without write permission)")
-    return None
+def prefix_pattern(prefix: str) -> str:
+    """A LIKE pattern matching ids that start with `prefix` taken literally: its `%` and `_` are escaped
+    (with `\\`), so that `moot show %` or `____` is no wildcard that finds someone's debate."""
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "%"
 
 
 class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as e:
-                raise StoreError(str(path), f"cannot be opened (its folder: {e.strerror or e})") from None
-            if self.path.is_dir():
-                raise StoreError(str(path), "is a folder, not a SQLite file")
-            make_private(self.path)
         self._lock = threading.Lock()
-        try:
-            self._db = connect(str(path))
-        except StoreError as e:
-            raise _read_only(self.path) or e from None
+        self._db = open_connection(self.path)  # the one policy: created private, WAL, a long busy timeout
         self.unsaved: list[CallRecord] = []  # answered calls a full disk kept out of the store
         try:
             self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA busy_timeout=5000")  # first: switching to WAL waits for another opener too
-            self._wal()
-            self._db.execute("PRAGMA synchronous=NORMAL")
             self._blobs = Blobs()
             self._migrate()
             self._db.execute("SELECT COUNT(*) FROM debates").fetchone()  # a foreign or damaged file fails here
         except StoreError as e:
             self._db.close()
-            raise _read_only(self.path) or e from None
+            raise read_only_problem(self.path) or e from None
 
     @classmethod
     def open_default(cls) -> Store:
@@ -165,19 +129,6 @@ class Store:
 
     def close(self) -> None:
         self._db.close()
-
-    def _wal(self) -> None:
-        """Switch the file to WAL. SQLite does not call the busy handler for this switch while another process
-        opens the same new file, so a brief "database is locked" is waited out here (up to busy_timeout)."""
-        deadline = time.monotonic() + 5.0
-        while True:
-            try:
-                self._db.execute("PRAGMA journal_mode=WAL")
-                return
-            except StoreError as e:
-                if "locked" not in e.problem or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.02)
 
     def _migrate(self) -> None:
         """Apply the migrations this file lacks. Two processes may open a new store at once (two batches, two
@@ -277,7 +228,7 @@ class Store:
             r = self._db.execute("SELECT * FROM debates WHERE id = ?", (debate_id,)).fetchone()
             if r is None and len(debate_id) >= 4:
                 rows = self._db.execute(
-                    "SELECT * FROM debates WHERE id LIKE ? LIMIT 2", (debate_id.replace("%", "") + "%",)
+                    "SELECT * FROM debates WHERE id LIKE ? ESCAPE '\\' LIMIT 2", (prefix_pattern(debate_id),)
                 ).fetchall()
                 r = rows[0] if len(rows) == 1 else None
             return self._row(r) if r is not None else None
@@ -288,13 +239,15 @@ class Store:
         row = self.get_debate(debate_id)
         if row is not None:
             return row
-        like = debate_id.replace("%", "") + "%"
-        matches = self.execute("SELECT COUNT(*) FROM debates WHERE id LIKE ?", (like,))[0][0] if debate_id else 0
+        like = prefix_pattern(debate_id)
+        matches = (
+            self.execute("SELECT COUNT(*) FROM debates WHERE id LIKE ? ESCAPE '\\'", (like,))[0][0] if debate_id else 0
+        )
         if matches > 1:
             raise UsageError(f"'{debate_id}' starts {matches} debates' ids: give more of the id (see 'moot list')")
         if matches == 1:
             raise UsageError(f"'{debate_id}' is too short a prefix: give at least 4 characters of the id")
-        raise UsageError(f"no debate {debate_id} in {self.path} (see 'moot list')")
+        raise UsageError(f"no debate {debate_id} in {shown_path(self.path)} (see 'moot list')")
 
     def list_debates(self, limit: int = 20, protocol: str | None = None) -> list[DebateRow]:
         sql = "SELECT * FROM debates"

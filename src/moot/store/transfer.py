@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from moot.errors import UsageError
+from moot.errors import UsageError, shown_path
 from moot.store.blobs import MANIFEST, MissingBlob, blob_keys, digest, fetch
 from moot.store.db import CallRecord, Store
 
@@ -81,7 +81,7 @@ def export_since(
     with store.transaction(write=False) as db:
         debate = db.execute("SELECT * FROM debates WHERE id = ?", (debate_id,)).fetchone()
         if debate is None:
-            raise UsageError(f"no debate {debate_id} in {store.path}")
+            raise UsageError(f"no debate {debate_id} in {shown_path(store.path)}")
         calls = db.execute(
             "SELECT * FROM calls WHERE debate_id = ? AND id > ? ORDER BY id", (debate_id, after_call)
         ).fetchall()

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import jinja2
 
 from moot.reports.html import render_markdown
+from moot.schemas.safe_text import strip_controls
 from moot.view.pages import report_css
 
 HERE = Path(__file__).parent
@@ -67,4 +68,6 @@ def env() -> jinja2.Environment:
 
 
 def render(template: str, **values: Any) -> str:
-    return env().get_template(template).render(**values)
+    """A page, without control or bidirectional control characters (judge text included), as the report
+    files are (`moot.schemas.safe_text.strip_controls`)."""
+    return strip_controls(env().get_template(template).render(**values))

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import secrets
 import time
 from http.cookies import SimpleCookie
@@ -31,7 +32,6 @@ HEADERS = [
     (b"cache-control", b"no-store"),
 ]
 COOKIE = "moot_view_token"
-LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
 def new_token() -> str:
@@ -39,7 +39,15 @@ def new_token() -> str:
 
 
 def is_loopback(host: str) -> bool:
-    return host in LOOPBACK_NAMES or host.startswith("127.")
+    """Exactly `localhost`, or an IP literal (`[::1]` bracketed or not) that `ipaddress` calls loopback: a name
+    such as `127.0.0.1.attacker.example` is not one, whatever it starts with."""
+    if host == "localhost":
+        return True
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        return ipaddress.ip_address(bare).is_loopback
+    except ValueError:
+        return False
 
 
 def _host_name(header: str) -> str:

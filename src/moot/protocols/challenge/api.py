@@ -321,6 +321,7 @@ async def challenge(
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
+    max_input_tokens: int | None = None,
 ) -> ChallengeResult:
     """Defend a position on `topic` against challengers attacking it in parallel; end in CONSENSUS or a
     TRADEOFF document. Judges are model names, built-in agent CLIs (`gemini`, `codex`, `qwen`, `claude`),

@@ -102,6 +102,7 @@ async def decide(
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
+    max_input_tokens: int | None = None,
 ) -> DecisionResult:
     """Debate a scope-critical question between judges with the Risk, Value and Effort stances.
 

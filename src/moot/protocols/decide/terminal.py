@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from moot.engine.spec import Terminal
-from moot.errors import UsageError
+from moot.errors import UsageError, shown_path
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.schemas import DecisionRequest, DecisionResult
 from moot.protocols.decide.text import decision_report
@@ -32,7 +32,7 @@ def record_choice(debate_id: str, option: str, *, store: Store | None = None) ->
     store = store or Store.open_default()
     row = store.get_debate(debate_id)
     if row is None or row.protocol != "decide" or row.result is None:
-        raise UsageError(f"no finished decision {debate_id} in {store.path}")
+        raise UsageError(f"no finished decision {debate_id} in {shown_path(store.path)}")
     result = DecisionResult.model_validate(row.result)
     if result.consensus:
         raise UsageError(f"decision {row.id} is not contested: the judges recommend {result.recommended_option}")

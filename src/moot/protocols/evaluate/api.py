@@ -229,6 +229,7 @@ async def evaluate(
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
+    max_input_tokens: int | None = None,
 ) -> EvaluationResult:
     """Run the scored multi-judge debate over an artifact and return its verdict.
 
