@@ -109,6 +109,9 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     require_credentials(seat_judges(prepared.seats))  # a missing key stays one line of bad input, before any progress
     announce(sink, judges_line(own.get("judges")))
     result = run_prepared_cli(prepared, options, sink, values["max_cost"])
+    if getattr(result, "status", None) == "waiting":  # host seats owe replies: no result to show or gate yet
+        emit(render_result(protocol, result, fmt if fmt in ("json", "yaml") else "text"))
+        return 0
     if spec.show is None:
         emit(render(protocol, result, fmt))
     else:

@@ -16,6 +16,7 @@ from moot.engine.panel import (
     blocking,
     check_rounds,
     check_stance,
+    hosted,
     load_panel,
     make_seats,
     resumed_judges,
@@ -27,6 +28,7 @@ from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
+from moot.judges.host import HOST
 from moot.panel_file import PanelFile
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
@@ -110,6 +112,8 @@ def _panel(judges: str | Path | PanelFile | Sequence[JudgeLike] | None) -> tuple
     if panel is not None and listed is None and panel.found_by is None:  # a found moot.yaml may hold none
         raise UsageError(f"judges file {panel.path}: no 'debate_judges:' list")
     entries: list[JudgeLike] = listed if listed is not None else list(DEFAULT_JUDGES)
+    if judges == HOST:
+        entries = hosted(entries)
     if not entries:
         raise UsageError("the judge list is empty")
     if len(entries) < 2:
