@@ -24,6 +24,7 @@ VOLATILE = {
     "files",
     "report_files",
     "html_report",
+    "proponent",  # challenge's result names its proponent's model there
 }
 
 

@@ -55,11 +55,10 @@ def hosted(entries: Sequence[JudgeLike]) -> list[JudgeLike]:
     out: list[JudgeLike] = []
     for n, entry in enumerate(entries, 1):
         if isinstance(entry, Panelist):
-            stance, stance_prompt = entry.stance, entry.stance_prompt
-        else:
-            spec = judge_spec(entry, f"judge {n}")
-            stance, stance_prompt = spec.stance, spec.stance_prompt
-        out.append(JudgeSpec(host=True, stance=stance, stance_prompt=stance_prompt))
+            out.append(JudgeSpec(host=True, stance=entry.stance, stance_prompt=entry.stance_prompt))
+            continue
+        kept = judge_spec(entry, f"judge {n}").model_dump(include={"stance", "stance_prompt"}, exclude_unset=True)
+        out.append(JudgeSpec.model_validate({"host": True, **kept}))  # a stance left unset stays the protocol's to give
     return out
 
 
