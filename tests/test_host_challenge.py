@@ -25,8 +25,10 @@ CONSENSUS = {
         opening(),
         confront({"O1": "ACCEPT", "O2": "PARTIAL", "O3": "REJECT"}, "Shard by customer id behind a routing layer"),
     ],
-    "challenger-1": [verdict("disagree", "strong", ["hot customers overload one shard", "resharding is costly"])]
-    + [rebuttal("ACCEPT")],
+    "challenger-1": [
+        verdict("disagree", "strong", ["hot customers overload one shard", "resharding is costly"]),
+        rebuttal("ACCEPT"),
+    ],
     "challenger-2": [verdict("partial", "minor", ["reports need a replica"]), rebuttal("ACCEPT")],
 }
 TRADEOFF = {
@@ -78,7 +80,7 @@ def test_host_proponent_ends_as_a_vendor_proponent_would(
     host = result.model_dump(mode="json")
     assert host["outcome"] == outcome and host["rounds"] == rounds
     assert steps == len(script["proponent"])  # one host turn per proponent reply
-    assert [v["version"] for v in host["position_history"]][0] == 1
+    assert host["position_history"][0]["version"] == 1
     vendor = _vendor_run(script, max_rounds=1).model_dump(mode="json")
     assert comparable(host, host["debate_id"]) == comparable(vendor, vendor["debate_id"])
 
