@@ -178,3 +178,42 @@ def test_cli_flow_waiting_reply_show_list_and_cancel(tmp_path: Path, capsys: pyt
     assert main(["list", "--format", "json"]) == 0
     listed = json.loads(capsys.readouterr().out)["debates"][0]
     assert listed["status"] == "cancelled" and "waiting_for" not in listed
+
+
+SYNTHESIS = (
+    "majority_opinion: All agree it is solid.\nrecommendations:\n  - priority: SHOULD\n    action: Add tests\n"
+    "self_critique: {questions_passed: 5/5, synthesis_quality: HIGH, potential_bias: none}\n"
+)
+
+
+def test_a_mixed_panel_with_a_host_moderator(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One host judge and two vendor judges; `--moderator host`: the host writes the synthesis (seed 001)."""
+    with FakeLLMServer() as server:
+        server.script("m2", round1(4.0, 4))
+        server.script("m3", round1(4.0, 4))
+        judges = [{"host": True, "stance": "neutral"}] + [
+            {"model": m, "stance": s, "api_base": server.base_url} for m, s in (("m2", "for"), ("m3", "against"))
+        ]
+        panel = tmp_path / "mixed.yaml"
+        panel.write_text(json.dumps({"debate_judges": judges}), encoding="utf-8")
+        args = ["evaluate", "-s", str(_artifact(tmp_path)), "--criteria", CRITERIA, "--judges", str(panel)]
+        assert main([*args, "--moderator", "host", "--no-reports", "--format", "json"]) == 0
+        state = json.loads(capsys.readouterr().out)
+        assert [r["seat"] for r in state["requests"]] == ["judge-1"]  # the vendors answered already
+        assert len(server.requests) == 2
+        (tmp_path / "r.md").write_text(round1(4.0, 4), encoding="utf-8")
+        assert (
+            main(["reply", state["debate_id"], "--seat", "judge-1", "--file", str(tmp_path / "r.md"), "-f", "json"])
+            == 0
+        )
+        state = json.loads(capsys.readouterr().out)
+        assert [(r["seat"], r["round"]) for r in state["requests"]] == [("moderator", 0)]
+        assert "majority_opinion" in state["requests"][0]["schema"]["properties"]
+        (tmp_path / "m.md").write_text(SYNTHESIS, encoding="utf-8")
+        assert (
+            main(["reply", state["debate_id"], "--seat", "moderator", "--file", str(tmp_path / "m.md"), "-f", "json"])
+            == 0
+        )
+        out = json.loads(capsys.readouterr().out)
+    assert out["synthesis_by"] == "moderator:host" and out["majority_opinion"] == "All agree it is solid."
+    assert out["summary"]["final_verdict"] == "PASS" and out["rounds_completed"] == 1
