@@ -263,6 +263,7 @@ class Engine:
         if done is not None:
             return self._done(seat, round_no, kind, _outcome_from_record(done))
         prompt = self.bounded(seat, prompt)
+        self.emit(Event("call_started", round_no, seat.id, {"kind": kind}))
         started_at, t0 = now_iso(), time.monotonic()
         retries_total = 0
         errors: list[str] = []

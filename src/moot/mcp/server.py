@@ -2,7 +2,8 @@
 
 Tools: one per protocol the registry lists (`protocol_tools`), then `show_debate`, `list_debates` and
 `doctor`. Each returns the same JSON as the CLI's `--format json` (as structured content and as text).
-A debate reports one progress notification when each round starts and one when it ends. Bad arguments
+A debate reports one progress notification when each round starts and one when it ends, one when each
+judge call starts and ends, and a keep-alive while calls are out (`moot.mcp.progress`). Bad arguments
 become a tool error with the CLI's one-line message; the server keeps serving.
 
 A protocol's tool is built from its spec alone (`protocol_tool`), as its CLI command is
@@ -30,6 +31,7 @@ from pydantic import BaseModel, Field
 
 from moot.engine.spec import REQUIRED
 from moot.errors import MootError
+from moot.mcp.progress import KEEPALIVE_SECONDS, CallsInFlight, nudge
 from moot.reports.serialize import to_json
 from moot.schemas.events import Event, EventSink
 
@@ -107,16 +109,28 @@ async def with_progress(ctx: Context, total: int | None, run: Callable[[EventSin
 
     async def forward() -> None:
         last = 0.0
+        calls = CallsInFlight()  # each judge call's start and end, and a keep-alive while any is out
         async with receive:
-            async for event in receive:
-                note = progress_note(event, total)
-                if note is None:
+            while True:
+                event, message = None, None
+                with anyio.move_on_after(KEEPALIVE_SECONDS):
+                    try:
+                        event = await receive.receive()
+                    except anyio.EndOfStream:
+                        return
+                note = progress_note(event, total) if event is not None else None
+                if note is not None:
+                    value, of, text = note
+                    rising = next_progress(last, value, of)
+                    if rising is not None:
+                        last = rising
+                        await ctx.report_progress(last, of, text)
                     continue
-                value, of, message = note
-                rising = next_progress(last, value, of)
-                if rising is not None:
-                    last = rising
-                    await ctx.report_progress(last, of, message)
+                message = calls.note(event) if event is not None else calls.keep_alive()
+                value = nudge(last, total, keep_alive=event is None) if message is not None else None
+                if value is not None:
+                    last = value
+                    await ctx.report_progress(last, total, message)
 
     async def debate() -> None:
         with send:
