@@ -108,7 +108,7 @@ def test_a_new_protocol_gets_its_tool_from_its_spec() -> None:
     [tool] = listed_tools(("vote", protocol_tool(VOTE)))
     assert tool.description == "Vote on a question; returns the tally JSON."
     schema = tool.input_schema
-    assert list(schema["properties"]) == ["question", "voter", "quorum", "html", "max_cost", "dry_run"]
+    assert list(schema["properties"]) == ["question", "voter", "quorum", "html", "max_cost", "dry_run", "wait"]
     assert schema["required"] == ["question"]
     assert schema["properties"]["voter"]["description"] == "The voters."
     assert schema["properties"]["quorum"]["anyOf"] == [{"type": "integer"}, {"type": "null"}]

@@ -49,7 +49,14 @@ DRY_RUN_HELP = "Plan and price every call (typical and worst case) and send noth
 HtmlParam = Annotated[str | None, Field(description="Also write the HTML report to this file.")]
 MaxCostParam = Annotated[float | None, Field(description="USD cap: no round starts whose worst case could cross it.")]
 DryRunParam = Annotated[bool, Field(description=DRY_RUN_HELP)]
-SHARED_PARAMS = (("html", HtmlParam, None), ("max_cost", MaxCostParam, None), ("dry_run", DryRunParam, False))
+WAIT_HELP = "false: start the debate and return {debate_id, status: running} at once; show_debate gives its result."
+WaitParam = Annotated[bool, Field(description=WAIT_HELP)]
+SHARED_PARAMS = (
+    ("html", HtmlParam, None),
+    ("max_cost", MaxCostParam, None),
+    ("dry_run", DryRunParam, False),
+    ("wait", WaitParam, True),
+)
 
 
 def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
@@ -127,9 +134,9 @@ async def with_progress(ctx: Context, total: int | None, run: Callable[[EventSin
                         await ctx.report_progress(last, of, text)
                     continue
                 message = calls.note(event) if event is not None else calls.keep_alive()
-                value = nudge(last, total, keep_alive=event is None) if message is not None else None
-                if value is not None:
-                    last = value
+                nudged = nudge(last, total, keep_alive=event is None) if message is not None else None
+                if nudged is not None:
+                    last = nudged
                     await ctx.report_progress(last, total, message)
 
     async def debate() -> None:
@@ -172,7 +179,8 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
 
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
         html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
-        return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run)
+        wait = values.pop("wait", True)
+        return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run, wait=wait)
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
@@ -193,6 +201,7 @@ async def _debate(
     html: str | None,
     max_cost: float | None,
     dry_run: bool,
+    wait: bool = True,
 ) -> CallToolResult:
     """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
     own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
@@ -207,6 +216,10 @@ async def _debate(
             planned = await spec.build(**arguments, planning=True)
             return json_result(estimate_prepared(planned, options_from_panel(planned.panel).pricing))
         prepared, options = await spec.prepare(**arguments, max_cost=max_cost)
+        if not wait:  # the debate goes on in the server; show_debate gives its result
+            from moot.mcp.background import start
+
+            return json_result(await start(prepared, options))
 
         async def run(sink: EventSink) -> BaseModel:
             options.on_event = sink
