@@ -15,6 +15,8 @@ on from the first step whose host replies are missing.
 
 from __future__ import annotations
 
+import copy
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,9 +59,29 @@ async def host_answer(engine: Engine, call: Call[Any], round_no: int) -> Answer[
 
 async def _read(call: Call[Any], text: str) -> Answer[Any]:
     try:
-        return Answer(await parsed(call.parse, text), text, "ok", answered_by=HOST)
+        return Answer(await _parsed(call, text), text, "ok", answered_by=HOST)
     except ReplyError as e:
         return Answer(None, text, REFUSED, str(e))
+
+
+# Replies already read, by (call key, question, reply): a debate driven turn by turn replays every earlier
+# host reply at each step, and reading them again (YAML) was most of a step's time in a running server. The
+# parser is a pure function of the question (which quotes whatever it depends on) and the reply, so a reply
+# read once is the same value again; a deep copy is handed out, as a protocol may keep and change it.
+_READ: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+_READ_MAX = 4096
+
+
+async def _parsed(call: Call[Any], text: str) -> Any:
+    key = (call.key, hash((call.prompt.system, tuple(m.content for m in call.prompt.messages))), hash(text))
+    if key in _READ:
+        _READ.move_to_end(key)
+        return copy.deepcopy(_READ[key])
+    value = await parsed(call.parse, text)
+    _READ[key] = copy.deepcopy(value)
+    if len(_READ) > _READ_MAX:
+        _READ.popitem(last=False)
+    return value
 
 
 def request_of(step: Step, call: Call[Any]) -> dict[str, Any]:

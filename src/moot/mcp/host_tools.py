@@ -11,17 +11,21 @@ waiting debate continues from a new server process.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from moot.errors import MootError
 from moot.mcp.server import json_result, with_progress
+from moot.reports.serialize import json_inert
 from moot.schemas.events import EventSink
+from moot.store.db import Store, default_db_path
 
 
 class HostReply(BaseModel):
@@ -46,13 +50,21 @@ async def submit_replies(ctx: Context, debate_id: DebateIdParam, replies: Replie
     given = [r.model_dump(exclude_none=True) for r in replies]
 
     async def run(sink: EventSink) -> BaseModel:
-        return await submit(debate_id, given, on_event=sink)
+        return await submit(debate_id, given, store=_store(), on_event=sink)
 
     try:
         result = await with_progress(ctx, None, run)
     except MootError as e:
         raise ToolError(str(e)) from None
-    return json_result(result)
+    return compact_result(result)
+
+
+def compact_result(result: BaseModel) -> CallToolResult:
+    """`json_result`, its text compact: a waiting state repeats each request's system text and schema, and
+    indenting them (Python's pure-Python encoder) took a third of a host step's time in a running server."""
+    plain = result.model_dump(mode="json")
+    text = json_inert(json.dumps(plain, ensure_ascii=False)) + "\n"
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=plain)
 
 
 async def cancel_debate(debate_id: DebateIdParam) -> CallToolResult:
@@ -65,6 +77,18 @@ async def cancel_debate(debate_id: DebateIdParam) -> CallToolResult:
     except MootError as e:
         raise ToolError(str(e)) from None
     return json_result(data)
+
+
+_STORES: dict[Path, Store] = {}
+
+
+def _store() -> Store:
+    """The store, opened once per server process (and per MOOT_HOME): a host step is a few milliseconds of
+    moot's own work, and opening SQLite again for each was a tenth of it."""
+    path = default_db_path()
+    if path not in _STORES:
+        _STORES[path] = Store(path)
+    return _STORES[path]
 
 
 HOST_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {
