@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client
 
 from moot.mcp import build_server
@@ -38,26 +39,56 @@ async def call_with_idle_timeout(client: Client, name: str, args: dict[str, Any]
             tg.cancel_scope.cancel()
 
         tg.start_soon(call)
-        while True:
+        while not outcome:
             await anyio.sleep(0.25)
             if time.monotonic() - heard[0] > IDLE_TIMEOUT:
-                raise TimeoutError(f"no progress for {IDLE_TIMEOUT:g}s: {notes}")
+                tg.cancel_scope.cancel()  # the client gives up on the call
+                break
+    if not outcome:
+        raise TimeoutError(f"no progress for {IDLE_TIMEOUT:g}s: {notes}")
     return outcome[0]
+
+
+def _slow_debate(tmp_path: Path, server: FakeLLMServer) -> dict[str, Any]:
+    """An evaluate of two judges that take REPLY_SECONDS each, in one round: the shortest debate the
+    criterion allows."""
+    for model in ("slow-a", "slow-b"):
+        server.script(model, Reply(text=round1(4.0, 4), delay=REPLY_SECONDS))
+    pairs = (("slow-a", "for"), ("slow-b", "against"))
+    judges = [{"model": m, "stance": s, "api_base": server.base_url} for m, s in pairs]
+    panel = tmp_path / "slow.yaml"
+    panel.write_text(json.dumps({"debate_judges": judges}), encoding="utf-8")
+    args = {"solution": [str(artifact(tmp_path))], "criteria": CRITERIA, "judges": str(panel)}
+    return args | {"mode": "quick", "no_reports": True}
+
+
+def test_without_the_keep_alive_the_same_client_gives_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The control: with keep-alives further apart than the client's patience, the call is cut off."""
+    monkeypatch.setattr("moot.mcp.server.KEEPALIVE_SECONDS", 3600.0)
+    notes: list[Any] = []
+    with FakeLLMServer() as server:
+        args = _slow_debate(tmp_path, server)
+
+        seen: dict[str, Any] = {}
+
+        async def run() -> None:
+            async with Client(build_server()) as client:
+                try:
+                    await call_with_idle_timeout(client, "evaluate", args, notes)
+                except TimeoutError as e:
+                    seen["gave up"] = (str(e), time.monotonic() - started)
+
+        started = time.monotonic()
+        anyio.run(run)
+    message, after = seen["gave up"]
+    assert message.startswith("no progress for 15s") and IDLE_TIMEOUT <= after < REPLY_SECONDS
+    assert not any(m and m.startswith("still waiting") for _, _, m in notes)
 
 
 def test_a_client_with_a_15s_idle_timeout_finishes_a_debate_of_40s_replies(tmp_path: Path) -> None:
     notes: list[Any] = []
     with FakeLLMServer() as server:
-        for model in ("slow-a", "slow-b"):
-            server.script(model, Reply(text=round1(4.0, 4), delay=REPLY_SECONDS))
-        judges = [
-            {"model": m, "stance": s, "api_base": server.base_url}
-            for m, s in (("slow-a", "for"), ("slow-b", "against"))
-        ]
-        panel = tmp_path / "slow.yaml"
-        panel.write_text(json.dumps({"debate_judges": judges}), encoding="utf-8")
-        args = {"solution": [str(artifact(tmp_path))], "criteria": CRITERIA, "judges": str(panel)}
-        args |= {"mode": "quick", "no_reports": True}  # one round: the shortest debate the criterion allows
+        args = _slow_debate(tmp_path, server)
         seen: dict[str, Any] = {}
 
         async def run() -> None:
