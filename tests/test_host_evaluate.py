@@ -3,6 +3,7 @@ vendor call; the same replies give the same debate as through the scripted vendo
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -217,3 +218,22 @@ def test_a_mixed_panel_with_a_host_moderator(tmp_path: Path, capsys: pytest.Capt
         out = json.loads(capsys.readouterr().out)
     assert out["synthesis_by"] == "moderator:host" and out["majority_opinion"] == "All agree it is solid."
     assert out["summary"]["final_verdict"] == "PASS" and out["rounds_completed"] == 1
+
+
+def test_sub_agents_submitting_at_once_continue_the_debate_once(tmp_path: Path) -> None:
+    """Three sub-agents each submit their own reply at the same moment (as an MCP server serves them): the
+    step is continued once, with all three, and the next step asked once."""
+    store = Store(tmp_path / "m.db")
+
+    async def run() -> list[Any]:
+        state = await moot.evaluate(
+            str(_artifact(tmp_path)), criteria=CRITERIA, judges="host", reports_dir=None, store=store
+        )
+        each = [moot.submit_replies(state.debate_id, [{"seat": s, "reply": SCRIPT[s][0]}], store=store) for s in SCRIPT]
+        return list(await asyncio.gather(*each))
+
+    answers = asyncio.run(run())
+    assert [len(a.requests) for a in answers] == [2, 1, 3]  # the last submit finished round 1: round 2's requests
+    assert {r["round"] for r in answers[-1].requests} == {2}
+    keys = [c.call_key for c in store.attempts(answers[-1].debate_id)]
+    assert sorted(keys) == ["r1/judge-1", "r1/judge-2", "r1/judge-3"]  # each reply stored once

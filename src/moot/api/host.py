@@ -86,6 +86,24 @@ async def submit_replies(
     """Give host seats' replies (`[{"seat": ..., "reply": ...}]`, or `request_id` instead of `seat`) and
     continue the debate: the next `Waiting` state, or the debate's result when it ended."""
     store = store or Store.open_default()
+    async with _turn(store.require_debate(debate_id).id):
+        return await _submit(store, debate_id, replies, on_event)
+
+
+_TURNS: dict[tuple[int, str], asyncio.Lock] = {}
+
+
+def _turn(debate_id: str) -> asyncio.Lock:
+    """One submit at a time per debate in a process: sub-agents that submit their replies at once (an MCP
+    server serves them concurrently) would otherwise each continue the debate, and the step's other seats
+    would be asked twice. Each submit then sees the replies stored by the one before it."""
+    key = (id(asyncio.get_running_loop()), debate_id)
+    return _TURNS.setdefault(key, asyncio.Lock())
+
+
+async def _submit(
+    store: Store, debate_id: str, replies: Sequence[Mapping[str, Any]], on_event: Callable[..., None] | None
+) -> BaseModel:
     row = _waiting_row(store, debate_id)
     given = match_replies(pending_requests(store, row.id), replies)
     if entry(row.protocol) is None:
