@@ -62,6 +62,8 @@ def judges_line(given: str | None) -> str:
     folder above, or one named by MOOT_JUDGES, is never used without the user seeing it."""
     from moot.project import judges_source
 
+    if given == "host":  # no file: every seat of the lineup is answered by the caller
+        return "judges: host seats (answer them with moot reply)"
     source = judges_source(given)
     return f"judges file: {source.path if source.path else 'none'} ({source.why})"
 
