@@ -157,36 +157,36 @@ def test_a_waiting_debate_continues_after_its_http_server_is_killed(tmp_path: Pa
     assert seen["result"]["rounds_completed"] == 3 and seen["result"]["summary"]["final_verdict"] == "PASS"
 
 
-def _challenge(client_call: Callable[[Body], None], script: dict[str, list[str]], server: FakeLLMServer) -> Any:
+async def _challenge(client: Client, script: dict[str, list[str]], server: FakeLLMServer) -> dict[str, Any]:
+    """A challenge whose proponent is the host (this client) against two scripted vendor challengers."""
     for n in (1, 2):
         server.script(f"ch-{n}", *script[f"challenger-{n}"])
-    challengers = [f"ch-{n}" for n in (1, 2)]
-    seen: dict[str, Any] = {}
-
-    async def body(client: Client) -> None:
-        judges = Path("challengers.yaml")
-        lines = [f"  - {{model: {c}, api_base: '{server.base_url}'}}" for c in challengers]
-        judges.write_text("challengers:\n" + "\n".join(lines) + "\n", encoding="utf-8")
-        args = {"topic": TOPIC, "proponent": "host", "judges": str(judges.absolute()), "max_rounds": 1}
-        r = await client.call_tool("challenge", args)
-        state: dict[str, Any] = r.structured_content  # type: ignore[assignment]
-        for reply in script["proponent"]:
-            assert state["status"] == "waiting" and [q["seat"] for q in state["requests"]] == ["proponent"]
-            r = await client.call_tool(
-                "submit_replies", {"debate_id": state["debate_id"], "replies": [{"seat": "proponent", "reply": reply}]}
-            )
-            assert not r.is_error, r.content
-            state = r.structured_content  # type: ignore[assignment]
-        seen["result"] = state
-
-    client_call(body)
-    return seen["result"]
+    judges = Path("challengers.yaml")
+    lines = [f"  - {{model: ch-{n}, api_base: '{server.base_url}'}}" for n in (1, 2)]
+    judges.write_text("challengers:\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    args = {"topic": TOPIC, "proponent": "host", "judges": str(judges.absolute()), "max_rounds": 1}
+    r = await client.call_tool("challenge", args)
+    state: dict[str, Any] = r.structured_content  # type: ignore[assignment]
+    for reply in script["proponent"]:
+        assert state["status"] == "waiting" and [q["seat"] for q in state["requests"]] == ["proponent"]
+        r = await client.call_tool(
+            "submit_replies", {"debate_id": state["debate_id"], "replies": [{"seat": "proponent", "reply": reply}]}
+        )
+        assert not r.is_error, r.content
+        state = r.structured_content  # type: ignore[assignment]
+    return state
 
 
 def test_challenge_with_a_host_proponent_over_stdio_and_http(tmp_path: Path, isolated_home: Path) -> None:
+    outcomes: list[tuple[str, int, bool]] = []
+
+    async def both(client: Client) -> None:
+        for script in (CONSENSUS, TRADEOFF):
+            result = await _challenge(client, script, server)
+            outcomes.append((result["outcome"], result["rounds"], bool(result.get("assumptions"))))
+
     with FakeLLMServer() as server:
-        result = _challenge(lambda body: _stdio(isolated_home, tmp_path, body), CONSENSUS, server)
-        assert result["outcome"] == "CONSENSUS" and result["rounds"] == 1
+        _stdio(isolated_home, tmp_path, both)
         with _http_server(isolated_home, tmp_path) as (url, _):
-            result = _challenge(lambda body: _http(url, body), TRADEOFF, server)
-        assert result["outcome"] == "TRADEOFF" and result["assumptions"]
+            _http(url, both)
+    assert outcomes == [("CONSENSUS", 1, False), ("TRADEOFF", 1, True)] * 2
