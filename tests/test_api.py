@@ -68,6 +68,7 @@ PUBLIC_SURFACE = [
     "ChallengeResult",
     "DecisionResult",
     "EvaluationResult",
+    "cancel_debate",
     "challenge",
     "challenge_sync",
     "decide",
@@ -78,6 +79,8 @@ PUBLIC_SURFACE = [
     "evaluate_sync",
     "resume",
     "resume_sync",
+    "submit_replies",
+    "submit_replies_sync",
 ]
 
 

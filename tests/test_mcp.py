@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -24,6 +25,11 @@ from .scripted_panels import artifact, challenge_panel, converging_panel, decide
 from .test_decide_support import OPTIONS, QUESTION
 
 Progress = list[tuple[float, float | None, str | None]]
+
+
+def boundaries(progress: Progress) -> Progress:
+    """The round boundaries' notifications, without each judge call's (its start, end and reply)."""
+    return [p for p in progress if p[2] and re.match(r"(round \d+|final) (started|finished)", p[2])]
 
 
 def in_process(body: Callable[[Client], Awaitable[None]]) -> None:
@@ -84,10 +90,17 @@ def test_evaluate_returns_the_cli_json_and_reports_progress_per_round(
     assert json.loads(capsys.readouterr().out) == data == results["show"].structured_content
     assert [d["debate_id"] for d in results["list"].structured_content["debates"]] == [data["debate_id"]]
     # one notification when each round starts and one when it ends, progress rising
-    assert [p[0] for p in progress] == [0.5, 1.0, 1.5, 2.0]
+    rounds = boundaries(progress)
+    assert [p[0] for p in rounds] == [0.5, 1.0, 1.5, 2.0]
     assert {p[1] for p in progress} == {3}
-    assert progress[1][2] == "round 1 finished: scores 4, 4.8, 3; no consensus yet"
-    assert progress[3][2] == "round 2 finished: scores 4, 4.3, 3.9; consensus"
+    assert rounds[1][2] == "round 1 finished: scores 4, 4.8, 3; no consensus yet"
+    assert rounds[3][2] == "round 2 finished: scores 4, 4.3, 3.9; consensus"
+    # and one when each judge call starts and ends, with what came back (issue 28)
+    messages = [m for _, _, m in progress]
+    assert "round 1: judge-2 asked (judge)" in messages and "round 1: judge-2 answered: score 4.8" in messages
+    assert sum(1 for m in messages if m and " replied in " in m) == 6
+    values = [p[0] for p in progress]
+    assert values == sorted(values) and len(set(values)) == len(values)
 
 
 def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(tmp_path: Path) -> None:
@@ -234,6 +247,7 @@ def test_decide_tool_returns_the_decision_json_with_progress(
     assert effect["judges"][1]["reason"] == "Convinced by the ROI analysis"
     assert main(["show", data["debate_id"], "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == data
+    progress = boundaries(progress)
     assert [p[0] for p in progress] == [0.5, 1.0, 1.5, 2.0]
     assert (
         progress[3][2] is not None and progress[3][2].startswith("round 2 finished") and "consensus" in progress[3][2]

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-_SHARED = ("estimate", "estimate_sync", "resume", "resume_sync")
+_SHARED = (
+    "cancel_debate",
+    "estimate",
+    "estimate_sync",
+    "resume",
+    "resume_sync",
+    "submit_replies",
+    "submit_replies_sync",
+)
 
 
 def _public() -> dict[str, Any]:

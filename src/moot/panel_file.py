@@ -46,8 +46,10 @@ def anchored(spec: JudgeSpec, folder: Path) -> JudgeSpec:
 
 
 def _judge_entry(value: Any) -> Any:
-    """A judge may be written as a bare model name."""
-    return {"model": value} if isinstance(value, str) else value
+    """A judge may be written as a bare model name, or `host`: a seat the caller answers (`moderator: host`)."""
+    if isinstance(value, str):
+        return {"host": True} if value == "host" else {"model": value}
+    return value
 
 
 class PanelFile(BaseModel):

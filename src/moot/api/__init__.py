@@ -10,6 +10,9 @@ import asyncio
 from typing import Any
 
 from moot.api.gate import gate_failure as gate_failure
+from moot.api.host import cancel_debate as cancel_debate
+from moot.api.host import submit_replies as submit_replies
+from moot.api.host import submit_replies_sync as submit_replies_sync
 from moot.api.resume import resume as resume
 from moot.api.resume import resume_sync as resume_sync
 from moot.engine.panel import Panelist as Panelist
@@ -42,6 +45,7 @@ _SHARED = [
     "Prepared",
     "ProtocolSpec",
     "apply_max_cost",
+    "cancel_debate",
     "estimate",
     "estimate_prepared",
     "estimate_sync",
@@ -53,6 +57,8 @@ _SHARED = [
     "run_prepared",
     "spec_for",
     "specs",
+    "submit_replies",
+    "submit_replies_sync",
 ]
 
 

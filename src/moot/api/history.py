@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from moot.api.host import waiting_state
 from moot.api.results import verdict_word, with_envelope
 from moot.store import DebateRow, Store
 from moot.store.batches import BatchRow, list_batches
+from moot.store.host import pending_seats
 
 
 def find_debate(store: Store, debate_id: str) -> DebateRow:
@@ -31,6 +33,8 @@ def debate_view(store: Store, row: DebateRow) -> dict[str, Any]:
     with the envelope's keys computed); otherwise where it stopped."""
     if row.result is not None:
         return with_envelope(row.protocol, row.result)
+    if row.status == "waiting":  # a debate with host seats: its pending requests, as the run returned them
+        return waiting_state(store, row).model_dump(mode="json")
     return {
         "debate_id": row.id,
         "protocol": row.protocol,
@@ -42,19 +46,23 @@ def debate_view(store: Store, row: DebateRow) -> dict[str, Any]:
 
 
 def list_view(store: Store, limit: int = 20) -> dict[str, Any]:
-    return {
-        "debates": [
-            {
-                "debate_id": r.id,
-                "protocol": r.protocol,
-                "status": r.status,
-                "title": r.title,
-                "created_at": r.created_at,
-                "verdict": verdict_word(r.result, r.protocol),
-            }
-            for r in store.list_debates(limit)
-        ]
-    }
+    """Recent debates; one waiting for host replies also says which seats owe one (`waiting_for`)."""
+    rows = store.list_debates(limit)
+    waiting = pending_seats(store, [r.id for r in rows if r.status == "waiting"])
+    debates = []
+    for r in rows:
+        item: dict[str, Any] = {
+            "debate_id": r.id,
+            "protocol": r.protocol,
+            "status": r.status,
+            "title": r.title,
+            "created_at": r.created_at,
+            "verdict": verdict_word(r.result, r.protocol),
+        }
+        if r.id in waiting:
+            item["waiting_for"] = waiting[r.id]
+        debates.append(item)
+    return {"debates": debates}
 
 
 def batch_view(row: BatchRow) -> dict[str, Any]:

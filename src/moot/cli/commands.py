@@ -22,6 +22,8 @@ OWN: dict[str, str] = {
     "show": "Print a debate from the store again, finished or not.",
     "list": "List recent debates.",
     "resume": "Continue a debate that was interrupted or failed (an outage).",
+    "reply": "Answer as a host seat; the waiting debate goes on.",
+    "cancel": "End a waiting or interrupted debate as cancelled.",
     "report": "Write a debate's report as one self-contained HTML page.",
     "mcp": "Serve moot's tools to coding agents (Model Context Protocol).",
     "view": "Browse every debate, batch and bench in a browser (read-only).",
@@ -32,6 +34,7 @@ _ELSEWHERE = {
     "show": "moot.cli.history_cmds:show",
     "list": "moot.cli.history_cmds:list_debates",
     "resume": "moot.cli.history_cmds:resume",
+    "cancel": "moot.cli.reply_cmd:cancel",
 }
 OPTIONS = [("--version", "Print moot's version and exit."), ("--help", "Show this message and exit.")]
 

@@ -34,7 +34,7 @@ def show(
         emit(_calls_text(data["calls"]) if fmt == "text" else render_result(row.protocol, data, fmt))
         return
     data = debate_view(store, row)
-    if row.result is not None:
+    if row.result is not None or row.status == "waiting":  # a waiting debate: its pending requests
         emit(render_result(row.protocol, data, fmt))
     elif fmt == "text":
         emit(_status_text(data))
@@ -89,7 +89,9 @@ def _status_text(data: dict[str, Any]) -> str:
     for name, r in data["rounds"].items():
         lines.append(f"  {name.replace('_', ' ')}: {r.get('scores', r)}")
     lines.append(f"  {data['calls_completed']} calls completed")
-    if data["status"] != "finished" and f"moot resume {data['debate_id']}" not in (data["error"] or ""):
+    if data["status"] not in ("finished", "cancelled") and f"moot resume {data['debate_id']}" not in (
+        data["error"] or ""
+    ):
         lines.append(f"  continue with: moot resume {data['debate_id']}")  # once: an interruption's error says it
     return "\n".join(lines) + "\n"
 
@@ -112,7 +114,9 @@ def list_debates(
     for d in data["debates"]:
         emit(
             f"{d['debate_id']}  {d['created_at'][:19]}  {d['protocol']:9} {d['status']:11} {d['verdict']:12} "
-            f"{d['title'][:60]}\n"
+            f"{d['title'][:60]}"
+            + (f"  (waiting for {', '.join(d['waiting_for'])})" if "waiting_for" in d else "")
+            + "\n"
         )
     for b in found:
         ended = f"{b['done']}/{b['items']} done" + (f", {b['failed']} failed" if b["failed"] else "")

@@ -69,6 +69,10 @@ def render_result(protocol: str, result: BaseModel | dict[str, Any], fmt: str, *
         return to_json(data)
     if fmt == "yaml":
         return to_yaml(data)
+    from moot.cli.host_text import is_waiting, waiting_text
+
+    if is_waiting(data):  # a debate waiting for its host seats' replies, whatever its protocol
+        return waiting_text(data)
     from moot.protocols import entry, spec_for
 
     if entry(protocol) is None:  # a debate of a protocol this installation does not have

@@ -62,6 +62,8 @@ def judges_line(given: str | None) -> str:
     folder above, or one named by MOOT_JUDGES, is never used without the user seeing it."""
     from moot.project import judges_source
 
+    if given == "host":  # no file: every seat of the lineup is answered by the caller
+        return "judges: host seats (answer them with moot reply)"
     source = judges_source(given)
     return f"judges file: {source.path if source.path else 'none'} ({source.why})"
 
@@ -111,6 +113,9 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     require_credentials(seat_judges(prepared.seats))  # a missing key stays one line of bad input, before any progress
     announce(sink, judges_line(own.get("judges")))
     result = run_prepared_cli(prepared, options, sink, values["max_cost"])
+    if getattr(result, "status", None) == "waiting":  # host seats owe replies: no result to show or gate yet
+        emit(render_result(protocol, result, fmt if fmt in ("json", "yaml") else "text"))
+        return 0
     if spec.show is None:
         emit(render(protocol, result, fmt))
     else:

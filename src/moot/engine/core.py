@@ -74,6 +74,7 @@ class EngineOptions:
     pricing: Pricing | None = None
     deadline: float | None = None
     budget: Budget | None = None  # --max-cost and the wall-clock budget
+    host_replies: dict[str, str] | None = None  # host seats' replies just given, by call key (engine/host.py)
 
 
 class Engine:
@@ -92,8 +93,10 @@ class Engine:
         on_event: EventSink | None = None,
         deadline: float | None = None,
         budget: Budget | None = None,
+        host_replies: dict[str, str] | None = None,
     ) -> None:
         self.store = store
+        self.host_replies = host_replies or {}
         self.debate_id = debate_id
         self.policy = policy or RetryPolicy()
         self.limits = limits or Limits()
@@ -260,6 +263,7 @@ class Engine:
         if done is not None:
             return self._done(seat, round_no, kind, _outcome_from_record(done))
         prompt = self.bounded(seat, prompt)
+        self.emit(Event("call_started", round_no, seat.id, {"kind": kind}))
         started_at, t0 = now_iso(), time.monotonic()
         retries_total = 0
         errors: list[str] = []
@@ -296,6 +300,12 @@ class Engine:
         )
         self._record(seat, prompt, key, round_no, kind, seat.judges[-1], outcome, started_at)
         return self._done(seat, round_no, kind, outcome)
+
+    def record_given(self, seat: Seat, prompt: Prompt, *, key: str, round_no: int, kind: str, text: str) -> None:
+        """Store a reply the caller gave for a host seat's call, as the call's reply (free, instant)."""
+        outcome = CallOutcome(ok=True, text=text, answered_by=seat.judge.model)
+        self._record(seat, prompt, key, round_no, kind, seat.judge, outcome, now_iso())
+        self._done(seat, round_no, kind, outcome)
 
     def _done(self, seat: Seat, round_no: int, kind: str, o: CallOutcome) -> CallOutcome:
         """Tell listeners what the call spent as soon as it is known, so a live view can show spend so far."""

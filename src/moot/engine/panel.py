@@ -18,6 +18,7 @@ from moot.errors import UsageError
 from moot.inputs import validation_message
 from moot.judges.base import Judge, Seat
 from moot.judges.factory import build_seat
+from moot.judges.host import HOST
 from moot.panel_file import PanelFile, load_panel_file
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Usage
@@ -41,10 +42,24 @@ def judge_spec(entry: JudgeSpec | dict[str, Any] | str, where: str) -> JudgeSpec
     """A judge written as a spec, a mapping or a model name, validated (bad input names `where`)."""
     if isinstance(entry, JudgeSpec):
         return entry
+    if isinstance(entry, str):  # a model name, or `host`: a seat the caller answers
+        entry = {"host": True} if entry == HOST else {"model": entry}
     try:
-        return JudgeSpec.model_validate({"model": entry} if isinstance(entry, str) else entry)
+        return JudgeSpec.model_validate(entry)
     except ValidationError as e:
         raise UsageError(validation_message(e, where)) from None
+
+
+def hosted(entries: Sequence[JudgeLike]) -> list[JudgeLike]:
+    """A lineup with every seat a host seat (`--judges host`): each keeps its stance and stance prompt."""
+    out: list[JudgeLike] = []
+    for n, entry in enumerate(entries, 1):
+        if isinstance(entry, Panelist):
+            out.append(JudgeSpec(host=True, stance=entry.stance, stance_prompt=entry.stance_prompt))
+            continue
+        kept = judge_spec(entry, f"judge {n}").model_dump(include={"stance", "stance_prompt"}, exclude_unset=True)
+        out.append(JudgeSpec.model_validate({"host": True, **kept}))  # a stance left unset stays the protocol's to give
+    return out
 
 
 def panelist_seat(entry: Panelist, *, seat_id: str, number: int, default_stance_prompt: str) -> Seat:
@@ -137,6 +152,8 @@ def load_panel(
     With no judges given, the project's judges file applies (`MOOT_JUDGES`, else the nearest
     `moot.yaml`; see `moot.project`), else the protocol's built-in lineup.
     """
+    if judges == HOST:  # every seat of the protocol's lineup answered by the caller (`hosted`)
+        return None, None
     if judges is None:
         from moot.project import project_panel
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost, Scenario
 from moot.engine.core import Engine
+from moot.engine.host import HostWaiting
 from moot.engine.pricing import Pricing
 from moot.engine.runner import rehearse_plan, run_steps
 from moot.engine.runs import RunOptions, run_debate
@@ -24,6 +25,7 @@ from moot.judges.base import Seat
 from moot.judges.readiness import merge_warnings, plan_warnings
 from moot.panel_file import PanelFile
 from moot.schemas.events import Event, fan_out
+from moot.schemas.host import Waiting
 from moot.schemas.safe_text import lone_surrogate_at
 from moot.store.db import Store
 
@@ -101,7 +103,8 @@ def input_cap_warning(p: Prepared, max_input_tokens: int | None) -> str | None:
 
 
 async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = False) -> Any:
-    """Run (or resume) a prepared debate in the store, its file writers subscribed to its events."""
+    """Run (or resume) a prepared debate in the store, its file writers subscribed to its events: its
+    result, or (a debate with host seats) the `Waiting` state where host replies are due."""
     store = options.store or Store.open_default()
     options.store = store
 
@@ -112,7 +115,10 @@ async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = Fal
         result = await run_steps(p.make(engine.debate_id), engine)
         return writer.finish(result) if writer is not None else result
 
-    return await run_debate(p.protocol, p.request, p.title[:200], p.seats, body, options, resuming=resuming)
+    try:
+        return await run_debate(p.protocol, p.request, p.title[:200], p.seats, body, options, resuming=resuming)
+    except HostWaiting as w:  # host replies are due: the waiting state, in the store and returned
+        return Waiting(debate_id=str(options.debate_id), protocol=p.protocol, requests=w.requests)
 
 
 ASSUMPTIONS = {

@@ -16,7 +16,7 @@ from moot.schemas.messages import Usage
 if TYPE_CHECKING:
     from genai_prices.types import ModelInfo, Provider
 
-FREE_PROVIDERS = frozenset({"scripted", "function", "cli"})
+FREE_PROVIDERS = frozenset({"scripted", "function", "cli", "host"})
 
 
 @dataclass(frozen=True)

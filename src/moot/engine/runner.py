@@ -20,8 +20,10 @@ from moot.engine.ask import Answer, ask
 from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost
 from moot.engine.context_window import check_context
 from moot.engine.core import Engine
+from moot.engine.host import host_answer, settle_host
 from moot.engine.steps import Call, Outcome, ProtocolSteps, Step
 from moot.errors import DebateAborted
+from moot.judges.host import is_host
 from moot.schemas.events import Event
 
 R = TypeVar("R", bound=BaseModel)
@@ -81,10 +83,22 @@ class Runner(Generic[R]):
         if step.phase:
             data["phase"] = step.phase
         self.engine.emit(Event("round_started", step.round, data=data))
-        return await concurrently([self._ask(step, call) for call in step.calls])
+        answers = await concurrently([self._ask(step, call) for call in step.calls])
+        settle_host(step, answers)
+        return answers
 
     async def _ask(self, step: Step, call: Call[Any]) -> Answer[Any]:
-        answer = await ask(
+        if is_host(call.seat):
+            answer = await host_answer(self.engine, call, step.round)
+        else:
+            answer = await self._vendor(step, call)
+        if answer.value is not None and call.describe is not None:
+            data = {**call.describe(answer.value), "clarified": answer.clarified}
+            self.engine.emit(Event("judge_answered", step.round, call.seat.id, data))
+        return answer
+
+    async def _vendor(self, step: Step, call: Call[Any]) -> Answer[Any]:
+        return await ask(
             self.engine,
             call.seat,
             call.prompt,
@@ -94,10 +108,6 @@ class Runner(Generic[R]):
             kind=call.kind,
             clarify=call.clarify,
         )
-        if answer.value is not None and call.describe is not None:
-            data = {**call.describe(answer.value), "clarified": answer.clarified}
-            self.engine.emit(Event("judge_answered", step.round, call.seat.id, data))
-        return answer
 
     def _settle(self, step: Step, outcome: Outcome) -> None:
         """Drops, the minimum-judges rule, round records and events, in that order."""

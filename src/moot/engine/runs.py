@@ -1,5 +1,6 @@
 """The life of one debate in the store, shared by every protocol: created (or resumed), running,
-then finished, failed or interrupted. Judges' clients are closed whatever happens."""
+then finished, failed or interrupted; or waiting for its host seats' replies (`moot.engine.host`).
+Judges' clients are closed whatever happens."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from pydantic import BaseModel
 
 from moot.engine.budget import stored_settings
 from moot.engine.core import Engine, EngineOptions
+from moot.engine.host import HostReplyRefused, HostWaiting
 from moot.errors import DebateAborted
 from moot.judges.base import Seat
 from moot.judges.factory import require_credentials, seat_judges
 from moot.store.db import Store, StoreError
+from moot.store.host import clear_requests, save_requests
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -58,6 +61,14 @@ async def run_debate(
         # finished before the judges' clients close: a stop (SIGTERM, Ctrl-C) while they close must not
         # leave a debate whose result is known marked running
         store.set_status(debate_id, "finished", result=result.model_dump(mode="json"))
+        clear_requests(store, debate_id)
+    except HostWaiting as w:  # host replies are due: the debate waits for them, in the store
+        save_requests(store, debate_id, w.requests)
+        store.set_status(debate_id, "waiting")
+        raise
+    except HostReplyRefused:  # a host reply that cannot be read: its request stays pending
+        store.set_status(debate_id, "waiting")
+        raise
     except DebateAborted as e:
         store.set_status(debate_id, "failed", error=str(e))
         raise

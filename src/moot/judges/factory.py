@@ -14,6 +14,7 @@ from pathlib import Path
 
 from moot.errors import NotUsableHere, UsageError
 from moot.judges.base import Judge, Seat
+from moot.judges.host import HostJudge
 from moot.judges.providers import Resolved, api_key_for, key_hint, needs_key, resolve, sdk_missing
 from moot.judges.scripted import ScriptedJudge
 from moot.schemas.config import JudgeSpec
@@ -94,6 +95,8 @@ def _key_missing(spec: JudgeSpec, resolved: Resolved) -> str | None:
 
 def build_judges(spec: JudgeSpec, *, base_dir: Path | None = None) -> list[Judge]:
     """The judge for a spec, then one per fallback model, in the order they take the seat."""
+    if spec.host:
+        return [HostJudge(spec.label)]
     if spec.replies is not None:
         return [ScriptedJudge(spec.replies, model=spec.model or spec.label)]
     if spec.script:

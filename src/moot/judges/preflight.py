@@ -191,6 +191,8 @@ async def check(spec: JudgeSpec, *, use_cache: bool = True, aliases: dict[str, s
     """Whether one judge can be used here, without calling a model."""
     if spec.replies is not None or spec.script:
         return Availability(True, "scripted", "scripted", "scripted replies")
+    if spec.host:
+        return Availability(True, "host", "host", "the caller answers (submit_replies, moot reply)")
     if spec.cli or spec.command:
         return await check_cli(spec, use_cache=use_cache)
     return check_api(spec, aliases)

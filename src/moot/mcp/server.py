@@ -2,7 +2,8 @@
 
 Tools: one per protocol the registry lists (`protocol_tools`), then `show_debate`, `list_debates` and
 `doctor`. Each returns the same JSON as the CLI's `--format json` (as structured content and as text).
-A debate reports one progress notification when each round starts and one when it ends. Bad arguments
+A debate reports one progress notification when each round starts and one when it ends, one when each
+judge call starts and ends, and a keep-alive while calls are out (`moot.mcp.progress`). Bad arguments
 become a tool error with the CLI's one-line message; the server keeps serving.
 
 A protocol's tool is built from its spec alone (`protocol_tool`), as its CLI command is
@@ -32,6 +33,7 @@ from pydantic import BaseModel, Field
 from moot.engine.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
 from moot.errors import MootError
 from moot.mcp.confine import HTML_IN_RESULT, ROOTS_ARG, ClientRoots, configure, confined_debate, tool_call, with_html
+from moot.mcp.progress import KEEPALIVE_SECONDS, CallsInFlight, nudge
 from moot.reports.serialize import to_json
 from moot.schemas.events import Event, EventSink
 
@@ -56,11 +58,14 @@ HtmlParam = Annotated[
 MaxCostParam = Annotated[float | None, Field(description="USD cap: no round starts whose worst case could cross it.")]
 DryRunParam = Annotated[bool, Field(description=DRY_RUN_HELP)]
 MaxInputParam = Annotated[int | None, Field(description=MAX_INPUT_TOKENS.help)]
+WAIT_HELP = "false: start the debate and return {debate_id, status: running} at once; show_debate gives its result."
+WaitParam = Annotated[bool, Field(description=WAIT_HELP)]
 SHARED_PARAMS = (
     ("html", HtmlParam, None),
     ("max_cost", MaxCostParam, None),
     ("dry_run", DryRunParam, False),
     ("max_input_tokens", MaxInputParam, None),
+    ("wait", WaitParam, True),
 )
 
 
@@ -121,16 +126,28 @@ async def with_progress(ctx: Context, total: int | None, run: Callable[[EventSin
 
     async def forward() -> None:
         last = 0.0
+        calls = CallsInFlight()  # each judge call's start and end, and a keep-alive while any is out
         async with receive:
-            async for event in receive:
-                note = progress_note(event, total)
-                if note is None:
+            while True:
+                event, message = None, None
+                with anyio.move_on_after(KEEPALIVE_SECONDS):
+                    try:
+                        event = await receive.receive()
+                    except anyio.EndOfStream:
+                        return
+                note = progress_note(event, total) if event is not None else None
+                if note is not None:
+                    value, of, text = note
+                    rising = next_progress(last, value, of)
+                    if rising is not None:
+                        last = rising
+                        await ctx.report_progress(last, of, text)
                     continue
-                value, of, message = note
-                rising = next_progress(last, value, of)
-                if rising is not None:
-                    last = rising
-                    await ctx.report_progress(last, of, message)
+                message = calls.note(event) if event is not None else calls.keep_alive()
+                nudged = nudge(last, total, keep_alive=event is None) if message is not None else None
+                if nudged is not None:
+                    last = nudged
+                    await ctx.report_progress(last, total, message)
 
     async def debate() -> None:
         with send:
@@ -174,10 +191,10 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
 
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
         html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
-        cap = values.pop("max_input_tokens", None)
+        cap, wait = values.pop("max_input_tokens", None), values.pop("wait", True)
         async with confined_debate(ctx, values.pop(ROOTS_ARG, None), spec, values, html=html, dry_run=dry_run):
             return await _debate(
-                ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run, max_input_tokens=cap
+                ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run, max_input_tokens=cap, wait=wait
             )
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
@@ -200,6 +217,7 @@ async def _debate(
     max_cost: float | None,
     dry_run: bool,
     max_input_tokens: int | None = None,
+    wait: bool = True,
 ) -> CallToolResult:
     """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
     own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
@@ -217,6 +235,10 @@ async def _debate(
             return json_result(estimate_prepared(planned, pricing, max_input_tokens))
         prepared, options = await spec.prepare(**arguments, max_cost=max_cost, max_input_tokens=max_input_tokens)
         options.store = options.store or shared_store()  # the server's one connection (moot.store.shared)
+        if not wait:  # the debate goes on in the server; show_debate gives its result
+            from moot.mcp.background import start
+
+            return json_result(await start(prepared, options))
 
         async def run(sink: EventSink) -> BaseModel:
             options.on_event = sink

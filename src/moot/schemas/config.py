@@ -40,11 +40,13 @@ class JudgeSpec(BaseModel):
     cli: str | None = None
     command: list[str] | str | None = None
     allow_tools: bool = False  # the agent may run tools / change files (the seeds' --yolo); opt-in only
+    # a host seat: its replies come from the caller (`submit_replies`, `moot reply`), never from a vendor
+    host: bool = False
 
     @model_validator(mode="after")
     def _has_identity(self) -> JudgeSpec:
-        if not (self.model or self.cli or self.command or self.script or self.replies is not None):
-            raise ValueError("a judge needs a 'model' (or 'cli', 'command', 'script')")
+        if not (self.model or self.cli or self.command or self.script or self.replies is not None or self.host):
+            raise ValueError("a judge needs a 'model' (or 'cli', 'command', 'script', 'host: true')")
         return self
 
     @field_validator("timeout")
@@ -56,7 +58,7 @@ class JudgeSpec(BaseModel):
 
     @property
     def label(self) -> str:
-        return self.name or self.model or self.cli or "judge"
+        return self.name or self.model or self.cli or ("host" if self.host else "judge")
 
     def public_dict(self) -> dict[str, Any]:
         """The spec as it may be written to the store or a report: never the key itself."""

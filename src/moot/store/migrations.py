@@ -127,6 +127,17 @@ MIGRATIONS: list[str] = [
     ALTER TABLE calls ADD COLUMN structured TEXT NOT NULL DEFAULT '';
     ALTER TABLE calls ADD COLUMN finish_reason TEXT NOT NULL DEFAULT '';
     """,
+    # 5: what a debate waiting for its host seats' replies has pending (moot.store.host), so that a waiting
+    # debate is shown, listed and continued from any process
+    """
+    CREATE TABLE host_requests (
+        debate_id TEXT NOT NULL REFERENCES debates(id),
+        request_id TEXT NOT NULL,
+        seat TEXT NOT NULL,
+        data_json TEXT NOT NULL,
+        PRIMARY KEY (debate_id, request_id)
+    );
+    """,
 ]
 
 

@@ -16,7 +16,7 @@ from moot.view.index import DebateIndex, DebateListRow
 from moot.view.reader import ReadOnlyStore
 
 PAGE_SIZE = 50
-STATUSES = ("running", "finished", "failed", "interrupted")
+STATUSES = ("running", "waiting", "finished", "failed", "interrupted", "cancelled")
 SORTS = ("protocol", "title", "verdict", "confidence", "judges", "rounds", "spend", "time", "status", "batch")
 _SORT_FIELD = {"time": "created_at"}  # a column's name in the URL -> its field of `DebateListRow`, where they differ
 FILTERS = ("protocol", "verdict", "status", "batch", "since", "until", "q")

@@ -21,6 +21,7 @@ from moot.engine.panel import (
     blocking,
     check_rounds,
     check_stance,
+    hosted,
     judge_spec,
     load_panel,
     panelist_seat,
@@ -34,6 +35,7 @@ from moot.inputs import load_artifacts
 from moot.judges.agent_cli import PROFILES, command_template
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
+from moot.judges.host import HOST
 from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
@@ -61,7 +63,7 @@ def judge_entry(value: str) -> dict[str, Any]:
         return {"cli": name.removeprefix("cli:")}
     if name in PROFILES:
         return {"cli": name}
-    return {"model": name}
+    return {"host": True} if name == HOST else {"model": name}  # `--proponent host`: the caller answers
 
 
 def _entry(value: JudgeLike, where: str) -> JudgeSpec | Panelist:
@@ -72,7 +74,7 @@ def _entry(value: JudgeLike, where: str) -> JudgeSpec | Panelist:
 
 def _validate(spec: JudgeSpec, panel: PanelFile | None) -> None:
     """Errors in how a judge is written (unknown CLI, unknown provider) are bad input, not unusable judges."""
-    if spec.replies is not None or spec.script:
+    if spec.replies is not None or spec.script or spec.host:
         return
     if spec.cli or spec.command:
         command_template(spec)
@@ -135,6 +137,8 @@ def plan_challenge(
         chal_values = list(DEFAULT_CHALLENGERS)
     if not chal_values:
         raise UsageError("the challenger list is empty: a debate needs at least one challenger")
+    if judges == HOST:  # every seat answered by the caller
+        prop_value, *chal_values = hosted([prop_value, *chal_values])
     prop = _entry(prop_value, "proponent")
     chals = [_entry(v, f"challenger {n}") for n, v in enumerate(chal_values, 1)]
     hint = "in a challenge the role is the stance: proponent or challenger"
@@ -209,23 +213,10 @@ def build_seats(
     request: ChallengeRequest, proponent: JudgeSpec | Panelist, challengers: Sequence[JudgeSpec | Panelist]
 ) -> tuple[Seat, list[Seat]]:
     base = Path(request.base_dir) if request.base_dir else None
-    prop = _seat(
-        proponent,
-        seat_id="proponent",
-        number=0,
-        prompt=PROPONENT_PROMPT,
-        cli_timeout=request.timeout_per_cli,
-        base=base,
-    )
+    timeout = request.timeout_per_cli
+    prop = _seat(proponent, seat_id="proponent", number=0, prompt=PROPONENT_PROMPT, cli_timeout=timeout, base=base)
     seats = [
-        _seat(
-            e,
-            seat_id=f"challenger-{n}",
-            number=n,
-            prompt=CHALLENGER_PROMPT,
-            cli_timeout=request.timeout_per_cli,
-            base=base,
-        )
+        _seat(e, seat_id=f"challenger-{n}", number=n, prompt=CHALLENGER_PROMPT, cli_timeout=timeout, base=base)
         for n, e in zip(request.challenger_numbers, challengers, strict=True)
     ]
     return prop, seats

@@ -10,10 +10,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from moot.engine.panel import JudgeLike, Panelist, check_rounds, check_stance, judge_spec, load_panel, make_seats
+from moot.engine.panel import (
+    JudgeLike,
+    Panelist,
+    check_rounds,
+    check_stance,
+    hosted,
+    judge_spec,
+    load_panel,
+    make_seats,
+)
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_yaml_file, validation_message
 from moot.judges.base import Seat
+from moot.judges.host import HOST
 from moot.panel_file import PanelFile
 from moot.protocols.decide.schemas import (
     MAX_ROUNDS,
@@ -191,6 +201,8 @@ def build_decision_request(
     ctx = _completed(ctx, context_files, question_id)
     panel, listed = load_panel(judges)
     entries = listed if listed is not None else list(DEFAULT_JUDGES)
+    if judges == HOST:  # every seat of the lineup answered by the caller
+        entries = hosted(entries)
     cfg = _config(config, panel, threshold)
     panelists = _with_stances(entries)
     if len(panelists) < 2:

@@ -16,6 +16,8 @@ from moot.engine.panel import (
     blocking,
     check_rounds,
     check_stance,
+    hosted,
+    judge_spec,
     load_panel,
     make_seats,
     resumed_judges,
@@ -27,6 +29,7 @@ from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
+from moot.judges.host import HOST
 from moot.panel_file import PanelFile
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
@@ -52,6 +55,7 @@ def build_evaluation_request(
     max_rounds: int | None = None,
     mode: Literal["complete", "quick"] = "complete",
     reports_dir: str | Path | None = ".specs/reports",
+    moderator: str | JudgeSpec | dict[str, Any] | None = None,
 ) -> tuple[EvaluationRequest, list[Seat], Seat | None, PanelFile | None]:
     """Validate every input and build the judges, before any call. Raises UsageError on bad input."""
     if max_rounds is not None:
@@ -63,7 +67,7 @@ def build_evaluation_request(
     panel, entries = _panel(judges)
     base_dir = panel.base_dir if panel else None
     seats, specs = make_seats(entries, base_dir=base_dir, stance_prompts=STANCE_PROMPTS)
-    moderator_spec = panel.moderator if panel else None
+    moderator_spec = judge_spec(moderator, "moderator") if moderator else panel.moderator if panel else None
     moderator_seat = _moderator(moderator_spec, base_dir)
     cons, thr = _settings(consensus, thresholds, panel)
     name = solution_name([a.path for a in arts])
@@ -110,6 +114,8 @@ def _panel(judges: str | Path | PanelFile | Sequence[JudgeLike] | None) -> tuple
     if panel is not None and listed is None and panel.found_by is None:  # a found moot.yaml may hold none
         raise UsageError(f"judges file {panel.path}: no 'debate_judges:' list")
     entries: list[JudgeLike] = listed if listed is not None else list(DEFAULT_JUDGES)
+    if judges == HOST:
+        entries = hosted(entries)
     if not entries:
         raise UsageError("the judge list is empty")
     if len(entries) < 2:
@@ -226,6 +232,7 @@ async def evaluate(
     max_rounds: int | None = None,
     mode: Literal["complete", "quick"] = "complete",
     reports_dir: str | Path | None = ".specs/reports",
+    moderator: str | JudgeSpec | dict[str, Any] | None = None,
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
@@ -234,7 +241,9 @@ async def evaluate(
     """Run the scored multi-judge debate over an artifact and return its verdict.
 
     `solution` names files, folders or globs; or pass `artifacts` directly. `judges` is a judges file,
-    or a list of specs / dicts / model names / `Panelist`s; by default the seeds' three-vendor lineup.
+    or a list of specs / dicts / model names / `Panelist`s; by default the seeds' three-vendor lineup;
+    `"host"` makes every seat of it a host seat, whose replies the caller gives (`submit_replies`).
+    `moderator` (`"host"`, a model, a spec) writes the synthesis, in place of the judges file's.
     `max_cost` (USD) caps the spend: no round starts whose worst case could cross it.
     """
     result: EvaluationResult = await run_spec(SPEC, locals())

@@ -134,9 +134,10 @@ PARAMS = (
     FORMAT,
     Param("reports_dir", str, ".specs/reports", help="Where per-judge reports are written.", mcp_type=str | None),
     Param("no_reports", bool, False, flags=("--no-reports",), help="Write no report files."),
+    Param("moderator", str | None, None, help="Who writes the synthesis: 'host' (you), or a model."),
 )
 
 
 def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    names = ("solution", "task", "criteria", "judges", "max_rounds", "mode")
+    names = ("solution", "task", "criteria", "judges", "max_rounds", "mode", "moderator")
     return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}

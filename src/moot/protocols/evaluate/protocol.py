@@ -147,7 +147,7 @@ class Evaluation:
             system=self.system,
             messages=[Message(role="user", content=text)],
             json_schema=schema,
-            meta={"round": round_no, "kind": "judge", "seat": seat.id},
+            meta={"round": round_no, "kind": "judge", "seat": seat.id, "phase": phase},
         )
 
     def _reports(self) -> list[dict[str, Any]]:

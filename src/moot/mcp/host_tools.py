@@ -1,0 +1,90 @@
+"""The MCP tools of a debate with host seats: `submit_replies` and `cancel_debate`.
+
+A protocol tool called with `judges: "host"` (or `proponent: "host"`, a judges file's `host: true`) returns
+the waiting state: the requests of the host seats, each with the system text, prompt and reply schema a
+vendor would be sent. The client answers them (itself, or with parallel sub-agents) and calls
+`submit_replies`; the debate's other seats run (with progress) and the tool returns the next waiting state,
+or the debate's result, the same JSON as the protocol tool's. A reply the protocol's parser cannot read is a
+tool error with the parser's one-line reason; its request stays pending. The state is in the store, so a
+waiting debate continues from a new server process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
+
+from moot.errors import MootError
+from moot.mcp.server import json_result, with_progress
+from moot.reports.serialize import json_inert
+from moot.schemas.events import EventSink
+from moot.store.shared import shared_store
+
+
+class HostReply(BaseModel):
+    """One host seat's reply: to the pending request of `seat`, or to `request_id`."""
+
+    seat: str | None = Field(default=None, description="The host seat replying (judge-1, proponent, ...).")
+    request_id: str | None = Field(default=None, description="Or the request's id, from the waiting state.")
+    reply: str = Field(description="The reply's text, in the shape the request's prompt and schema ask for.")
+
+
+RepliesParam = Annotated[
+    list[HostReply], Field(description="Replies to the pending requests: [{seat (or request_id), reply}].")
+]
+DebateIdParam = Annotated[str, Field(description="Debate id (or a unique prefix of it).")]
+
+
+async def submit_replies(ctx: Context, debate_id: DebateIdParam, replies: RepliesParam) -> CallToolResult:
+    """Give the host seats' replies to a waiting debate and continue it: returns the next waiting state (the
+    requests still due), or the debate's result when it ended. A reply that cannot be read is refused."""
+    from moot.api.host import submit_replies as submit
+
+    given = [r.model_dump(exclude_none=True) for r in replies]
+
+    async def run(sink: EventSink) -> BaseModel:
+        return await submit(debate_id, given, store=shared_store(), on_event=sink)
+
+    try:
+        result = await with_progress(ctx, None, run)
+    except MootError as e:
+        raise ToolError(str(e)) from None
+    return compact_result(result)
+
+
+def compact_result(result: BaseModel) -> CallToolResult:
+    """`json_result`, its text compact: a waiting state repeats each request's system text and schema, and
+    indenting them (Python's pure-Python encoder) took a third of a host step's time in a running server."""
+    plain = result.model_dump(mode="json")
+    text = json_inert(json.dumps(plain, ensure_ascii=False)) + "\n"
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=plain)
+
+
+async def cancel_debate(debate_id: DebateIdParam) -> CallToolResult:
+    """End a debate that has not ended (waiting for host replies, interrupted) as cancelled; what it paid
+    for stays in the store."""
+    from moot.api.host import cancel_debate as cancel
+
+    try:
+        data: dict[str, Any] = cancel(debate_id)
+    except MootError as e:
+        raise ToolError(str(e)) from None
+    return json_result(data)
+
+
+HOST_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {
+    "submit_replies": submit_replies,
+    "cancel_debate": cancel_debate,
+}
+
+
+def add_host_tools(server: MCPServer) -> MCPServer:
+    for name, fn in HOST_TOOLS.items():
+        server.add_tool(fn, name=name, structured_output=False)
+    return server
