@@ -71,6 +71,8 @@ class PanelFile(BaseModel):
     limits: dict[str, Any] = Field(default_factory=dict)
     retry: dict[str, Any] = Field(default_factory=dict)
     budget: dict[str, Any] = Field(default_factory=dict)
+    # the model that wrote what the panel judges: a seat on it is flagged `author_on_panel` (issue 30)
+    author_model: str | None = None
 
     path: str | None = Field(default=None, exclude=True)
     # why a file nobody named is in effect (MOOT_JUDGES, a moot.yaml: see moot.project); None when given

@@ -174,13 +174,15 @@ class ProtocolSpec:
         store: Store | None = None,
         on_event: Callable[..., None] | None = None,
         max_cost: float | None = None,
+        author_model: str | None = None,
         **kwargs: Any,
     ) -> tuple[Prepared, RunOptions]:
         """`build`, with the run options the judges file sets and the API's cost cap checked: one place,
-        so that the protocols cannot differ in how they apply a cap."""
-        from moot.engine.panel import apply_max_cost, options_from_panel
+        so that the protocols cannot differ in how they apply a cap. `author_model` (else the judges
+        file's `author_model:`) is the model that wrote the artifact, for the panel check."""
+        from moot.engine.panel import apply_max_cost, options_from_panel, with_author
 
-        prepared = await self.build(*args, **kwargs)
+        prepared = with_author(await self.build(*args, **kwargs), author_model)
         options = options_from_panel(prepared.panel, store=store, on_event=on_event)
         apply_max_cost(options, prepared.seats, max_cost, "max_cost")
         return prepared, options

@@ -8,7 +8,7 @@ become a tool error with the CLI's one-line message; the server keeps serving.
 A protocol's tool is built from its spec alone (`protocol_tool`), as its CLI command is
 (`moot.cli.protocol_cmd`): nothing is written here for a new protocol, and none is named. The tool is
 called by the protocol's name; its arguments are the spec's `params` that have `mcp=True`, in their order
-(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost` and `dry_run`,
+(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost`, `dry_run` and `author_model`,
 which every protocol tool takes; its description is the spec's `mcp_description` (or `description`), and
 `mcp_summary` is its sentence in the server's instructions. The values are put in the API's names by the
 spec's `adapt` and prepared by its `build`, as the CLI's are; progress runs to the rounds planned, or to
@@ -47,7 +47,15 @@ DRY_RUN_HELP = "Plan and price every call (typical and worst case) and send noth
 HtmlParam = Annotated[str | None, Field(description="Also write the HTML report to this file.")]
 MaxCostParam = Annotated[float | None, Field(description="USD cap: no round starts whose worst case could cross it.")]
 DryRunParam = Annotated[bool, Field(description=DRY_RUN_HELP)]
-SHARED_PARAMS = (("html", HtmlParam, None), ("max_cost", MaxCostParam, None), ("dry_run", DryRunParam, False))
+AuthorModelParam = Annotated[
+    str | None, Field(description="The model that wrote the artifact: a judge on it is flagged (author_on_panel).")
+]
+SHARED_PARAMS = (
+    ("html", HtmlParam, None),
+    ("max_cost", MaxCostParam, None),
+    ("dry_run", DryRunParam, False),
+    ("author_model", AuthorModelParam, None),
+)
 
 
 def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
@@ -147,7 +155,7 @@ def _argument(name: str, annotation: Any, default: Any) -> inspect.Parameter:
 
 def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]]:
     """The protocol's tool: a function whose signature the SDK reads (built from the spec's params, the
-    shared `html`, `max_cost` and `dry_run` after them, `ctx` for progress)."""
+    shared `html`, `max_cost`, `dry_run` and `author_model` after them, `ctx` for progress)."""
     parameters = [_argument("ctx", Context, REQUIRED)]
     for p in spec.params:
         if p.mcp:
@@ -158,7 +166,8 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
 
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
         html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
-        return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run)
+        author = values.pop("author_model", None)
+        return await _debate(ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run, author_model=author)
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
@@ -179,20 +188,21 @@ async def _debate(
     html: str | None,
     max_cost: float | None,
     dry_run: bool,
+    author_model: str | None = None,
 ) -> CallToolResult:
     """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
     own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
     progress; bad input is a tool error."""
-    from moot.engine.panel import options_from_panel
+    from moot.engine.panel import options_from_panel, with_author
     from moot.engine.prepared import estimate_prepared, run_prepared
 
     arguments = spec.adapt(values)
     total = spec.progress_total or _planned_rounds
     try:
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
-            planned = await spec.build(**arguments, planning=True)
+            planned = with_author(await spec.build(**arguments, planning=True), author_model)
             return json_result(estimate_prepared(planned, options_from_panel(planned.panel).pricing))
-        prepared, options = await spec.prepare(**arguments, max_cost=max_cost)
+        prepared, options = await spec.prepare(**arguments, max_cost=max_cost, author_model=author_model)
 
         async def run(sink: EventSink) -> BaseModel:
             options.on_event = sink

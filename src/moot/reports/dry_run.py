@@ -17,6 +17,7 @@ def dry_run_text(data: dict[str, Any]) -> str:
         f"{data.get('input_name', 'artifact')} ~{data['artifact_tokens']:,} tokens.",
     ]
     out += [f"Skipped, not usable here: {s}" for s in data.get("skipped", [])]
+    out += list(data.get("panel_warnings", []))
     out += [f"Warning: {w}" for w in data.get("warnings", [])]
     if data.get("warnings"):
         out.append("A dry run needs none of these; a real run does ('moot doctor' checks every judge).")

@@ -102,6 +102,7 @@ async def decide(
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
+    author_model: str | None = None,
 ) -> DecisionResult:
     """Debate a scope-critical question between judges with the Risk, Value and Effort stances.
 
@@ -112,6 +113,7 @@ async def decide(
 
     `max_cost` (USD) caps the spend: round 2 does not start when its worst case could cross it, and the
     result says so.
+    `author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
     """
     result: DecisionResult = await run_spec(SPEC, locals())
     return result

@@ -220,12 +220,14 @@ async def evaluate(
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
+    author_model: str | None = None,
 ) -> EvaluationResult:
     """Run the scored multi-judge debate over an artifact and return its verdict.
 
     `solution` names files, folders or globs; or pass `artifacts` directly. `judges` is a judges file,
     or a list of specs / dicts / model names / `Panelist`s; by default the seeds' three-vendor lineup.
     `max_cost` (USD) caps the spend: no round starts whose worst case could cross it.
+    `author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
     """
     result: EvaluationResult = await run_spec(SPEC, locals())
     return result

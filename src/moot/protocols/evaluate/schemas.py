@@ -14,6 +14,7 @@ from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictT
 from moot.schemas.criteria import Criterion
 from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
+from moot.schemas.panel import PanelReport
 from moot.schemas.spend import Spend
 
 ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
@@ -170,8 +171,15 @@ class EvaluationResult(EnvelopeFirst):
     reports: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
     debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
+    panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
 
     _status = model_validator(mode="before")(run_status)
+
+    def cap_confidence(self, reason: str) -> None:
+        """A one-family panel's agreement is not HIGH confidence: MEDIUM, with the reason in the notes."""
+        if self.summary.confidence == "HIGH":
+            self.summary.confidence = "MEDIUM"
+            self.notes.append(reason)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
