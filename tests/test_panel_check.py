@@ -118,7 +118,8 @@ def test_decide_and_the_api_take_the_author_model(llm_server: FakeLLMServer, tmp
     from .test_decide_support import r1
 
     judges = [
-        Panelist(ScriptedJudge([r1("A")], model="gpt-5.2"), stance=stance, name=stance) for stance in ("risk", "value", "effort")
+        Panelist(ScriptedJudge([r1("A")], model="gpt-5.2"), stance=stance, name=stance)
+        for stance in ("risk", "value", "effort")
     ]
     result = moot.decide_sync(
         question="Which?", options=["A=one", "B=two"], judges=judges, author_model="openai/gpt-5.2", store=None
