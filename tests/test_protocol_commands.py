@@ -96,6 +96,7 @@ def test_a_new_protocol_gets_its_command_from_its_spec(monkeypatch: pytest.Monke
         "--require",
         "--dry-run",
         "--max-cost",
+        "--author-model",
     ]
     assert "A voter; repeatable." in shown and "The voters." not in shown
     assert "text, json, yaml, markdown or github." in shown
@@ -108,7 +109,7 @@ def test_a_new_protocol_gets_its_tool_from_its_spec() -> None:
     [tool] = listed_tools(("vote", protocol_tool(VOTE)))
     assert tool.description == "Vote on a question; returns the tally JSON."
     schema = tool.input_schema
-    assert list(schema["properties"]) == ["question", "voter", "quorum", "html", "max_cost", "dry_run"]
+    assert list(schema["properties"]) == ["question", "voter", "quorum", "html", "max_cost", "dry_run", "author_model"]
     assert schema["required"] == ["question"]
     assert schema["properties"]["voter"]["description"] == "The voters."
     assert schema["properties"]["quorum"]["anyOf"] == [{"type": "integer"}, {"type": "null"}]

@@ -66,8 +66,13 @@ class JudgeSpec(BaseModel):
         return data
 
 
+ScoreAggregate = Literal["mean", "median", "trimmed_mean"]
+AGGREGATES: tuple[ScoreAggregate, ...] = ("mean", "median", "trimmed_mean")
+
+
 class ConsensusSettings(BaseModel):
-    """Seed 000's consensus block, plus seed 003's explicit-acceptance rule as a setting."""
+    """Seed 000's consensus block, plus seed 003's explicit-acceptance rule as a setting, and how the
+    judges' scores become the panel's (`aggregate`, issue 30: the seeds' mean unless a robust one is asked)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -75,6 +80,7 @@ class ConsensusSettings(BaseModel):
     dimension_score_range: float = 1.0
     critical_finding_agreement: bool = True
     require_explicit_acceptance: bool = False  # seed 003: "all judges explicitly state they accept"
+    aggregate: ScoreAggregate = "mean"
 
     @field_validator("overall_score_range", "dimension_score_range")
     @classmethod

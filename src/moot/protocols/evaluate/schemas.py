@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field, model_validator
 
-from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictThresholds
+from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, ScoreAggregate, VerdictThresholds
 from moot.schemas.criteria import Criterion
 from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
@@ -93,6 +93,9 @@ class Summary(BaseModel):
     score_range: list[float]
     consensus_method: ConsensusMethod
     confidence: ScoreConfidence
+    # how the judges' scores became `consensus_score`: the judges file's `consensus: {aggregate: ...}` (mean by
+    # default) for a consensus or a majority; a forced verdict is always the median
+    aggregate: ScoreAggregate = "mean"
 
 
 class ConvergentFinding(BaseModel):
