@@ -31,6 +31,11 @@ class JudgeSpec(BaseModel):
     fallbacks: list[str] = Field(default_factory=list)
     # OpenAI-compatible servers: the form the reply schema is sent in (moot.judges.structured); default auto
     structured: Literal["auto", "json_schema", "json_object", "off"] | None = None
+    # how hard a reasoning model thinks, in the vendors' words (minimal, low, medium, high, xhigh); each provider
+    # gets it in its own field, and a level it does not take is refused before any call (moot.judges.effort)
+    reasoning_effort: Literal["minimal", "low", "medium", "high", "xhigh"] | None = None
+    # request fields moot does not name, passed through the vendor SDK's own extra-body parameter
+    extra_body: dict[str, Any] | None = None
     # the model's context window in tokens: a step whose prompt and output bound cannot fit is refused
     context_tokens: int | None = Field(default=None, gt=0)
     # scripted judges (tests, demo): a YAML file of replies, or the replies inline
