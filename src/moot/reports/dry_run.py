@@ -24,7 +24,9 @@ def dry_run_text(data: dict[str, Any]) -> str:
     out += ["", "Calls per round (input tokens, typical cost / worst case):"]
     for c in data["calls"]:
         where = f"round {c['round']}" if c["round"] else "final"
-        if c.get("phase"):
+        if not c["round"] and c.get("seat") == "rubric":  # `--criteria auto`: the rubric, before round 1
+            where = "rubric"
+        elif c.get("phase"):
             where += f" {c['phase']}"
         elif not c["round"]:
             where = "synthesis"

@@ -15,6 +15,7 @@ from moot.schemas.criteria import Criterion
 from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
 from moot.schemas.panel import PanelReport
+from moot.schemas.rubric import Rubric
 from moot.schemas.spend import Spend
 
 ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
@@ -175,6 +176,7 @@ class EvaluationResult(EnvelopeFirst):
     spend: Spend = Field(default_factory=Spend)
     debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
     panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
+    rubric: Rubric | None = None  # the rubric `--criteria auto` wrote for this debate
 
     _status = model_validator(mode="before")(run_status)
 
@@ -224,6 +226,10 @@ class EvaluationRequest(BaseModel):
     solution_name: str = ""
     report_base: str = ""  # "{solution-name}-{YYYY-MM-DD}", fixed when the debate starts
     base_dir: str | None = None  # where relative paths in judge specs (scripts) are resolved
+    # `--criteria auto`: a rubric is written before round 1 by `rubric_writer` (rubric_model:, else the
+    # moderator, else the first judge), and becomes the criteria (empty until then)
+    criteria_auto: bool = False
+    rubric_writer: JudgeSpec | None = None
 
     @property
     def rounds_allowed(self) -> int:
