@@ -24,6 +24,7 @@ from moot.schemas.messages import Completion, Prompt, Usage
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
+    from openai._types import RequestOptions
     from openai.types.chat import ChatCompletion
 
 
@@ -113,10 +114,10 @@ class OpenAICompatJudge(VendorJudge):
             "/chat/completions", body=self.request(prompt, form), cast_to=ChatCompletion, options=self._options(timeout)
         )
 
-    def _options(self, timeout: float) -> dict[str, Any]:
+    def _options(self, timeout: float) -> RequestOptions:
         """The request options: the timeout, and `extra_body:` as the SDK's own extra body (`create`'s
         `extra_body=` puts it in the same `extra_json`, merged into the request's JSON)."""
-        options: dict[str, Any] = {"timeout": timeout}
+        options: RequestOptions = {"timeout": timeout}
         if self.extra_body:
             options["extra_json"] = dict(self.extra_body)
         return options
