@@ -2,7 +2,7 @@
 first judge) writes the task's rubric before round 1; its reply is validated like a judge's (an unusable one
 sent back once, then one line and exit 3); the rubric is shown before round 1, stored as `rubric`, given
 unchanged to every judge in every round, and its call is in the spend and the dry run as `rubric`. End to
-end on the scripted OpenAI-compatible server, through the CLI, the Python API and MCP's builder."""
+end on the scripted OpenAI-compatible server, through the CLI, the Python API, the MCP tool and `moot batch`."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def test_a_rubric_that_fails_twice_ends_the_debate_in_one_line(
     assert [r.model for r in llm_server.requests] == ["judge-a", "judge-a"]  # no judge was asked anything
 
 
-def test_the_api_and_the_mcp_tools_take_auto(llm_server: FakeLLMServer, artifact: Path, tmp_path: Path) -> None:
+def test_the_api_takes_auto(llm_server: FakeLLMServer, artifact: Path, tmp_path: Path) -> None:
     import moot
 
     llm_server.script("mod", rubric_reply())
@@ -133,3 +133,41 @@ def test_the_api_and_the_mcp_tools_take_auto(llm_server: FakeLLMServer, artifact
     assert result.spend.per_judge["rubric"].calls == 1
     # the moderator wrote the rubric; it also writes the synthesis, which is not scripted here
     assert any("moderator failed" in n for n in result.notes)
+
+
+def test_the_mcp_tool_and_a_batch_item_take_auto_and_the_author_model(
+    llm_server: FakeLLMServer, artifact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import anyio
+    from mcp import Client
+
+    from moot.mcp import build_server
+
+    def script() -> None:
+        llm_server.script("writer", rubric_reply())
+        for m in ("judge-a", "judge-b", "judge-c"):
+            llm_server.script(m, round1(4.2, 4))
+
+    judges = _judges(tmp_path, llm_server, rubric_model={"model": "writer", "api_base": llm_server.base_url})
+    script()
+    arguments = {"solution": [str(artifact)], "criteria": "auto", "judges": str(judges), "no_reports": True}
+    got: dict[str, Any] = {}
+
+    async def run() -> None:
+        async with Client(build_server()) as client:
+            got["r"] = await client.call_tool("evaluate", {**arguments, "author_model": "judge-b"})
+
+    anyio.run(run)
+    data = got["r"].structured_content
+    assert not got["r"].is_error and data["rubric"]["checklist"][0] == "every endpoint validates its input"
+    assert [w["key"] for w in data["panel"]["warnings"]] == ["author_on_panel"]
+
+    script()
+    items = tmp_path / "items.jsonl"
+    row = {"id": "e1", "artifact": "def f(x):\n    return x\n", "criteria": "auto", "author_model": "judge-c"}
+    items.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    assert main(["batch", str(items), "--protocol", "evaluate", "--judges", str(judges)]) == 0
+    capsys.readouterr()
+    line = json.loads((tmp_path / "items.results.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert [c["name"] for c in line["result"]["rubric"]["criteria"]] == list(ANCHORS)
+    assert line["result"]["panel"]["warnings"][0]["message"].startswith("judge-3 runs judge-c")
