@@ -20,6 +20,7 @@ from moot.bench.runner import run_bench
 from moot.bench.suites import load_suite
 from moot.cli.app import main
 from moot.engine.aggregate import aggregate, trimmed_mean
+from moot.reports.bench_html import render_bench_html
 from moot.reports.bench_text import bench_report
 from moot.reports.terminal import plain_text
 from moot.testing import FakeLLMServer, Reply
@@ -115,6 +116,7 @@ def test_the_bench_reports_every_aggregate_side_by_side(tmp_path: Path, llm_serv
     assert agg["median"].round1_accuracy == agg["trimmed_mean"].round1_accuracy == 1.0
     text = plain_text(bench_report(run.result))
     assert "Score aggregates (pass at 4)" in text and "trimmed mean" in text
+    assert "Score aggregates" in render_bench_html(run.result)
 
 
 def test_the_bench_reports_the_effective_number_of_judges(tmp_path: Path, llm_server: FakeLLMServer) -> None:
@@ -147,4 +149,5 @@ def test_the_bench_reports_the_effective_number_of_judges(tmp_path: Path, llm_se
     assert 1.0 <= e.estimate < 2.5  # a copy is no second judge
     assert e.ci95[0] <= e.estimate <= e.ci95[1]
     assert "effective judges: " in plain_text(bench_report(run.result))
+    assert "Effective judges" in render_bench_html(run.result)
     assert json.loads(run.result.model_dump_json())["effective_judges"]["judges"] == 3
