@@ -127,3 +127,24 @@ def test_decide_and_the_api_take_the_author_model(llm_server: FakeLLMServer, tmp
     assert result.consensus and result.confidence == "MEDIUM" and result.verdict.confidence == "MEDIUM"
     assert result.panel is not None
     assert [w.key for w in result.panel.warnings] == ["same_model", "same_family", "author_on_panel"]
+
+
+def test_a_resumed_debate_keeps_its_author_model(
+    llm_server: FakeLLMServer, judges_file, artifact: Path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    from moot.store import Store
+    from moot.testing import Reply
+
+    judges = judges_file(retry={"max_retries": 0})
+    llm_server.script("judge-a", round1(4.0, 4))
+    llm_server.script("judge-b", Reply(status=503))
+    llm_server.script("judge-c", Reply(status=503))
+    assert main(_args(artifact, judges, "--author-model", "judge-b")) == 3  # the vendor is down: resumable
+    capsys.readouterr()
+    (row,) = Store.open_default().list_debates()
+    llm_server.script("judge-b", round1(4.2, 4))
+    llm_server.script("judge-c", round1(4.1, 4))
+    assert main(["resume", row.id, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["panel"]["author_model"] == "judge-b"
+    assert [w["key"] for w in out["panel"]["warnings"]] == ["author_on_panel"]

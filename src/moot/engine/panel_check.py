@@ -20,6 +20,8 @@ from moot.judges.families import bare_model, family_of, model_name
 from moot.schemas.events import Event
 from moot.schemas.panel import PanelReport, PanelSeat, PanelWarning
 
+# the key a debate's `--author-model` is stored under, beside its request, so that resume warns the same
+STORED_AUTHOR_KEY = "author_model"
 ONE_FAMILY_REASON = "confidence capped at MEDIUM: every seat of the panel is in the {family} family (same_family)"
 
 
@@ -62,6 +64,12 @@ def panel_report(seats: Sequence[Seat], author_model: str | None = None) -> Pane
             message = f"{', '.join(graders)} {verb} {author_model}, the model that wrote the artifact"
             warnings.append(PanelWarning(key="author_on_panel", message=message))
     return PanelReport(seats=rows, models=models, families=families, author_model=author_model, warnings=warnings)
+
+
+def stored_author(stored: Any) -> str | None:
+    """The author model a stored request was started with (None: none given, or stored before it was kept)."""
+    value = stored.get(STORED_AUTHOR_KEY) if hasattr(stored, "get") else None
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def warning_lines(report: PanelReport) -> list[str]:

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost, Scenario
 from moot.engine.core import Engine
-from moot.engine.panel_check import announce, panel_report, temper, warning_lines
+from moot.engine.panel_check import STORED_AUTHOR_KEY, announce, panel_report, temper, warning_lines
 from moot.engine.pricing import Pricing
 from moot.engine.runner import rehearse_plan, run_steps
 from moot.engine.runs import RunOptions, run_debate
@@ -77,6 +77,8 @@ async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = Fal
     store = options.store or Store.open_default()
     options.store = store
     report = p.panel_check()
+    if p.author_model:  # kept beside the request, so that a resumed debate warns the same
+        options.extra[STORED_AUTHOR_KEY] = p.author_model
 
     async def body(engine: Engine) -> Any:
         writer = p.files(store, engine.debate_id)
