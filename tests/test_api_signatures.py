@@ -20,6 +20,7 @@ RUN_OPTIONS = {
     "on_event",
     "max_cost",
     "max_input_tokens",
+    "author_model",
 }  # how to run, not what to debate: builders never see them
 
 

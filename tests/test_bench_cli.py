@@ -35,6 +35,7 @@ MODELS = ("judge-a", "judge-b", "judge-c")
 PRICES = {m: {"input_per_mtok": 1.0, "output_per_mtok": 2.0} for m in MODELS}
 TOP = {"suite", "kind", "items", "seed", "swap_consistency", "verdict", "strategies", "per_item", "by_source", "notes"}
 TOP |= {"differences", "margin", "both_orders"}  # issue 21
+TOP |= {"effective_judges", "aggregates"}  # issue 30
 ISSUE_21 = {"ties", "accuracy_given_order", "position", "calibration", "ece"}
 COMMON = {"accuracy", "ci95", "kappa", "calls_per_item", "tokens_per_item", "cost_per_item", "swap_consistency"}
 COMMON |= ISSUE_21

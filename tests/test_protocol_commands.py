@@ -97,6 +97,7 @@ def test_a_new_protocol_gets_its_command_from_its_spec(monkeypatch: pytest.Monke
         "--dry-run",
         "--max-cost",
         "--max-input-tokens",
+        "--author-model",
     ]
     assert "A voter; repeatable." in shown and "The voters." not in shown
     assert "text, json, yaml, markdown or github." in shown
@@ -109,7 +110,7 @@ def test_a_new_protocol_gets_its_tool_from_its_spec() -> None:
     [tool] = listed_tools(("vote", protocol_tool(VOTE)))
     assert tool.description == "Vote on a question; returns the tally JSON."
     schema = tool.input_schema
-    shared = ["html", "max_cost", "dry_run", "max_input_tokens", "wait"]
+    shared = ["html", "max_cost", "dry_run", "max_input_tokens", "wait", "author_model"]
     assert list(schema["properties"]) == ["question", "voter", "quorum", *shared]
     assert schema["required"] == ["question"]
     assert schema["properties"]["voter"]["description"] == "The voters."

@@ -25,7 +25,7 @@ from moot.inputs import load_yaml_file, validation_message
 from moot.schemas.config import ConsensusSettings, JudgeSpec, VerdictThresholds
 
 SPEC_LISTS = ("debate_judges", "judges", "challengers")
-SPEC_SINGLES = ("moderator", "proponent")
+SPEC_SINGLES = ("moderator", "proponent", "rubric_model")
 
 
 def _anchor(path: str, folder: Path) -> str:
@@ -60,6 +60,7 @@ class PanelFile(BaseModel):
     consensus: ConsensusSettings | None = None
     verdict: VerdictThresholds | None = None
     moderator: JudgeSpec | None = None
+    rubric_model: JudgeSpec | None = None  # `--criteria auto`: who writes the rubric (default: the moderator)
     max_rounds: int | None = None
     # seed 002 (moot decide)
     debate_config: dict[str, Any] | None = None
@@ -74,6 +75,8 @@ class PanelFile(BaseModel):
     limits: dict[str, Any] = Field(default_factory=dict)
     retry: dict[str, Any] = Field(default_factory=dict)
     budget: dict[str, Any] = Field(default_factory=dict)
+    # the model that wrote what the panel judges: a seat on it is flagged `author_on_panel` (issue 30)
+    author_model: str | None = None
 
     path: str | None = Field(default=None, exclude=True)
     # why a file nobody named is in effect (MOOT_JUDGES, a moot.yaml: see moot.project); None when given
@@ -92,7 +95,7 @@ class PanelFile(BaseModel):
     def _entries(cls, v: Any) -> Any:
         return [_judge_entry(x) for x in v] if isinstance(v, list) else v
 
-    @field_validator("moderator", "proponent", mode="before")
+    @field_validator("moderator", "proponent", "rubric_model", mode="before")
     @classmethod
     def _entry(cls, v: Any) -> Any:
         return _judge_entry(v)

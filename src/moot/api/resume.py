@@ -11,7 +11,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from moot.engine.budget import stored_budget, stored_pricing
-from moot.engine.panel import options_from_panel, with_max_cost
+from moot.engine.panel import options_from_panel, with_author, with_max_cost
+from moot.engine.panel_check import stored_author
 from moot.engine.prepared import run_prepared
 from moot.errors import UsageError
 from moot.panel_file import load_panel_file
@@ -55,7 +56,7 @@ async def resume(
     options.pricing = stored_pricing(row.request, options.pricing)
     if max_cost is not None:
         options.budget = with_max_cost(options.budget, max_cost, "max_cost")
-    prepared = await spec_for(row.protocol).reprepare(row.request, panel)
+    prepared = with_author(await spec_for(row.protocol).reprepare(row.request, panel), stored_author(row.request))
     options.debate_id = row.id
     result: BaseModel = await run_prepared(prepared, options, resuming=True)
     return result

@@ -17,7 +17,8 @@ from moot.batch.cap import CostCap
 from moot.batch.items import BatchItem
 from moot.engine.budget import Budget, stored_budget
 from moot.engine.limits import Limits
-from moot.engine.panel import check_priced, options_from_panel
+from moot.engine.panel import check_priced, options_from_panel, with_author
+from moot.engine.panel_check import stored_author
 from moot.engine.prepared import Prepared, estimate_prepared, run_prepared
 from moot.engine.pricing import Pricing
 from moot.engine.runs import RunOptions
@@ -138,7 +139,7 @@ async def _again(work: Work, shared: Shared) -> Ready:
     row = shared.store.get_debate(work.debate_id)
     assert row is not None
     panel = item_panel(work.item, shared)
-    prepared = await shared.spec.reprepare(row.request, panel)
+    prepared = with_author(await shared.spec.reprepare(row.request, panel), stored_author(row.request))
     options = options_from_panel(panel, store=shared.store, on_event=shared.on_event)
     options.budget = stored_budget(row.request) or options.budget
     return Ready(work, prepared, options)

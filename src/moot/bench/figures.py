@@ -18,8 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from moot.bench.aggregates import PASS_AT, aggregate_figures
 from moot.bench.answers import BenchSpend, Column, ItemRuns, judge_columns, judge_models, reader, strategy_columns
 from moot.bench.calibration import better_calibrated, calibration
+from moot.bench.independence import effective_judges
 from moot.bench.metrics import (
     BenchDebate,
     accuracy,
@@ -64,6 +66,7 @@ class Setting:
     notes: tuple[str, ...] = ()
     margin: float = MARGIN  # the verdict's equivalence margin (a share)
     judges: int = 3  # the panel's size, as the threshold note states it
+    pass_at: float = PASS_AT  # scored suites: the pass mark each score aggregate is read at
 
 
 def threshold_note(threshold: float, from_file: bool, judges: int = 3) -> str:
@@ -116,6 +119,8 @@ def bench_result(runs: Sequence[ItemRuns], s: Setting) -> BenchResult:
         differences=differences(contenders),
         margin=s.margin,
         both_orders=any(c.backward for c in columns.values()),
+        effective_judges=effective_judges(judges, gold, s.seed),
+        aggregates=aggregate_figures(runs, s.pass_at) if s.kind == "scored" else {},
     )
 
 

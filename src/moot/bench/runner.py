@@ -23,6 +23,7 @@ from typing import Any
 from moot.batch import BatchProgress, BatchSummary, load_items, run_batch
 from moot.batch.debates import close_judges
 from moot.batch.setup import check_options
+from moot.bench.aggregates import PASS_AT, pass_mark
 from moot.bench.cache import write_atomic
 from moot.bench.collect import collect, samples_needed
 from moot.bench.figures import Setting, bench_result
@@ -170,6 +171,7 @@ def _setting(plan: BenchPlan, k: int, left_out: Sequence[str], summary: BatchSum
         notes=tuple(notes),
         margin=margin,
         judges=plan.judges,
+        pass_at=pass_mark(panel.source) if not plan.suite.pairwise else PASS_AT,
     )
 
 

@@ -24,6 +24,8 @@ class ProgressPrinter:
         if e.kind == "round_started":
             phase = f" ({d['phase']})" if d.get("phase") else ""
             where = f"round {e.round}" if e.round else "final"  # round 0: the step after the last round
+            if not e.round and d.get("phase") == "rubric":  # `--criteria auto`: the step before round 1
+                where, phase = "rubric", ""
             self._say(f"{where}{phase}: asking {', '.join(d.get('judges', []))}")
         elif e.kind == "judge_answered":
             extra = " (after clarification)" if d.get("clarified") else ""

@@ -9,7 +9,7 @@ A protocol gets its command by what its SPEC declares (`moot.engine.spec.Protoco
 - then the options every protocol command takes, worded here and from the spec: `--progress/--quiet`,
   `--html`, `--fail-under` (a `scored` protocol's), `--require` (from `require_words` and
   `require_fails`), `--dry-run` and `--max-cost` (`dry_run_help` and `max_cost_help` when the generic
-  words do not fit);
+  words do not fit), `--author-model` (the model that wrote the artifact, for the panel check);
 - `description`: the command's help; its line in `moot --help` is the registry's (`moot.protocols`), read
   without importing the protocol.
 
@@ -36,7 +36,8 @@ FAIL_UNDER_HELP = "Exit 1 when the final score is under this (CI gate)."
 DRY_RUN_HELP = "Print the calls and estimated cost of 1, 2, all rounds; spend nothing."
 MAX_COST_HELP = "USD cap: no round starts whose worst case could cross it."
 # the options every protocol command takes, by their Python names: a protocol's own params cannot take these
-SHARED = ("fmt", "progress", "html", "fail_under", "require", "dry_run", "max_cost", "max_input_tokens")
+SHARED = ("fmt", "progress", "html", "fail_under", "require", "dry_run", "max_cost", "max_input_tokens", "author_model")
+AUTHOR_MODEL_HELP = "The model that wrote the artifact: a judge on it is flagged (author_on_panel)."
 
 
 def format_help(formats: tuple[str, ...]) -> str:
@@ -87,6 +88,7 @@ def command_parameters(spec: ProtocolSpec) -> list[inspect.Parameter]:
         _parameter("dry_run", Annotated[bool, dry_run], False),
         _parameter("max_cost", Annotated[float | None, max_cost], None),
         _own(MAX_INPUT_TOKENS),
+        _parameter("author_model", Annotated[str | None, typer.Option("--author-model", help=AUTHOR_MODEL_HELP)], None),
     ]
     return parameters
 

@@ -32,17 +32,24 @@ def run_cli(start: Callable[[], Coroutine[Any, Any, T]], options: RunOptions) ->
 
 
 def prepare_cli(
-    protocol: str, parameters: Mapping[str, Any], progress: bool | None, fmt: str, *, planning: bool
+    protocol: str,
+    parameters: Mapping[str, Any],
+    progress: bool | None,
+    fmt: str,
+    *,
+    planning: bool,
+    author_model: str | None = None,
 ) -> tuple[Prepared, RunOptions, EventSink | None]:
     """A command's parameters, put in the API's names and validated by the protocol's own `build` (as the
     MCP tools do), with the progress the command should show on stderr. `planning` (a dry run) lets a judge
     whose only problem is a missing key be planned. The cap is not applied here: a dry run never checks
     it, and a run checks it in the command's words (`--max-cost`)."""
-    from moot.engine.panel import options_from_panel
+    from moot.engine.panel import options_from_panel, with_author
     from moot.protocols import spec_for
 
     spec = spec_for(protocol)
     prepared: Prepared = asyncio.run(spec.build(**spec.adapt(parameters), planning=planning))
+    with_author(prepared, author_model)
     sink = progress_sink(progress, fmt)
     options = options_from_panel(prepared.panel, on_event=sink)
     return prepared, options, sink
@@ -103,7 +110,8 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     require = check_gate_options(fail_under, values.get("require"), protocol)
     dry_run = values["dry_run"]
     own = {p.name: values[p.name] for p in spec.params if p.name in values}
-    prepared, options, sink = prepare_cli(protocol, own, values["progress"], fmt, planning=dry_run)
+    author = values.get("author_model")
+    prepared, options, sink = prepare_cli(protocol, own, values["progress"], fmt, planning=dry_run, author_model=author)
     if dry_run:
         return dry_run_exit(prepared, options, fmt, values.get("max_input_tokens"))
     from moot.engine.prepared import check_input_cap

@@ -12,6 +12,7 @@ from typing import Any, ParamSpec, TypeVar
 from pydantic import ValidationError
 
 from moot.engine.budget import Budget
+from moot.engine.prepared import Prepared
 from moot.engine.pricing import Pricing
 from moot.engine.runs import RunOptions
 from moot.errors import UsageError
@@ -212,6 +213,16 @@ def apply_max_cost(
     options.budget = with_max_cost(options.budget, max_cost, flag)
     if options.budget is not None and options.budget.max_cost_usd is not None:
         check_priced(seats, options.pricing, flag)
+
+
+def with_author(prepared: Prepared, author_model: str | None) -> Prepared:
+    """The prepared debate told which model wrote its artifact: the argument (`--author-model`, the API's
+    and MCP's `author_model`), else the judges file's `author_model:`; a blank name is bad input."""
+    if author_model is not None and (not isinstance(author_model, str) or not author_model.strip()):
+        raise UsageError("--author-model must name a model (e.g. gpt-5.2)")
+    given = author_model or (prepared.panel.author_model if prepared.panel else None)
+    prepared.author_model = given.strip() if given else None
+    return prepared
 
 
 def resumed_judges(panel: PanelFile | None, stored: Sequence[JudgeSpec]) -> list[JudgeLike]:

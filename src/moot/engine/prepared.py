@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost, Scenario
 from moot.engine.core import Engine
 from moot.engine.host import HostWaiting
+from moot.engine.panel_check import STORED_AUTHOR_KEY, announce, panel_report, temper, warning_lines
 from moot.engine.pricing import Pricing
 from moot.engine.runner import rehearse_plan, run_steps
 from moot.engine.runs import RunOptions, run_debate
@@ -26,6 +27,7 @@ from moot.judges.readiness import merge_warnings, plan_warnings
 from moot.panel_file import PanelFile
 from moot.schemas.events import Event, fan_out
 from moot.schemas.host import Waiting
+from moot.schemas.panel import PanelReport
 from moot.schemas.safe_text import lone_surrogate_at
 from moot.store.db import Store
 
@@ -55,6 +57,12 @@ class Prepared:
     input_name: str = "artifact"
     plan_extra: dict[str, Any] = field(default_factory=dict)
     panel_seats: list[Seat] | None = None  # the judges a dry run lists (default: every seat)
+    author_model: str | None = None  # the model that wrote the artifact (`--author-model`), for the panel check
+
+    def panel_check(self) -> PanelReport:
+        """The panel's seats, models, families and warnings (`moot.engine.panel_check`)."""
+        seats = self.panel_seats if self.panel_seats is not None else self.seats
+        return panel_report(seats, self.author_model)
 
     def __post_init__(self) -> None:
         """Every protocol's inputs end here before anything is stored or sent: text that is not text (a lone
@@ -107,12 +115,16 @@ async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = Fal
     result, or (a debate with host seats) the `Waiting` state where host replies are due."""
     store = options.store or Store.open_default()
     options.store = store
+    report = p.panel_check()
+    if p.author_model:  # kept beside the request, so that a resumed debate warns the same
+        options.extra[STORED_AUTHOR_KEY] = p.author_model
 
     async def body(engine: Engine) -> Any:
         writer = p.files(store, engine.debate_id)
         if writer is not None:
             engine.emit = fan_out(engine.emit, writer)
-        result = await run_steps(p.make(engine.debate_id), engine)
+        announce(report, engine.emit)
+        result = temper(await run_steps(p.make(engine.debate_id), engine), report)
         return writer.finish(result) if writer is not None else result
 
     try:
@@ -140,6 +152,7 @@ def estimate_prepared(p: Prepared, pricing: Pricing | None, max_input_tokens: in
     warnings = merge_warnings(extra.pop("warnings", []), plan_warnings(seats))
     capped = input_cap_warning(p, max_input_tokens)
     warnings = [capped, *warnings] if capped else warnings
+    report = p.panel_check()
     return {
         "dry_run": True,
         "protocol": p.protocol,
@@ -151,6 +164,8 @@ def estimate_prepared(p: Prepared, pricing: Pricing | None, max_input_tokens: in
         "rounds_allowed": p.rounds,
         **extra,
         "warnings": warnings,
+        "panel": report.model_dump(mode="json"),
+        "panel_warnings": warning_lines(report),
         "calls": [asdict(c) for c in calls],
         "scenarios": [asdict(s) for s in p.scenarios(calls)],
         "assumptions": dict(ASSUMPTIONS),

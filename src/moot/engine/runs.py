@@ -32,7 +32,7 @@ class RunOptions(EngineOptions):
 
     store: Store | None = None
     debate_id: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # stored beside the request (the author model)
 
 
 async def run_debate(
@@ -51,7 +51,7 @@ async def run_debate(
     options.debate_id = debate_id  # so that a caller interrupted mid-debate can say what to resume
     if not resuming:
         # the budget and prices go beside the request, so that `moot resume` keeps the cap
-        stored = {**storable(request), **stored_settings(options.budget, options.pricing)}
+        stored = {**storable(request), **stored_settings(options.budget, options.pricing), **options.extra}
         store.create_debate(debate_id, protocol, stored, title=title)
     else:
         store.set_status(debate_id, "running")

@@ -197,14 +197,16 @@ class ProtocolSpec:
         on_event: Callable[..., None] | None = None,
         max_cost: float | None = None,
         max_input_tokens: int | None = None,
+        author_model: str | None = None,
         **kwargs: Any,
     ) -> tuple[Prepared, RunOptions]:
         """`build`, with the run options the judges file sets and the API's caps checked (cost, input): one
-        place, so that the protocols cannot differ in how they apply a cap."""
-        from moot.engine.panel import apply_max_cost, options_from_panel
+        place, so that the protocols cannot differ in how they apply a cap. `author_model` (else the judges
+        file's `author_model:`) is the model that wrote the artifact, for the panel check."""
+        from moot.engine.panel import apply_max_cost, options_from_panel, with_author
         from moot.engine.prepared import check_input_cap
 
-        prepared = await self.build(*args, **kwargs)
+        prepared = with_author(await self.build(*args, **kwargs), author_model)
         check_input_cap(prepared, max_input_tokens)
         options = options_from_panel(prepared.panel, store=store, on_event=on_event)
         apply_max_cost(options, prepared.seats, max_cost, "max_cost")

@@ -27,7 +27,7 @@ def spend_from_calls(calls: Sequence[CallRecord], *, wall_seconds: float = 0.0, 
         spend.retries += c.retries
         if c.kind == "clarify":
             spend.clarifications += 1
-        elif c.kind == "moderator":
+        elif c.kind in ("moderator", "rubric"):  # not a judge's: the synthesis, `--criteria auto`'s rubric
             spend.moderator_calls += 1
         else:
             spend.judge_calls += 1
@@ -36,7 +36,8 @@ def spend_from_calls(calls: Sequence[CallRecord], *, wall_seconds: float = 0.0, 
             if name not in spend.unpriced_models:
                 spend.unpriced_models.append(name)
         _add(spend.per_judge.setdefault(c.seat, SpendLine()), c)
-        _add(spend.per_round.setdefault(f"round_{c.round}" if c.round else final_name, SpendLine()), c)
+        step = f"round_{c.round}" if c.round else "rubric" if c.seat == "rubric" else final_name
+        _add(spend.per_round.setdefault(step, SpendLine()), c)
     # Calls are recorded as they finish; list judges and rounds in their natural order instead.
     spend.per_judge = dict(sorted(spend.per_judge.items(), key=lambda kv: _natural(kv[0])))
     spend.per_round = dict(sorted(spend.per_round.items(), key=lambda kv: _natural(kv[0])))

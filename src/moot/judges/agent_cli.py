@@ -29,6 +29,7 @@ from moot.errors import JudgeError, JudgeTimeout, UsageError
 from moot.judges.agent_cli_login import check_login
 from moot.judges.agent_cli_proc import kill_group, run_process
 from moot.judges.agent_cli_profiles import KNOWN_VERSIONS, PROFILES, CliProfile
+from moot.judges.effort import codex_flags
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
 
@@ -65,7 +66,8 @@ def command_template(spec: JudgeSpec, version: str = "") -> list[str]:
         )
     flags = profile.flags_for(version)
     model = [profile.model_flag, spec.model] if spec.model and profile.model_flag else []
-    return [*flags.head, *model, *(flags.tools if spec.allow_tools else flags.safe), *flags.tail]
+    effort = codex_flags(spec) if profile.name == "codex" else []
+    return [*flags.head, *model, *effort, *(flags.tools if spec.allow_tools else flags.safe), *flags.tail]
 
 
 def executable(spec: JudgeSpec) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from moot.errors import MissingExtra
+from moot.judges.effort import anthropic_thinking
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS, adapter_args
 from moot.judges.vendor import VendorJudge
 from moot.judges.wire_errors import map_stainless_error
@@ -43,9 +44,13 @@ class AnthropicJudge(VendorJudge):
 
     def request(self, prompt: Prompt) -> dict[str, Any]:
         """The messages-API arguments for a prompt (pure, so that tests can read what would be sent)."""
+        thinking, bound = anthropic_thinking(
+            self.reasoning_effort, self.max_tokens or prompt.max_tokens or DEFAULT_MAX_OUTPUT_TOKENS
+        )
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": self.max_tokens or prompt.max_tokens or DEFAULT_MAX_OUTPUT_TOKENS,
+            "max_tokens": bound,
+            **thinking,
             "system": [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}],
             "messages": [{"role": m.role, "content": m.content} for m in prompt.messages],
         }
@@ -53,6 +58,8 @@ class AnthropicJudge(VendorJudge):
             kwargs["temperature"] = self.temperature
         if prompt.json_schema:
             kwargs["output_config"] = {"format": {"type": "json_schema", "schema": prompt.json_schema}}
+        if self.extra_body:
+            kwargs["extra_body"] = dict(self.extra_body)  # the SDK's own extra-body parameter
         return kwargs
 
     async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from moot.errors import NotUsableHere, UsageError
 from moot.judges.base import Judge, Seat
+from moot.judges.effort import check_effort
 from moot.judges.host import HostJudge
 from moot.judges.providers import Resolved, api_key_for, key_hint, needs_key, resolve, sdk_missing
 from moot.judges.scripted import ScriptedJudge
@@ -76,6 +77,7 @@ def _build_api_judge(spec: JudgeSpec, model: str) -> Judge:
     """One vendor judge; a `KeylessJudge` when its credential or its SDK is missing (see the module's
     docstring): a dry run plans it and names what is missing, a real run stops on it before any call."""
     resolved = resolve(spec.model_copy(update={"model": model}))
+    check_effort(spec, resolved.provider.wire, resolved.provider.name, resolved.model)
     missing = [m for m in (sdk_missing(resolved.provider.wire), _key_missing(spec, resolved)) if m]
     if missing:
         sep = " " if missing[0].startswith("needs") else ": "
@@ -97,6 +99,11 @@ def build_judges(spec: JudgeSpec, *, base_dir: Path | None = None) -> list[Judge
     """The judge for a spec, then one per fallback model, in the order they take the seat."""
     if spec.host:
         return [HostJudge(spec.label)]
+    if spec.replies is not None or spec.script:
+        check_effort(spec, "scripted", "a scripted judge", spec.model)
+    elif spec.cli or spec.command:
+        cli = spec.cli if spec.cli and not spec.command else "a command judge"
+        check_effort(spec, "codex" if cli == "codex" else "cli", f"agent CLI {cli}", spec.model)
     if spec.replies is not None:
         return [ScriptedJudge(spec.replies, model=spec.model or spec.label)]
     if spec.script:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from moot.errors import JudgeError, JudgeTimeout, MissingExtra, TransientJudgeError
+from moot.judges.effort import gemini_thinking
 from moot.judges.providers import adapter_args
 from moot.judges.vendor import VendorJudge
 from moot.judges.wire_errors import status_error
@@ -64,9 +65,14 @@ class GeminiJudge(VendorJudge):
         config: dict[str, Any] = {
             "system_instruction": prompt.system,
             "http_options": types.HttpOptions(
-                timeout=max(1, int(timeout * 1000)), retry_options=types.HttpRetryOptions(attempts=1)
+                timeout=max(1, int(timeout * 1000)),
+                retry_options=types.HttpRetryOptions(attempts=1),
+                extra_body=dict(self.extra_body) if self.extra_body else None,  # the SDK's own extra body
             ),
         }
+        thinking = gemini_thinking(self.reasoning_effort, self.model)
+        if thinking is not None:
+            config["thinking_config"] = types.ThinkingConfig(**thinking)
         max_tokens = self.max_tokens or prompt.max_tokens
         if max_tokens:
             config["max_output_tokens"] = max_tokens

@@ -24,6 +24,7 @@ from moot.schemas.messages import Completion, Prompt, Usage
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
+    from openai._types import RequestOptions
     from openai.types.chat import ChatCompletion
 
 
@@ -69,6 +70,8 @@ class OpenAICompatJudge(VendorJudge):
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        if self.reasoning_effort is not None:
+            body["reasoning_effort"] = self.reasoning_effort
         max_tokens = self.max_tokens or prompt.max_tokens
         if max_tokens:
             body[self.max_tokens_param] = max_tokens
@@ -108,8 +111,16 @@ class OpenAICompatJudge(VendorJudge):
         # client directly: `create` first walks the body against its TypedDict parameter types, about 0.7 ms
         # of CPU a call that changes nothing in a body of plain strings and numbers.
         return await self.client().post(
-            "/chat/completions", body=self.request(prompt, form), cast_to=ChatCompletion, options={"timeout": timeout}
+            "/chat/completions", body=self.request(prompt, form), cast_to=ChatCompletion, options=self._options(timeout)
         )
+
+    def _options(self, timeout: float) -> RequestOptions:
+        """The request options: the timeout, and `extra_body:` as the SDK's own extra body (`create`'s
+        `extra_body=` puts it in the same `extra_json`, merged into the request's JSON)."""
+        options: RequestOptions = {"timeout": timeout}
+        if self.extra_body:
+            options["extra_json"] = dict(self.extra_body)
+        return options
 
     def _completion(self, response: ChatCompletion, form: str) -> Completion:
         if not response.choices:
@@ -155,6 +166,8 @@ def build(spec: JudgeSpec, model: str) -> OpenAICompatJudge:
         provider=resolved.provider.name,
         temperature=spec.temperature,
         max_tokens=spec.max_tokens,
+        reasoning_effort=spec.reasoning_effort,
+        extra_body=spec.extra_body,
         # vendors' clouds: OpenAI's form with the portable schema, as always; any other server: what the judge
         # says, else auto, starting from the form its preset names
         structured_setting=spec.structured or ("json_schema" if vendor_cloud else "auto"),

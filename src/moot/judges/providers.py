@@ -191,6 +191,8 @@ def adapter_args(spec: JudgeSpec, model: str) -> dict[str, Any]:
         "provider": resolved.provider.name,
         "temperature": spec.temperature,
         "max_tokens": spec.max_tokens,
+        "reasoning_effort": spec.reasoning_effort,
+        "extra_body": spec.extra_body,
     }
 
 

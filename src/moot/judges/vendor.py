@@ -22,6 +22,8 @@ class VendorJudge:
         provider: str,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        reasoning_effort: str | None = None,
+        extra_body: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
         self.provider = provider
@@ -29,6 +31,8 @@ class VendorJudge:
         self._api_key = api_key
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.reasoning_effort = reasoning_effort  # each adapter sends it in its provider's field (judges.effort)
+        self.extra_body = extra_body  # passed through the SDK's own extra-body parameter
         self._lease: Lease | None = None
 
     def __repr__(self) -> str:  # never show the key

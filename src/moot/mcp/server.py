@@ -9,11 +9,11 @@ become a tool error with the CLI's one-line message; the server keeps serving.
 A protocol's tool is built from its spec alone (`protocol_tool`), as its CLI command is
 (`moot.cli.protocol_cmd`): nothing is written here for a new protocol, and none is named. The tool is
 called by the protocol's name; its arguments are the spec's `params` that have `mcp=True`, in their order
-(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost`, `dry_run` and
-`max_input_tokens`, which every protocol tool takes; its description is the spec's `mcp_description` (or
-`description`), and `mcp_summary` is its sentence in the server's instructions. The values are put in the
-API's names by the spec's `adapt` and prepared by its `build`, as the CLI's are; progress runs to the rounds
-planned, or to the spec's `progress_total`.
+(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost`, `dry_run`,
+`max_input_tokens`, `wait` and `author_model`, which every protocol tool takes; its description is the spec's
+`mcp_description` (or `description`), and `mcp_summary` is its sentence in the server's instructions. The
+values are put in the API's names by the spec's `adapt` and prepared by its `build`, as the CLI's are;
+progress runs to the rounds planned, or to the spec's `progress_total`.
 """
 
 from __future__ import annotations
@@ -60,12 +60,16 @@ DryRunParam = Annotated[bool, Field(description=DRY_RUN_HELP)]
 MaxInputParam = Annotated[int | None, Field(description=MAX_INPUT_TOKENS.help)]
 WAIT_HELP = "false: start the debate and return {debate_id, status: running} at once; show_debate gives its result."
 WaitParam = Annotated[bool, Field(description=WAIT_HELP)]
+AuthorModelParam = Annotated[
+    str | None, Field(description="The model that wrote the artifact: a judge on it is flagged (author_on_panel).")
+]
 SHARED_PARAMS = (
     ("html", HtmlParam, None),
     ("max_cost", MaxCostParam, None),
     ("dry_run", DryRunParam, False),
     ("max_input_tokens", MaxInputParam, None),
     ("wait", WaitParam, True),
+    ("author_model", AuthorModelParam, None),
 )
 
 
@@ -178,7 +182,7 @@ def _argument(name: str, annotation: Any, default: Any) -> inspect.Parameter:
 
 def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]]:
     """The protocol's tool: a function whose signature the SDK reads (built from the spec's params, the
-    shared `html`, `max_cost` and `dry_run` after them, `ctx` for progress)."""
+    shared `html`, `max_cost`, `dry_run` and `author_model` after them, `ctx` for progress)."""
     parameters = [_argument("ctx", Context, REQUIRED)]
     for p in spec.params:
         if p.mcp:
@@ -192,9 +196,18 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
         html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
         cap, wait = values.pop("max_input_tokens", None), values.pop("wait", True)
+        author = values.pop("author_model", None)
         async with confined_debate(ctx, values.pop(ROOTS_ARG, None), spec, values, html=html, dry_run=dry_run):
             return await _debate(
-                ctx, spec, values, html=html, max_cost=max_cost, dry_run=dry_run, max_input_tokens=cap, wait=wait
+                ctx,
+                spec,
+                values,
+                html=html,
+                max_cost=max_cost,
+                dry_run=dry_run,
+                max_input_tokens=cap,
+                wait=wait,
+                author_model=author,
             )
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
@@ -218,11 +231,12 @@ async def _debate(
     dry_run: bool,
     max_input_tokens: int | None = None,
     wait: bool = True,
+    author_model: str | None = None,
 ) -> CallToolResult:
     """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
     own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
     progress; bad input is a tool error."""
-    from moot.engine.panel import options_from_panel
+    from moot.engine.panel import options_from_panel, with_author
     from moot.engine.prepared import estimate_prepared, run_prepared
     from moot.store.shared import shared_store
 
@@ -230,10 +244,12 @@ async def _debate(
     total = spec.progress_total or _planned_rounds
     try:
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
-            planned = await spec.build(**arguments, planning=True)
+            planned = with_author(await spec.build(**arguments, planning=True), author_model)
             pricing = options_from_panel(planned.panel).pricing
             return json_result(estimate_prepared(planned, pricing, max_input_tokens))
-        prepared, options = await spec.prepare(**arguments, max_cost=max_cost, max_input_tokens=max_input_tokens)
+        prepared, options = await spec.prepare(
+            **arguments, max_cost=max_cost, max_input_tokens=max_input_tokens, author_model=author_model
+        )
         options.store = options.store or shared_store()  # the server's one connection (moot.store.shared)
         if not wait:  # the debate goes on in the server; show_debate gives its result
             from moot.mcp.background import start

@@ -23,10 +23,12 @@ from moot.reports.bench_text import (
     JUDGE_COLUMNS,
     POSITION_COLUMNS,
     STRATEGY_COLUMNS,
+    aggregate_rows,
     calibration_rows,
     difference_rows,
     flip_rows,
     judge_rows,
+    panel_facts,
     pct,
     position_rows,
     strategy_label,
@@ -253,6 +255,10 @@ def bench_page(result: BenchResult) -> BenchPage:
         facts.append(("Accuracy", "JudgeBench's: right in both orders"))
     if result.swap_consistency is not None:
         facts.append(("Position consistency", pct(result.swap_consistency)))
+    facts += [("Effective judges", line.split(": ", 1)[1]) for line in panel_facts(result)]
+    if result.aggregates:
+        columns = ["Aggregate", "Round 1", "Round 1 95% CI", "Final", "Final 95% CI"]
+        sections.insert(1, _table("Score aggregates", columns, aggregate_rows(result)))
     caption = (
         "Each strategy's accuracy against gold (bars: 95% Wilson interval; the mean judge's, a bootstrap) and what "
         "it spent per item."

@@ -197,6 +197,32 @@ def source_table(result: BenchResult) -> TextTable | None:
     return TextTable(["Source", "Items", *names], rows, title="Accuracy per source")
 
 
+def panel_facts(result: BenchResult) -> list[str]:
+    """The panel's worth in independent judges (Kish), with its interval, as one line."""
+    e = result.effective_judges
+    if e is None:
+        return []
+    if e.estimate is None:
+        return [f"effective judges: not measurable (no two of the {e.judges} judges vary in correctness)"]
+    ci = f" (95% CI {e.ci95[0]:.2f} to {e.ci95[1]:.2f})" if e.ci95 else ""
+    rho = f"{e.correlation:.2f}" if e.correlation is not None else "-"
+    return [f"effective judges: {e.estimate:.2f} of {e.judges}{ci}; mean error correlation {rho} (Kish)"]
+
+
+def aggregate_rows(result: BenchResult) -> list[list[str]]:
+    """Each score aggregate's accuracy over round 1 and the final round, side by side."""
+    return [
+        [
+            name.replace("_", " "),
+            pct(f.round1_accuracy),
+            interval(f.round1_ci95),
+            pct(f.final_accuracy),
+            interval(f.final_ci95),
+        ]
+        for name, f in result.aggregates.items()
+    ]
+
+
 def bench_report(result: BenchResult) -> TextReport:
     """The figures as tables, then the verdict sentence."""
     facts = [f"{result.items} items ({result.kind}), seed {result.seed}"]
@@ -206,7 +232,12 @@ def bench_report(result: BenchResult) -> TextReport:
         facts.append(
             f"position consistency (the panel's verdict the same in both orders): {pct(result.swap_consistency)}"
         )
+    facts += panel_facts(result)
     blocks: list[Any] = [TextTable(STRATEGY_COLUMNS, strategy_rows(result), title="Strategies")]
+    if result.aggregates:
+        pass_at = next(iter(result.aggregates.values())).pass_at
+        columns = ["Aggregate", "Round 1", "Round 1 95% CI", "Final", "Final 95% CI"]
+        blocks.append(TextTable(columns, aggregate_rows(result), title=f"Score aggregates (pass at {pass_at:g})"))
     single = result.strategies.get("single")
     if isinstance(single, SingleFigures):
         blocks.append(TextTable(JUDGE_COLUMNS, judge_rows(single), title="Each judge alone"))

@@ -13,6 +13,8 @@ def _usd(v: float | None) -> str:
 
 def _where(call: dict[str, Any]) -> str:
     where = f"round {call['round']}" if call["round"] else "final"
+    if not call["round"] and call.get("seat") == "rubric":  # `--criteria auto`: the rubric, before round 1
+        return "rubric"
     if call.get("phase"):
         return f"{where} {call['phase']}"
     return where if call["round"] else "synthesis"
@@ -24,6 +26,7 @@ def dry_run_text(data: dict[str, Any]) -> str:
         f"{data.get('input_name', 'artifact')} ~{data['artifact_tokens']:,} tokens.",
     ]
     out += [f"Skipped, not usable here: {s}" for s in data.get("skipped", [])]
+    out += list(data.get("panel_warnings", []))
     out += [f"Warning: {w}" for w in data.get("warnings", [])]
     if data.get("warnings"):
         out.append("A dry run needs none of these; a real run does ('moot doctor' checks every judge).")

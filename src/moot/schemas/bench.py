@@ -234,6 +234,29 @@ class DifferenceFigures(_Figures):
 DIFFERENCES = (("debate", "vote"), ("debate", "vote@equal"), ("vote", "single"), ("vote@equal", "vote"))
 
 
+class EffectiveJudges(_Figures):
+    """How many independent judges the panel is worth (`moot.bench.independence`): Kish's effective number
+    from the mean pairwise correlation of the judges' correctness, with its bootstrap interval. `estimate`
+    is None when no pair of judges varies (a judge right on every item)."""
+
+    judges: int
+    estimate: float | None
+    ci95: tuple[float, float] | None
+    correlation: float | None
+    method: str
+
+
+class AggregateFigures(_Figures):
+    """One score aggregate on a scored suite (`moot.bench.aggregates`): the accuracy of reading the mean,
+    median or trimmed mean of every judge's round-1 and final scores as pass at `pass_at`."""
+
+    pass_at: float
+    round1_accuracy: float
+    round1_ci95: tuple[float, float]
+    final_accuracy: float
+    final_ci95: tuple[float, float]
+
+
 class BenchResult(_Figures):
     """A bench run over one suite with one panel."""
 
@@ -250,6 +273,8 @@ class BenchResult(_Figures):
     differences: dict[str, DifferenceFigures] = Field(default_factory=dict)  # "debate-vote", ...
     margin: float = 0.03  # the equivalence margin the verdict's TOST used (a share)
     both_orders: bool = False  # accuracy is JudgeBench's: right in both orders
+    effective_judges: EffectiveJudges | None = None  # the panel's worth in independent judges (issue 30)
+    aggregates: dict[str, AggregateFigures] = Field(default_factory=dict)  # scored suites: mean, median, trimmed_mean
 
 
 # the names the docs send users to (tests/test_public_surface.py pins them)

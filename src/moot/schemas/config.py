@@ -31,6 +31,11 @@ class JudgeSpec(BaseModel):
     fallbacks: list[str] = Field(default_factory=list)
     # OpenAI-compatible servers: the form the reply schema is sent in (moot.judges.structured); default auto
     structured: Literal["auto", "json_schema", "json_object", "off"] | None = None
+    # how hard a reasoning model thinks, in the vendors' words (minimal, low, medium, high, xhigh); each provider
+    # gets it in its own field, and a level it does not take is refused before any call (moot.judges.effort)
+    reasoning_effort: Literal["minimal", "low", "medium", "high", "xhigh"] | None = None
+    # request fields moot does not name, passed through the vendor SDK's own extra-body parameter
+    extra_body: dict[str, Any] | None = None
     # the model's context window in tokens: a step whose prompt and output bound cannot fit is refused
     context_tokens: int | None = Field(default=None, gt=0)
     # scripted judges (tests, demo): a YAML file of replies, or the replies inline
@@ -68,8 +73,13 @@ class JudgeSpec(BaseModel):
         return data
 
 
+ScoreAggregate = Literal["mean", "median", "trimmed_mean"]
+AGGREGATES: tuple[ScoreAggregate, ...] = ("mean", "median", "trimmed_mean")
+
+
 class ConsensusSettings(BaseModel):
-    """Seed 000's consensus block, plus seed 003's explicit-acceptance rule as a setting."""
+    """Seed 000's consensus block, plus seed 003's explicit-acceptance rule as a setting, and how the
+    judges' scores become the panel's (`aggregate`, issue 30: the seeds' mean unless a robust one is asked)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -77,6 +87,7 @@ class ConsensusSettings(BaseModel):
     dimension_score_range: float = 1.0
     critical_finding_agreement: bool = True
     require_explicit_acceptance: bool = False  # seed 003: "all judges explicitly state they accept"
+    aggregate: ScoreAggregate = "mean"
 
     @field_validator("overall_score_range", "dimension_score_range")
     @classmethod

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, SerializationInfo, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from moot.schemas.effect import DebateEffect
+from moot.schemas.panel import PanelReport
 from moot.schemas.spend import Spend
 
 RunStatus = Literal["finished", "stopped", "aborted"]
@@ -40,6 +41,9 @@ __all__ = [
 ]
 
 ENVELOPE_KEYS = ("protocol", "debate_id", "status", "verdict", "rounds_completed", "judges", "spend", "debate_effect")
+# keys the envelope may carry after those eight: `panel` (issue 30), absent from results stored before it and
+# from a plugin protocol's result that has no such field
+OPTIONAL_KEYS = ("panel",)
 SCHEMA_PATH = Path(__file__).with_name("envelope.schema.json")
 
 # the notes a budget stop leaves (engine.core's round gate), read when a result stored before `status`
@@ -117,6 +121,7 @@ class Envelope(BaseModel):
     judges: list[SeatStatus]
     spend: Spend
     debate_effect: DebateEffect | None
+    panel: PanelReport | None = None  # seats, models, families and warnings (None: stored before it existed)
 
 
 class EnvelopeFirst(BaseModel):
@@ -127,7 +132,7 @@ class EnvelopeFirst(BaseModel):
         data = handler(self)
         if not isinstance(data, dict):
             return data
-        head = {k: data[k] for k in ENVELOPE_KEYS if k in data}
+        head = {k: data[k] for k in (*ENVELOPE_KEYS, *OPTIONAL_KEYS) if k in data}
         return {**head, **{k: v for k, v in data.items() if k not in head}}
 
 
@@ -150,7 +155,7 @@ def one_line(text: str, limit: int = 200) -> str:
 def envelope_of(result: Mapping[str, Any]) -> Envelope | None:
     """The envelope of a result's JSON, or None when it has none (not a result, or malformed)."""
     try:
-        return Envelope.model_validate({k: result.get(k) for k in ENVELOPE_KEYS})
+        return Envelope.model_validate({k: result.get(k) for k in (*ENVELOPE_KEYS, *OPTIONAL_KEYS)})
     except ValueError:
         return None
 

@@ -313,6 +313,7 @@ async def challenge(
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
     max_input_tokens: int | None = None,
+    author_model: str | None = None,
 ) -> ChallengeResult:
     """Defend a position on `topic` against challengers attacking it in parallel; end in CONSENSUS or a
     TRADEOFF document. Judges are model names, built-in agent CLIs (`gemini`, `codex`, `qwen`, `claude`),
@@ -321,6 +322,7 @@ async def challenge(
 
     `max_cost` (USD) caps the spend: no confrontation round starts whose worst case could cross it, and
     the debate ends in a tradeoff from what was argued, saying so.
+    `author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
     """
     result: ChallengeResult = await run_spec(SPEC, locals())
     return result

@@ -22,6 +22,7 @@ from moot.schemas.envelope import (
     run_status,
     split_status,
 )
+from moot.schemas.panel import PanelReport
 from moot.schemas.spend import Spend
 
 PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
@@ -209,8 +210,15 @@ class ChallengeResult(EnvelopeFirst):
     notes: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
     debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
+    panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
 
     _status = model_validator(mode="before")(run_status)
+
+    def cap_confidence(self, reason: str) -> None:
+        """A one-family panel's agreement is not HIGH confidence: MEDIUM, with the reason in the notes."""
+        if self.confidence == "HIGH":
+            self.confidence = "MEDIUM"
+            self.notes.append(reason)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

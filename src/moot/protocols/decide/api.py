@@ -103,6 +103,7 @@ async def decide(
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
     max_input_tokens: int | None = None,
+    author_model: str | None = None,
 ) -> DecisionResult:
     """Debate a scope-critical question between judges with the Risk, Value and Effort stances.
 
@@ -113,6 +114,7 @@ async def decide(
 
     `max_cost` (USD) caps the spend: round 2 does not start when its worst case could cross it, and the
     result says so.
+    `author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
     """
     result: DecisionResult = await run_spec(SPEC, locals())
     return result

@@ -18,10 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 from moot.schemas.config import JudgeSpec
 from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
+from moot.schemas.panel import PanelReport
 from moot.schemas.spend import Spend
 
 DecisionOutcome = Literal["RECOMMENDED", "CONTESTED"]
-DecisionConfidence = Literal["HIGH", "REQUIRES_INPUT"]
+DecisionConfidence = Literal["HIGH", "MEDIUM", "REQUIRES_INPUT"]  # MEDIUM: a one-family panel agreed
 
 _ID = re.compile(r"^\w[\w.-]*$")
 
@@ -267,8 +268,15 @@ class DecisionResult(EnvelopeFirst):
     files: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
     debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
+    panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
 
     _status = model_validator(mode="before")(run_status)
+
+    def cap_confidence(self, reason: str) -> None:
+        """A one-family panel's agreement is not HIGH confidence: MEDIUM, with the reason in the notes."""
+        if self.confidence == "HIGH":
+            self.confidence = "MEDIUM"
+            self.notes.append(reason)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

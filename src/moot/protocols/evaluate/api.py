@@ -62,12 +62,14 @@ def build_evaluation_request(
         check_rounds(max_rounds, MAX_ROUNDS, ROUNDS, protocol="evaluate")
     if mode not in ("complete", "quick"):
         raise UsageError(f"--mode must be complete or quick (got {mode!r})")
-    crit = _criteria(criteria)
+    auto = isinstance(criteria, str) and criteria.strip().lower() == AUTO
+    crit = [] if auto else _criteria(criteria)
     arts = _artifacts(solution, artifacts)
     panel, entries = _panel(judges)
     base_dir = panel.base_dir if panel else None
     seats, specs = make_seats(entries, base_dir=base_dir, stance_prompts=STANCE_PROMPTS)
     moderator_spec = judge_spec(moderator, "moderator") if moderator else panel.moderator if panel else None
+    writer = rubric_writer(panel, specs) if auto else None
     moderator_seat = _moderator(moderator_spec, base_dir)
     cons, thr = _settings(consensus, thresholds, panel)
     name = solution_name([a.path for a in arts])
@@ -86,8 +88,27 @@ def build_evaluation_request(
         solution_name=name,
         report_base=choose_base(Path(rdir), name, date.today()) if rdir else "",  # noqa: DTZ011
         base_dir=str(base_dir) if base_dir else None,
+        criteria_auto=auto,
+        rubric_writer=writer,
     )
     return request, seats, moderator_seat, panel
+
+
+AUTO = "auto"  # `--criteria auto`: a rubric written for the task by one call before round 1
+
+
+def rubric_writer(panel: PanelFile | None, specs: Sequence[JudgeSpec]) -> JudgeSpec:
+    """Who writes an `auto` rubric: the judges file's `rubric_model:`, else its moderator, else the first judge
+    (as a plain seat: no stance)."""
+    chosen = (panel.rubric_model or panel.moderator) if panel else None
+    if chosen is None:
+        chosen = specs[0].model_copy(update={"stance": "neutral", "stance_prompt": None, "name": None})
+    return chosen
+
+
+def _rubric_seat(request: EvaluationRequest, base_dir: Path | None) -> Seat | None:
+    spec = request.rubric_writer if request.criteria_auto else None
+    return build_seat(spec, seat_id="rubric", number=0, base_dir=base_dir) if spec is not None else None
 
 
 def _criteria(criteria: str | Sequence[Criterion]) -> list[Criterion]:
@@ -183,14 +204,16 @@ def prepared_evaluation(
     request: EvaluationRequest, seats: list[Seat], moderator: Seat | None, panel: PanelFile | None = None
 ) -> Prepared:
     title = f"evaluate {_shown_path(request.artifacts[0].path)}" + (f": {request.task}" if request.task else "")
+    base_dir = Path(request.base_dir) if request.base_dir else None
+    writer = _rubric_seat(request, base_dir)
     return Prepared(
         protocol="evaluate",
         request=request,
         title=title,
-        seats=seats + ([moderator] if moderator else []),
+        seats=seats + ([moderator] if moderator else []) + ([writer] if writer else []),
         panel=panel,
         rounds=request.rounds_allowed,
-        make=lambda debate_id: Evaluation(request, seats, debate_id, moderator=moderator),
+        make=lambda debate_id: Evaluation(request, seats, debate_id, moderator=moderator, rubric_writer=writer),
         scenarios=lambda calls: scenarios(
             [c for c in calls if c.round], request.rounds_allowed, [c for c in calls if not c.round]
         ),
@@ -237,6 +260,7 @@ async def evaluate(
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
     max_input_tokens: int | None = None,
+    author_model: str | None = None,
 ) -> EvaluationResult:
     """Run the scored multi-judge debate over an artifact and return its verdict.
 
@@ -245,6 +269,7 @@ async def evaluate(
     `"host"` makes every seat of it a host seat, whose replies the caller gives (`submit_replies`).
     `moderator` (`"host"`, a model, a spec) writes the synthesis, in place of the judges file's.
     `max_cost` (USD) caps the spend: no round starts whose worst case could cross it.
+    `author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
     """
     result: EvaluationResult = await run_spec(SPEC, locals())
     return result

@@ -20,6 +20,7 @@ from moot.reports.serialize import atomic_append, atomic_write, fence
 from moot.reports.terminal import TextTable, table_lines
 from moot.schemas.config import Artifact
 from moot.schemas.events import Event
+from moot.schemas.rubric import Rubric
 from moot.schemas.safe_text import inert_markdown, safe_text
 from moot.store.db import Store
 
@@ -77,6 +78,8 @@ class JudgeReports:
         record = event.data.get("record") if event.kind == "record" else None
         if isinstance(record, JudgeRoundRecord):
             self.write_round(record)
+        elif isinstance(record, Rubric):  # `--criteria auto`: the criteria are known from now on
+            self.weights = {c.key: c.weight for c in record.as_criteria()}
 
     def path_for(self, number: int) -> Path:
         return self.directory / f"{self.base}.{number}.md"

@@ -119,8 +119,10 @@ PARAMS = (
         "criteria",
         str,
         "code",
-        help="name:weight,... or a rubric YAML file or a built-in rubric (code, design, documentation, plan).",
-        mcp_help="name:weight,... or a rubric YAML file or code, design, documentation, plan.",
+        help="name:weight,... or a rubric YAML file or a built-in rubric (code, design, documentation, plan), "
+        "or auto (one call writes a rubric for the task first).",
+        mcp_help="name:weight,... or a rubric YAML file or code, design, documentation, plan; or auto (a rubric "
+        "written for the task by one call before round 1).",
     ),
     Param(
         "judges",

@@ -24,6 +24,7 @@ from moot.prompts import Templates
 from moot.protocols.evaluate.moderator import moderator_call, moderator_reserve
 from moot.protocols.evaluate.parsing import parse_scored_reply
 from moot.protocols.evaluate.result import build_result, verdict_result
+from moot.protocols.evaluate.rubric import placeholder, rubric_call
 from moot.protocols.evaluate.rules import check_consensus, finding_states, spread
 from moot.protocols.evaluate.schemas import (
     EvaluationRequest,
@@ -33,8 +34,10 @@ from moot.protocols.evaluate.schemas import (
     ScoredPosition,
 )
 from moot.protocols.evaluate.state import DebateState
+from moot.schemas.events import Event
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_schemas import evaluate_reply_schema
+from moot.schemas.rubric import Rubric
 from moot.schemas.spend import Spend
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
@@ -59,24 +62,40 @@ class Evaluation:
     final_name = "synthesis"  # the moderator's synthesis
 
     def __init__(
-        self, request: EvaluationRequest, seats: Sequence[Seat], debate_id: str, *, moderator: Seat | None = None
+        self,
+        request: EvaluationRequest,
+        seats: Sequence[Seat],
+        debate_id: str,
+        *,
+        moderator: Seat | None = None,
+        rubric_writer: Seat | None = None,
     ) -> None:
         self.request = request
         self.debate_id = debate_id
         self.moderator = moderator
+        self.rubric_writer = rubric_writer  # `--criteria auto`: who writes the rubric before round 1
+        self.rubric: Rubric | None = None
         self.state = DebateState(active=list(seats))
         self.seats = list(seats)
-        self.system = PROMPTS.render(
+        self.system = self._system()
+
+    def _system(self) -> str:
+        """The judges' shared system prompt: rules, task, criteria (and a written rubric's anchors), artifact."""
+        return PROMPTS.render(
             "system.j2",
-            judge_count=len(seats),
-            task=request.task or "(no task description given)",
-            criteria=request.criteria,
-            artifacts=request.artifacts,
+            judge_count=len(self.seats),
+            task=self.request.task or "(no task description given)",
+            criteria=self.request.criteria,
+            rubric=self.rubric,
+            artifacts=self.request.artifacts,
         )
 
     # planning
 
     def plan(self) -> Step | None:
+        if self.request.criteria_auto and self.rubric is None and self.rubric_writer is not None:
+            call = rubric_call(self.rubric_writer, PROMPTS, self.request.task, list(self.request.artifacts))
+            return Step(0, [call], phase="rubric", first=True)
         st = self.state
         ended = st.stopped or st.consensus_at is not None or st.rounds_done >= self.request.rounds_allowed
         if not ended:
@@ -162,6 +181,8 @@ class Evaluation:
     # absorbing
 
     def absorb(self, step: Step, answers: Sequence[Answer[Any]]) -> Outcome:
+        if step.phase == "rubric":
+            return self._absorb_rubric(answers[0])
         if step.round == 0:
             return self._absorb_moderator(answers[0])
         st = self.state
@@ -221,6 +242,16 @@ class Evaluation:
             dimension_scores={p.judge: dict(p.dimension_scores) for p in latest},
         )
 
+    def _absorb_rubric(self, answer: Answer[Any]) -> Outcome:
+        """The written rubric becomes the debate's criteria and joins every judge's system prompt; shown once."""
+        if answer.value is None:
+            return Outcome(go_on=False, abort=f"the rubric (--criteria auto) could not be written: {answer.reason}")
+        self.rubric = answer.value
+        self.request = self.request.model_copy(update={"criteria": self.rubric.as_criteria()})
+        self.system = self._system()
+        events = [Event("note", 0, data={"text": line}) for line in self.rubric.lines()]
+        return Outcome(go_on=True, events=events, records=[self.rubric])
+
     def _absorb_moderator(self, answer: Answer[Any]) -> Outcome:
         st = self.state
         st.moderated = True
@@ -234,6 +265,8 @@ class Evaluation:
 
     def rehearse(self, call: Call[Any], tokens: int) -> Answer[Any]:
         """Scores far apart (so that every round is needed), replies of the given size."""
+        if call.kind == "rubric":
+            return placeholder(tokens)
         text = "x" * 4 * max(1, tokens)
         if call.kind == "moderator":
             return Answer({"majority_opinion": text}, text, "ok")
@@ -247,4 +280,5 @@ class Evaluation:
         label = self.moderator.label if self.moderator else ""
         result = build_result(self.request, self.seats, self.state, self.debate_id, moderator_label=label)
         result.spend = spend
+        result.rubric = self.rubric
         return result

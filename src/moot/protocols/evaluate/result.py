@@ -146,6 +146,7 @@ def verdict_result(
             score_range=[min(final.values()), max(final.values())],
             consensus_method=d.method,
             confidence=d.confidence,
+            aggregate="median" if d.method == "forced" else request.consensus.aggregate,
         ),
         round_progression=st.progression,
         **d.split,

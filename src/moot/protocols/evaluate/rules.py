@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
+from moot.engine.aggregate import aggregate
 from moot.protocols.evaluate.schemas import (
     ConsensusMethod,
     CriticalFinding,
@@ -210,7 +211,8 @@ def decide_verdict(
     critical_accepted: bool = False,
 ) -> VerdictDecision:
     """Seed 000/001 synthesis: consensus -> the mean, HIGH; else a strict majority within the overall range
-    -> the majority's mean, MEDIUM, minority documented; else forced -> the median, LOW, for a person."""
+    -> the majority's mean, MEDIUM, minority documented; else forced -> the median, LOW, for a person.
+    `settings.aggregate` replaces the mean (median, trimmed mean) for the consensus and the majority."""
 
     def decided(
         score: float, how: ConsensusMethod, kind: VerdictType, conf: ScoreConfidence, **rest: Any
@@ -219,11 +221,12 @@ def decide_verdict(
         return VerdictDecision(verdict, score, how, kind, conf, **rest)
 
     scores = list(final_scores.values())
+    how = settings.aggregate
     if consensus_reached:
-        return decided(mean(scores), "unanimous", "consensus", "HIGH")
+        return decided(aggregate(scores, how), "unanimous", "consensus", "HIGH")
     found = find_majority(final_scores, settings.overall_score_range)
     if found is not None:
-        score = mean([final_scores[j] for j in found.majority])
+        score = aggregate([final_scores[j] for j in found.majority], how)
         return decided(
             score,
             "majority",
@@ -232,6 +235,6 @@ def decide_verdict(
             majority=found.majority,
             minority=found.minority,
             majority_score=score,
-            minority_score=mean([final_scores[j] for j in found.minority]) if found.minority else None,
+            minority_score=aggregate([final_scores[j] for j in found.minority], how) if found.minority else None,
         )
     return decided(median(scores), "forced", "no_consensus", "LOW")

@@ -10,10 +10,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field, model_validator
 
-from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictThresholds
+from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, ScoreAggregate, VerdictThresholds
 from moot.schemas.criteria import Criterion
 from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
+from moot.schemas.panel import PanelReport
+from moot.schemas.rubric import Rubric
 from moot.schemas.spend import Spend
 
 ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
@@ -92,6 +94,9 @@ class Summary(BaseModel):
     score_range: list[float]
     consensus_method: ConsensusMethod
     confidence: ScoreConfidence
+    # how the judges' scores became `consensus_score`: the judges file's `consensus: {aggregate: ...}` (mean by
+    # default) for a consensus or a majority; a forced verdict is always the median
+    aggregate: ScoreAggregate = "mean"
 
 
 class ConvergentFinding(BaseModel):
@@ -170,8 +175,16 @@ class EvaluationResult(EnvelopeFirst):
     reports: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
     debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
+    panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
+    rubric: Rubric | None = None  # the rubric `--criteria auto` wrote for this debate
 
     _status = model_validator(mode="before")(run_status)
+
+    def cap_confidence(self, reason: str) -> None:
+        """A one-family panel's agreement is not HIGH confidence: MEDIUM, with the reason in the notes."""
+        if self.summary.confidence == "HIGH":
+            self.summary.confidence = "MEDIUM"
+            self.notes.append(reason)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -213,6 +226,10 @@ class EvaluationRequest(BaseModel):
     solution_name: str = ""
     report_base: str = ""  # "{solution-name}-{YYYY-MM-DD}", fixed when the debate starts
     base_dir: str | None = None  # where relative paths in judge specs (scripts) are resolved
+    # `--criteria auto`: a rubric is written before round 1 by `rubric_writer` (rubric_model:, else the
+    # moderator, else the first judge), and becomes the criteria (empty until then)
+    criteria_auto: bool = False
+    rubric_writer: JudgeSpec | None = None
 
     @property
     def rounds_allowed(self) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from moot.protocols.evaluate.markdown import score_grid
-from moot.protocols.evaluate.schemas import EvaluationResult
+from moot.protocols.evaluate.schemas import EvaluationResult, Summary
 from moot.reports.cost_table import cost_grid, with_spend
 from moot.reports.effect_text import effect_blocks
 from moot.reports.github import (
@@ -181,6 +181,12 @@ def _findings(result: EvaluationResult) -> list[Block]:
     return out
 
 
+def _by(s: Summary) -> str:
+    """The aggregate a score was taken by, named when it is not the seeds' mean (a forced verdict's median
+    goes without saying)."""
+    return "" if s.aggregate == "mean" or s.consensus_method == "forced" else f", {s.aggregate.replace('_', ' ')}"
+
+
 def evaluation_report(result: EvaluationResult) -> TextReport:
     s = result.summary
     reached = f"consensus in round {result.consensus_reached_at}" if result.consensus_reached else "no consensus"
@@ -195,7 +201,8 @@ def evaluation_report(result: EvaluationResult) -> TextReport:
     if result.reports:
         blocks.append(files_line("Reports (one per judge, and the consensus report)", result.reports))
     return TextReport(
-        f"Verdict: {s.final_verdict}  score {s.consensus_score:g}/5  ({s.consensus_method}, confidence {s.confidence})",
+        f"Verdict: {s.final_verdict}  score {s.consensus_score:g}/5  ({s.consensus_method}{_by(s)}, "
+        f"confidence {s.confidence})",
         VERDICT_TONE.get(s.final_verdict, "plain"),
         facts,
         blocks,
