@@ -16,6 +16,8 @@ VOLATILE = {
     "spend",
     "models",
     "model",
+    "family",  # a model label's family: a host seat plays no model moot knows
+    "families",
     "label",
     "answered_by",
     "wall_seconds",

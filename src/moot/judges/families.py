@@ -32,9 +32,10 @@ def bare_model(name: str) -> str:
     return model_name(name).lower()
 
 
-# judges that stand in for a model (tests, the demo, code): they have a family only when they play a model
-# the table knows (the demo's scripted `gpt-5.2`); a scripted judge named `scripted` or `alpha` has none
-STAND_INS = frozenset({"scripted", "function"})
+# judges that stand in for a model (tests, the demo, code, a host seat whose replies the caller gives): they
+# have a family only when they play a model the table knows (the demo's scripted `gpt-5.2`); a scripted judge
+# named `scripted` or `alpha` has none, and nor has a host seat: moot cannot know which model answers for it
+STAND_INS = frozenset({"scripted", "function", "host"})
 
 
 def family_of(model: str, provider: str = "") -> str:
