@@ -25,6 +25,7 @@ from moot.judges.readiness import merge_warnings, plan_warnings
 from moot.panel_file import PanelFile
 from moot.schemas.events import Event, fan_out
 from moot.schemas.safe_text import lone_surrogate_at
+from moot.secrets import redact_text, screen_request
 from moot.store.db import Store
 
 
@@ -53,15 +54,23 @@ class Prepared:
     input_name: str = "artifact"
     plan_extra: dict[str, Any] = field(default_factory=dict)
     panel_seats: list[Seat] | None = None  # the judges a dry run lists (default: every seat)
+    # a secret in the inputs is replaced by [REDACTED:<kind>] (else it refuses the debate); what was is listed
+    redact_secrets: bool = False
+    redactions: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         """Every protocol's inputs end here before anything is stored or sent: text that is not text (a lone
-        surrogate, from an undecodable byte or an unpaired JSON escape) is bad input, not a crash later."""
+        surrogate, from an undecodable byte or an unpaired JSON escape) is bad input, not a crash later; so is
+        a secret (`moot.secrets`), unless asked to redact it, which is done here, in the request itself."""
         where = lone_surrogate_at(self.request.model_dump())
         if where is not None:
             raise UsageError(
                 f"{where} is not valid text: it holds an undecodable byte or an unpaired surrogate (U+D800-U+DFFF)"
             )
+        hits = screen_request(self.request, redact=self.redact_secrets)
+        if hits:
+            self.redactions = [h.record() for h in hits]
+            self.title = redact_text(self.title)
 
 
 async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = False) -> Any:
@@ -74,6 +83,8 @@ async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = Fal
         if writer is not None:
             engine.emit = fan_out(engine.emit, writer)
         result = await run_steps(p.make(engine.debate_id), engine)
+        if p.redactions and "redactions" in type(result).model_fields:
+            result.redactions = p.redactions
         return writer.finish(result) if writer is not None else result
 
     return await run_debate(p.protocol, p.request, p.title[:200], p.seats, body, options, resuming=resuming)

@@ -18,7 +18,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, SerializationInfo, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from moot.schemas.effect import DebateEffect
 from moot.schemas.spend import Spend
@@ -120,13 +127,19 @@ class Envelope(BaseModel):
 
 
 class EnvelopeFirst(BaseModel):
-    """A protocol's result: its envelope keys first when serialised, whatever order its fields are in."""
+    """A protocol's result: its envelope keys first when serialised, whatever order its fields are in.
+    `redactions` lists the secrets replaced by `[REDACTED:<kind>]` before any call (`--redact-secrets`):
+    where and which kind, never the value; a result without any does not carry the key."""
+
+    redactions: list[dict[str, Any]] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
     def _envelope_first(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         data = handler(self)
         if not isinstance(data, dict):
             return data
+        if not data.get("redactions", True):
+            del data["redactions"]
         head = {k: data[k] for k in ENVELOPE_KEYS if k in data}
         return {**head, **{k: v for k, v in data.items() if k not in head}}
 

@@ -43,7 +43,9 @@ from moot.schemas.config import JudgeSpec
 from moot.store.db import Store
 
 
-def prepared_decision(request: DecisionRequest, seats: list[Seat], panel: PanelFile | None = None) -> Prepared:
+def prepared_decision(
+    request: DecisionRequest, seats: list[Seat], panel: PanelFile | None = None, *, redact_secrets: bool = False
+) -> Prepared:
     ctx = request.context
     options = [f"{o.label} {o.description}" for o in ctx.options]
     context_text = "\n".join([ctx.question_text, *options, ctx.spec_context])
@@ -59,6 +61,7 @@ def prepared_decision(request: DecisionRequest, seats: list[Seat], panel: PanelF
         files=lambda _store, _id: _files(request),
         input_tokens=tokens_of(context_text),
         input_name="question and context",
+        redact_secrets=redact_secrets,
     )
 
 
@@ -72,11 +75,12 @@ async def _build(
     options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = None,
     *,
     planning: bool = False,
+    redact_secrets: bool = False,
     **kwargs: Any,
 ) -> Prepared:
     """`planning` changes nothing here: no judge of a decision is probed before the run."""
     request, seats, panel = build_decision_request(question, options, **kwargs)
-    return prepared_decision(request, seats, panel)
+    return prepared_decision(request, seats, panel, redact_secrets=redact_secrets)
 
 
 async def run_decision(
@@ -102,6 +106,7 @@ async def decide(
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
+    redact_secrets: bool = False,
 ) -> DecisionResult:
     """Debate a scope-critical question between judges with the Risk, Value and Effort stances.
 
@@ -111,7 +116,8 @@ async def decide(
     names files or folders whose text joins the context, as `moot decide --context` does.
 
     `max_cost` (USD) caps the spend: round 2 does not start when its worst case could cross it, and the
-    result says so.
+    result says so. A secret in the question or context refuses the run before any call unless
+    `redact_secrets` (see `moot.secrets`).
     """
     result: DecisionResult = await run_spec(SPEC, locals())
     return result

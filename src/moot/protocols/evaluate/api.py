@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
@@ -52,6 +53,8 @@ def build_evaluation_request(
     max_rounds: int | None = None,
     mode: Literal["complete", "quick"] = "complete",
     reports_dir: str | Path | None = ".specs/reports",
+    diff: str | None = None,
+    patch: str | None = None,
 ) -> tuple[EvaluationRequest, list[Seat], Seat | None, PanelFile | None]:
     """Validate every input and build the judges, before any call. Raises UsageError on bad input."""
     if max_rounds is not None:
@@ -59,7 +62,8 @@ def build_evaluation_request(
     if mode not in ("complete", "quick"):
         raise UsageError(f"--mode must be complete or quick (got {mode!r})")
     crit = _criteria(criteria)
-    arts = _artifacts(solution, artifacts)
+    changed = diff is not None or patch is not None
+    arts = _changed(solution, artifacts, diff, patch) if changed else _artifacts(solution, artifacts)
     panel, entries = _panel(judges)
     base_dir = panel.base_dir if panel else None
     seats, specs = make_seats(entries, base_dir=base_dir, stance_prompts=STANCE_PROMPTS)
@@ -101,6 +105,23 @@ def _artifacts(solution: str | Sequence[str] | None, artifacts: Sequence[Artifac
     if not arts:
         raise UsageError("no artifact given")
     return arts
+
+
+def _changed(
+    solution: str | Sequence[str] | None, artifacts: Sequence[Artifact] | None, diff: str | None, patch: str | None
+) -> list[Artifact]:
+    """A change as the artifact (`moot.diffs`): the changed files' hunks, never the files it leaves alone;
+    each file left out (binary, deleted, renamed unchanged) is named on one line."""
+    from moot.diffs import git_change, patch_change
+
+    named = (("--solution", solution), ("artifacts", artifacts), ("--diff", diff), ("--patch", patch))
+    given = [n for n, v in named if v]
+    if len(given) > 1:
+        raise UsageError(f"give one of {' or '.join(given)}, not both")
+    change = git_change(diff) if diff is not None else patch_change(patch or "")
+    for line in change.skipped:
+        print(f"moot: {line}", file=sys.stderr)  # noqa: T201 - one line per file left out, as the CLI's notes
+    return change.artifacts
 
 
 def _panel(judges: str | Path | PanelFile | Sequence[JudgeLike] | None) -> tuple[PanelFile | None, list[JudgeLike]]:
@@ -165,7 +186,12 @@ def _judge_reports(request: EvaluationRequest, store: Store, debate_id: str) -> 
 
 
 def prepared_evaluation(
-    request: EvaluationRequest, seats: list[Seat], moderator: Seat | None, panel: PanelFile | None = None
+    request: EvaluationRequest,
+    seats: list[Seat],
+    moderator: Seat | None,
+    panel: PanelFile | None = None,
+    *,
+    redact_secrets: bool = False,
 ) -> Prepared:
     title = f"evaluate {request.artifacts[0].path}" + (f": {request.task}" if request.task else "")
     return Prepared(
@@ -182,13 +208,16 @@ def prepared_evaluation(
         files=lambda store, debate_id: _judge_reports(request, store, debate_id),
         input_tokens=sum(tokens_of(a.text) for a in request.artifacts),
         panel_seats=seats,
+        redact_secrets=redact_secrets,
     )
 
 
-async def _build(solution: str | Sequence[str] | None = None, *, planning: bool = False, **kwargs: Any) -> Prepared:
+async def _build(
+    solution: str | Sequence[str] | None = None, *, planning: bool = False, redact_secrets: bool = False, **kwargs: Any
+) -> Prepared:
     """`planning` changes nothing here: no judge of an evaluation is probed before the run."""
     request, seats, moderator, panel = build_evaluation_request(solution, **kwargs)
-    return prepared_evaluation(request, seats, moderator, panel)
+    return prepared_evaluation(request, seats, moderator, panel, redact_secrets=redact_secrets)
 
 
 async def run_evaluation(
@@ -220,12 +249,19 @@ async def evaluate(
     store: Store | None = None,
     on_event: Callable[..., None] | None = None,
     max_cost: float | None = None,
+    redact_secrets: bool = False,
+    diff: str | None = None,
+    patch: str | None = None,
 ) -> EvaluationResult:
     """Run the scored multi-judge debate over an artifact and return its verdict.
 
-    `solution` names files, folders or globs; or pass `artifacts` directly. `judges` is a judges file,
-    or a list of specs / dicts / model names / `Panelist`s; by default the seeds' three-vendor lineup.
+    `solution` names files, folders or globs; or pass `artifacts` directly; or judge a change: `diff` is a
+    git range in the current work tree (`HEAD~1`, `main...HEAD`), `patch` a unified diff file (`-`: stdin).
+    `judges` is a judges file, or a list of specs / dicts / model names / `Panelist`s; by default the seeds'
+    three-vendor lineup.
     `max_cost` (USD) caps the spend: no round starts whose worst case could cross it.
+    A secret in the inputs refuses the run before any call (`moot.secrets.SecretFound`, a UsageError) unless
+    `redact_secrets`, which sends `[REDACTED:<kind>]` in its place and lists it in the result's `redactions`.
     """
     result: EvaluationResult = await run_spec(SPEC, locals())
     return result
