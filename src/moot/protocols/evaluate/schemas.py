@@ -6,9 +6,16 @@ The JSON form of `EvaluationResult` is a contract: its keys follow seed 001's sy
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, computed_field, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+    model_validator,
+)
 
 from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictThresholds
 from moot.schemas.criteria import Criterion
@@ -23,20 +30,40 @@ ScoreConfidence = Literal["HIGH", "MEDIUM", "LOW"]
 CriticalResponse = Literal["accept", "reject", "withdraw"]
 
 
-class KeyClaim(BaseModel):
+class Located(BaseModel):
+    """Where a finding, claim or recommendation points: a file of the artifact and a line as the judges were
+    shown it (a diff's new-file number). `location_valid` is moot's check against what they were shown:
+    False when the file or line was not among it (the item is kept)."""
+
+    file: str | None = None
+    line: int | None = None
+    location_valid: bool | None = None
+
+    @model_serializer(mode="wrap")
+    def _only_given(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """An item that points nowhere keeps the keys it always had: no `file: null` in today's JSON."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("file", "line", "location_valid"):
+                if data.get(key, 0) is None:
+                    del data[key]
+        return data
+
+
+class KeyClaim(Located):
     claim: str
     evidence: str = ""
     confidence: str = ""
 
 
-class RaisedFinding(BaseModel):
+class RaisedFinding(Located):
     """A CRITICAL finding as a judge states it, before the engine gives it an id."""
 
     finding: str
     evidence: str = ""
 
 
-class CriticalFinding(BaseModel):
+class CriticalFinding(Located):
     id: str  # "C1", "C2", ... in the order raised
     finding: str
     evidence: str = ""
@@ -107,7 +134,7 @@ class DivergentFinding(BaseModel):
     user_decision_needed: bool = True
 
 
-class Recommendation(BaseModel):
+class Recommendation(Located):
     priority: Literal["MUST", "SHOULD", "COULD"]
     action: str
     rationale: str = ""

@@ -10,9 +10,12 @@ left for a person, and what it cost (`ProtocolSpec.github_markdown`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+from moot.engine.spec import Terminal
+from moot.protocols.evaluate.locations import located, sarif
 from moot.protocols.evaluate.markdown import score_grid
 from moot.protocols.evaluate.schemas import EvaluationResult
 from moot.reports.cost_table import cost_grid, with_spend
@@ -55,6 +58,20 @@ def _critical(c: dict[str, Any]) -> str:
     return f"{md(c.get('id', ''))} {md(c.get('finding', ''))}" + (f" ({md(c.get('state'))})" if c.get("state") else "")
 
 
+def _on_the_code(f: dict[str, Any]) -> str:
+    """A located finding as a review comment would carry it: its file and line first."""
+    return f"{md(f['file'])}:{int(f['line'])} **{md(f['level'])}** {md(f['text'])}"
+
+
+def show(result: EvaluationResult, fmt: str, _options: Mapping[str, Any], terminal: Terminal) -> EvaluationResult:
+    """`--format sarif`: SARIF 2.1.0, one result per located finding; any other format as every command prints."""
+    if fmt == "sarif":
+        terminal.emit(json.dumps(sarif(result.model_dump(mode="json")), indent=2))
+    else:
+        terminal.emit(terminal.render(result, fmt))
+    return result
+
+
 def evaluation_github(result: Mapping[str, Any]) -> str:
     s = as_dict(result.get("summary"))
     v = verdict_of(result)
@@ -85,6 +102,7 @@ def evaluation_github(result: Mapping[str, Any]) -> str:
     lines += not_ok_lines(result)
     lines += bullets("Recommendations", result.get("recommendations"), _recommendation)
     lines += bullets("Critical findings", result.get("critical_findings"), _critical)
+    lines += bullets("On the code", located(result), _on_the_code)
     lines += bullets("Needs human review", result.get("user_attention_needed"), lambda a: md(a.get("issue")))
     details = [
         ("Majority opinion", result.get("majority_opinion")),
