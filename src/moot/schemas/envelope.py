@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -132,14 +132,17 @@ class EnvelopeFirst(BaseModel):
     where and which kind, never the value; a result without any does not carry the key."""
 
     redactions: list[dict[str, Any]] = Field(default_factory=list)
+    # keys a result leaves out when empty or None, so that results without them keep today's JSON
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("redactions",)
 
     @model_serializer(mode="wrap")
     def _envelope_first(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         data = handler(self)
         if not isinstance(data, dict):
             return data
-        if not data.get("redactions", True):
-            del data["redactions"]
+        for key in self.omitted_when_empty:
+            if key in data and data[key] in (None, [], {}):
+                del data[key]
         head = {k: data[k] for k in ENVELOPE_KEYS if k in data}
         return {**head, **{k: v for k, v in data.items() if k not in head}}
 

@@ -138,6 +138,7 @@ def evaluate_reply_schema(
     phase: str,
     open_findings: Sequence[tuple[str, bool]] = (),
     require_acceptance: bool = False,
+    earlier_ids: Sequence[str] = (),
 ) -> Schema:
     """A judge's reply in the scored evaluation; `phase` is "round_1", "rebuttal" or "final".
 
@@ -146,7 +147,12 @@ def evaluate_reply_schema(
     """
     dims = _dimension_scores(criteria_keys)
     if phase == "round_1":
-        return _round_1(dims)
+        schema = _round_1(dims)
+        if earlier_ids:  # a follow-up: whether the new version resolved each earlier finding
+            answers = obj({i: choice(["resolved", "unresolved"]) for i in earlier_ids}, "each earlier finding")
+            schema["properties"]["earlier_findings"] = answers
+            schema["required"].append("earlier_findings")
+        return schema
     if phase == "rebuttal":
         return _rebuttal(dims, open_findings, require_acceptance)
     if phase == "final":

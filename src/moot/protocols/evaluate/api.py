@@ -29,6 +29,7 @@ from moot.inputs import load_artifacts, load_criteria, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
+from moot.protocols.evaluate.follow_up import load_earlier
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
 from moot.protocols.evaluate.params import DEMO
@@ -55,6 +56,7 @@ def build_evaluation_request(
     reports_dir: str | Path | None = ".specs/reports",
     diff: str | None = None,
     patch: str | None = None,
+    follow_up: str | None = None,
 ) -> tuple[EvaluationRequest, list[Seat], Seat | None, PanelFile | None]:
     """Validate every input and build the judges, before any call. Raises UsageError on bad input."""
     if max_rounds is not None:
@@ -86,6 +88,7 @@ def build_evaluation_request(
         solution_name=name,
         report_base=choose_base(Path(rdir), name, date.today()) if rdir else "",  # noqa: DTZ011
         base_dir=str(base_dir) if base_dir else None,
+        earlier=load_earlier(follow_up) if follow_up else None,
     )
     return request, seats, moderator_seat, panel
 
@@ -252,11 +255,13 @@ async def evaluate(
     redact_secrets: bool = False,
     diff: str | None = None,
     patch: str | None = None,
+    follow_up: str | None = None,
 ) -> EvaluationResult:
     """Run the scored multi-judge debate over an artifact and return its verdict.
 
     `solution` names files, folders or globs; or pass `artifacts` directly; or judge a change: `diff` is a
     git range in the current work tree (`HEAD~1`, `main...HEAD`), `patch` a unified diff file (`-`: stdin).
+    `follow_up` names an earlier evaluation: its findings are re-checked on this version (`follow_up` in the result).
     `judges` is a judges file, or a list of specs / dicts / model names / `Panelist`s; by default the seeds'
     three-vendor lineup.
     `max_cost` (USD) caps the spend: no round starts whose worst case could cross it.

@@ -131,6 +131,12 @@ PARAMS = (
         help="Judge a change: a unified diff file ('-' reads standard input).",
         mcp_help="Judge a change instead of files: a unified diff file.",
     ),
+    Param(
+        "follow_up",
+        str | None,
+        None,
+        help="A second look: re-check an earlier evaluation's findings (its debate id) on this version.",
+    ),
     Param("task", str, "", help="What the solution was supposed to accomplish."),
     Param(
         "criteria",
@@ -156,5 +162,6 @@ PARAMS = (
 
 
 def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    names = ("solution", "task", "criteria", "judges", "max_rounds", "mode", "redact_secrets", "diff", "patch")
+    names = ["solution", "task", "criteria", "judges", "max_rounds", "mode", "redact_secrets"]
+    names += ["diff", "patch", "follow_up"]
     return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}

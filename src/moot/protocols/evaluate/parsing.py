@@ -20,11 +20,13 @@ from moot.parsing.extract import (
     preview,
     reply_parser,
 )
+from moot.protocols.evaluate.follow_up import parse_answers
 from moot.protocols.evaluate.locations import location
 from moot.protocols.evaluate.rules import weighted_overall
 from moot.protocols.evaluate.schemas import (
     CriticalFinding,
     CriticalResponse,
+    Earlier,
     Exchange,
     KeyClaim,
     RaisedFinding,
@@ -165,6 +167,7 @@ def parse_scored_reply(
     criteria: Sequence[Criterion],
     previous: ScoredPosition | None = None,
     must_answer: Sequence[CriticalFinding] = (),
+    earlier: Earlier | None = None,
 ) -> ScoredPosition:
     """Validate one reply. Raises ReplyError with a message meant for the judge.
 
@@ -198,6 +201,7 @@ def parse_scored_reply(
             _first(data, ("accepts_consensus", "accept_consensus", "agreement_reached", "consensus_accepted"))
         ),
         verification=verification,
+        earlier_answers=parse_answers(data, earlier),
     )
 
 

@@ -100,7 +100,13 @@ class Evaluation:
 
         def parse(text: str) -> ScoredPosition:
             return parse_scored_reply(
-                text, judge=seat.id, round_no=round_no, criteria=r.criteria, previous=previous, must_answer=must_answer
+                text,
+                judge=seat.id,
+                round_no=round_no,
+                criteria=r.criteria,
+                previous=previous,
+                must_answer=must_answer,
+                earlier=r.earlier if round_no == 1 else None,
             )
 
         return Call(
@@ -129,7 +135,7 @@ class Evaluation:
         final = round_no == r.rounds_allowed and round_no >= 3
         phase = "round_1" if round_no == 1 else "final" if final else "rebuttal"
         if round_no == 1:
-            text = PROMPTS.render("round_1.j2", **common)
+            text = PROMPTS.render("round_1.j2", **common, earlier=r.earlier)
         else:
             text = PROMPTS.render(
                 "round_3.j2" if final else "round_2.j2",
@@ -144,6 +150,7 @@ class Evaluation:
             phase=phase,
             open_findings=[(f.id, f.raised_by == seat.id) for f in open_findings],
             require_acceptance=r.consensus.require_explicit_acceptance,
+            earlier_ids=[i.id for i in r.earlier.items] if r.earlier and round_no == 1 else (),
         )
         return Prompt(
             system=self.system,

@@ -6,7 +6,7 @@ The JSON form of `EvaluationResult` is a contract: its keys follow seed 001's sy
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -48,6 +48,35 @@ class Located(BaseModel):
                 if data.get(key, 0) is None:
                     del data[key]
         return data
+
+
+EarlierStatus = Literal["resolved", "unresolved", "disputed"]
+
+
+class EarlierItem(Located):
+    """One finding of the earlier debate, as the new one's judges are shown it."""
+
+    id: str  # "E1", ...
+    kind: str  # CRITICAL, MUST or SHOULD
+    text: str
+    status: EarlierStatus | None = None  # set in the result
+    answers: dict[str, str] = Field(default_factory=dict)  # judge -> resolved | unresolved
+
+
+class Earlier(BaseModel):
+    """The earlier debate a follow-up re-judges against (kept in the request, so resume has it)."""
+
+    debate_id: str
+    verdict: str
+    score: float | None = None
+    items: list[EarlierItem] = Field(default_factory=list)
+
+
+class FollowUp(Earlier):
+    """The result's link to the earlier debate: its verdict then, and each earlier item's fate now."""
+
+    verdict_now: str = ""
+    score_now: float | None = None
 
 
 class KeyClaim(Located):
@@ -99,6 +128,7 @@ class ScoredPosition(BaseModel):
     change_reason: str = ""
     accepts_consensus: bool | None = None
     verification: list[str] = Field(default_factory=list)
+    earlier_answers: dict[str, str] = Field(default_factory=dict)  # a follow-up's E-id -> resolved | unresolved
 
 
 class RoundSummary(BaseModel):
@@ -197,6 +227,8 @@ class EvaluationResult(EnvelopeFirst):
     reports: list[str] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
     debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
+    follow_up: FollowUp | None = None  # a follow-up's link to the earlier debate and each earlier finding's fate
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("redactions", "follow_up")
 
     _status = model_validator(mode="before")(run_status)
 
@@ -240,6 +272,7 @@ class EvaluationRequest(BaseModel):
     solution_name: str = ""
     report_base: str = ""  # "{solution-name}-{YYYY-MM-DD}", fixed when the debate starts
     base_dir: str | None = None  # where relative paths in judge specs (scripts) are resolved
+    earlier: Earlier | None = None  # a follow-up: the earlier debate's findings the judges re-check
 
     @property
     def rounds_allowed(self) -> int:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from moot.engine.spec import Terminal
+from moot.protocols.evaluate.follow_up import change_line
 from moot.protocols.evaluate.locations import located, sarif
 from moot.protocols.evaluate.markdown import score_grid
 from moot.protocols.evaluate.schemas import EvaluationResult
@@ -88,6 +89,14 @@ def evaluation_github(result: Mapping[str, Any]) -> str:
         f"{md(s.get('consensus_method', '-'))} · confidence {md(v.get('confidence', '-'))} · {rounds}",
         "",
     ]
+    earlier = as_dict(result.get("follow_up"))
+    if earlier:
+        lines += [md(change_line(earlier)), ""]
+        lines += bullets(
+            "Earlier findings",
+            earlier.get("items"),
+            lambda i: f"{md(i.get('id'))} **{md(i.get('status'))}** {md(i.get('text'))}",
+        )
     judges = [as_dict(j) for j in as_list(result.get("judges")) if as_dict(j).get("final_score") is not None]
     if judges:
         lines.append(
@@ -179,6 +188,9 @@ def _majority(result: EvaluationResult) -> str:
 
 def _findings(result: EvaluationResult) -> list[Block]:
     out: list[Block] = []
+    if result.follow_up is not None and result.follow_up.items:
+        earlier = [f"{i.id} [{i.status}] {i.text}" for i in result.follow_up.items]
+        out.append(TextSection(f"Earlier findings ({result.follow_up.debate_id}):", earlier))
     if result.critical_findings:
         items = [
             f"{f['id']} [{f['state']}] {f['finding']} (raised by {f['raised_by']})" for f in result.critical_findings
@@ -205,6 +217,8 @@ def evaluation_report(result: EvaluationResult) -> TextReport:
     facts = [f"Debate {result.debate_id}: {result.rounds_completed} round(s), {reached}"]
     if result.majority_judges and not result.consensus_reached:
         facts.append(_majority(result))
+    if result.follow_up is not None:
+        facts.append(change_line(result.follow_up.model_dump()))
     judges = Faces(_judges_table(result), _terminal_judges_table(result))
     # after the scores, beside the prose blocks: at a terminal those run together, without a blank line
     blocks: list[Block] = [judges, score_grid(result), *effect_blocks(result.debate_effect), *_findings(result)]
