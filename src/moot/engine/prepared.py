@@ -69,7 +69,8 @@ class Prepared:
             )
         hits = screen_request(self.request, redact=self.redact_secrets)
         if hits:
-            self.redactions = [h.record() for h in hits]
+            records = [h.record() for h in hits]  # a diff shows a line twice (hunk, whole text): listed once
+            self.redactions = [r for n, r in enumerate(records) if r not in records[:n]]
             self.title = redact_text(self.title)
 
 
