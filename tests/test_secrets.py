@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -149,3 +150,80 @@ def test_help_does_not_import_the_detector() -> None:
     code = "import sys; from moot.cli.app import main; main(['--help']); print('detect_secrets' in sys.modules)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert r.stdout.strip().splitlines()[-1] == "False"
+
+
+def _git(repo: Path, *args: str) -> None:
+    config = ["-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", *config, *args], cwd=repo, check=True, capture_output=True)
+
+
+def _committed(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A repository whose last commit adds `files` to an ordinary one."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "ok.py").write_text("x = 1\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "one")
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    _git(repo, "add", "-f", "-A")
+    _git(repo, "commit", "-qm", "two")
+    return repo
+
+
+@pytest.mark.parametrize("name", [*sorted(CONTENT), *sorted(FILES)])
+def test_a_diff_holding_a_secret_is_refused_before_any_call(
+    name: str, tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    text = CONTENT[name][0] if name in CONTENT else FILES[name]
+    judges = str(_judges(tmp_path, llm_server))
+    monkeypatch.chdir(_committed(tmp_path, {name: text}))
+    assert main(["evaluate", "--diff", "HEAD~1", "--judges", judges]) == 2
+    err = capsys.readouterr().err
+    assert f"{name}" in err and "holds a secret" in err and not any(v in err for v in VALUES)
+    assert llm_server.requests == []
+
+
+def test_a_redacted_diff_sends_no_secret_value(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    files = {name: text for name, (text, _, _) in CONTENT.items()} | FILES | {".env": f"TOKEN={GITHUB}\n"}
+    judges = str(_judges(tmp_path, llm_server))
+    monkeypatch.chdir(_committed(tmp_path, files))
+    for model in ("a", "b"):
+        llm_server.script(model, round1(4.0, 4))
+    args = ["evaluate", "--diff", "HEAD~1", "--judges", judges, "--criteria", CRITERIA, "--no-reports"]
+    assert main([*args, "--redact-secrets", "--format", "json"]) == 0
+    sent = json.dumps([r.body for r in llm_server.requests])
+    assert llm_server.requests and not any(v in sent for v in VALUES)
+    withheld = {r["source"] for r in json.loads(capsys.readouterr().out)["redactions"]}
+    assert withheld == set(files)  # every file holding a secret, and only those
+
+
+def test_mcp_arguments_and_batch_items_are_screened(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import anyio
+    from mcp import Client
+
+    from moot.mcp import build_server
+
+    (tmp_path / "keys.py").write_text(CONTENT["aws.py"][0], encoding="utf-8")
+    judges = str(_judges(tmp_path, llm_server))
+    replies: list[Any] = []
+
+    async def body() -> None:
+        async with Client(build_server()) as client:
+            args = {"solution": ["keys.py"], "judges": judges, "no_reports": True}
+            replies.append(await client.call_tool("evaluate", args))
+
+    anyio.run(body)
+    assert replies[0].is_error and "keys.py:3 holds a secret (AWS Access Key)" in replies[0].content[0].text
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "one", "artifact": f"token = {GITHUB}\n", "judges": judges}) + "\n")
+    assert main(["batch", str(items), "--protocol", "evaluate"]) == 2  # checked with every item, before any call
+    err = capsys.readouterr().err
+    assert "items.jsonl line 1: one:1 holds a secret (GitHub Token)" in err and GITHUB not in err
+    assert llm_server.requests == []

@@ -85,7 +85,7 @@ def credential_file_kind(path: str, text: str = "") -> str | None:
         return "kubeconfig-file"
     if name in (".npmrc", "npmrc") and re.search(r"(?i)_authToken|_auth\s*=|_password", text):
         return "npm-token-file"
-    if name in (".pypirc", "pypirc") and re.search(r"(?im)^\s*password\s*[=:]", text):
+    if name in (".pypirc", "pypirc") and re.search(r"(?im)^[\s\d+-]*password\s*[=:]", text):
         return "pypi-password-file"
     return None
 
