@@ -215,3 +215,22 @@ def test_format_sarif_prints_a_valid_log(
     llm_server.script("b", round1(4.0, 4, located=[("unparameterised SQL", "app.py", 13)]))
     assert main([*args, "--format", "github"]) == 0
     assert "app.py:13 **CRITICAL** unparameterised SQL" in capsys.readouterr().out
+
+
+def test_a_batch_item_may_be_a_patch_beside_the_items_file(
+    repo: Path, tmp_path: Path, llm_server: FakeLLMServer, capsys, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    jobs = tmp_path / "jobs"
+    jobs.mkdir()
+    (jobs / "change.patch").write_text(git(repo, "diff", "HEAD~1", "HEAD", "--", "app.py"))
+    judges = str(_judges(jobs / "judges.yaml", llm_server))
+    item = {"id": "pr-1", "patch": "change.patch", "criteria": CRITERIA, "judges": judges}
+    (jobs / "items.jsonl").write_text(json.dumps(item) + "\n")
+    for model in ("a", "b"):
+        llm_server.script(model, round1(4.0, 4))
+    monkeypatch.chdir(tmp_path)  # elsewhere: the patch is found beside the items file
+    out = tmp_path / "results.jsonl"
+    assert main(["batch", str(jobs / "items.jsonl"), "--protocol", "evaluate", "--out", str(out)]) == 0
+    [line] = [json.loads(x) for x in out.read_text().splitlines()]
+    assert line["id"] == "pr-1" and line["result"]["artifact_evaluated"] == "app.py"
+    assert "   13 + query" in _prompt(llm_server)
