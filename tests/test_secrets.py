@@ -227,3 +227,15 @@ def test_mcp_arguments_and_batch_items_are_screened(
     err = capsys.readouterr().err
     assert "items.jsonl line 1: one:1 holds a secret (GitHub Token)" in err and GITHUB not in err
     assert llm_server.requests == []
+
+
+def test_decide_context_files_and_questions_are_screened(tmp_path: Path, llm_server: FakeLLMServer) -> None:
+    (tmp_path / "spec.md").write_text(f"# Spec\n\nThe service uses {SLACK} to post.\n", encoding="utf-8")
+    seats = [{"model": m, "api_base": llm_server.base_url} for m in ("a", "b", "c")]
+    options = ["A=keep: keep it", "B=drop: drop it"]
+    with pytest.raises(UsageError, match=r"spec.md:3 holds a secret \(Slack Token\)"):
+        moot.decide_sync("Keep the webhook?", options, context_files=["spec.md"], judges=seats, write_files=False)
+    with pytest.raises(UsageError, match=r"holds a secret \(AWS Access Key\)") as caught:
+        moot.decide_sync(f"Rotate {AWS}?", options, judges=seats, write_files=False)
+    assert AWS not in str(caught.value)
+    assert llm_server.requests == []

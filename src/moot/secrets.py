@@ -21,7 +21,7 @@ import bisect
 import functools
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
@@ -214,6 +214,14 @@ def redact_text(text: str) -> str:
     """`text` with every secret the detectors find in it redacted (a title made from redacted inputs)."""
     with _settings():
         return _redact_lines(text, "text")[0] if _scan(text, "text") else text
+
+
+def refuse_files(files: Sequence[tuple[str, str]]) -> None:
+    """Refuse (`SecretFound`) the first secret in (path, text) files, by name or content: for a protocol that
+    joins files into one text, so that the message names the file and its line, not the joined text's."""
+    with _settings():
+        for path, text in files:
+            _screen(text, path, redact=False, path=path)
 
 
 def screen_request(model: BaseModel, *, redact: bool) -> list[Hit]:

@@ -13,6 +13,7 @@ from moot.engine.panel import JudgeLike, blocking, resumed_judges
 from moot.engine.prepared import Prepared, run_prepared
 from moot.engine.runs import RunOptions
 from moot.engine.spec import ProtocolSpec, run_spec
+from moot.inputs import load_artifacts
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.protocols.decide.files import DecisionFiles
@@ -40,6 +41,7 @@ from moot.protocols.decide.terminal import record_choice as record_choice
 from moot.protocols.decide.text import decision_github
 from moot.reports.terminal import TextReport
 from moot.schemas.config import JudgeSpec
+from moot.secrets import refuse_files
 from moot.store.db import Store
 
 
@@ -78,7 +80,10 @@ async def _build(
     redact_secrets: bool = False,
     **kwargs: Any,
 ) -> Prepared:
-    """`planning` changes nothing here: no judge of a decision is probed before the run."""
+    """`planning` changes nothing here: no judge of a decision is probed before the run. Context files are
+    joined into one text: a secret in one is refused here first, so that the message names its file."""
+    if not redact_secrets and kwargs.get("context_files"):
+        refuse_files([(a.path, a.text) for a in load_artifacts(list(kwargs["context_files"]))])
     request, seats, panel = build_decision_request(question, options, **kwargs)
     return prepared_decision(request, seats, panel, redact_secrets=redact_secrets)
 
