@@ -147,6 +147,37 @@ def test_the_action_posts_one_inline_comment_per_located_finding_and_sets_every_
     assert "SQL from user input" in next(c["body"] for c in body["comments"] if c["line"] == 13)
 
 
+def test_a_secret_in_the_pull_request_stops_the_action_before_any_call(
+    tmp_path: Path, llm_server: FakeLLMServer, github: GitHubAPI
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "app.py").write_text("a = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    base = git(repo, "rev-parse", "HEAD")
+    key = "AKIA" + "Z7QW3RTY5UIO9PLK"
+    (repo / "app.py").write_text(f'a = 1\nKEY = "{key}"\n')
+    git(repo, "commit", "-qam", "head")
+    event = tmp_path / "event.json"
+    pr = {"number": 3, "base": {"sha": base}, "head": {"sha": git(repo, "rev-parse", "HEAD")}}
+    event.write_text(json.dumps({"pull_request": pr}))
+    judges = tmp_path / "judges.yaml"
+    seats = [{"model": m, "stance": s, "api_base": llm_server.base_url} for m, s in (("a", "neutral"), ("b", "for"))]
+    judges.write_text(json.dumps({"debate_judges": seats}))
+    script, step_env = review_step({"judges": str(judges), "github-token": "t0k"}, tmp_path)
+    out, summary = tmp_path / "github_output", tmp_path / "summary.md"
+    env = {**os.environ, **step_env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env |= {"GITHUB_EVENT_PATH": str(event), "GITHUB_REPOSITORY": "o/r", "GITHUB_API_URL": github.url}
+    env |= {"GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": str(summary), "RUNNER_TEMP": str(tmp_path)}
+    done = subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "app.py:2 holds a secret (AWS Access Key)" in summary.read_text() and key not in summary.read_text()
+    assert "outcome=fail" in out.read_text() and "verdict=\n" in out.read_text()
+    assert llm_server.requests == [] and github.requests == []
+
+
 def test_the_pre_commit_hook_gates_the_staged_diff(tmp_path: Path, llm_server: FakeLLMServer) -> None:
     """The hook's entry, run as pre-commit runs it (moot on PATH): staged changes only, FAIL stops the commit."""
     import shlex

@@ -47,8 +47,9 @@ def _pull_request() -> dict[str, Any]:
     return pr
 
 
-def _evaluate(pr: Mapping[str, Any], report: Path) -> tuple[int, dict[str, Any]]:
-    """moot evaluate over base...head, its JSON result (empty when it could not run) and its exit code."""
+def _evaluate(pr: Mapping[str, Any], report: Path) -> tuple[int, dict[str, Any], str]:
+    """moot evaluate over base...head: its exit code, its JSON result (empty when it could not run) and its
+    last line on stderr (why it could not)."""
     rev = f"{pr['base']['sha']}...{pr['head']['sha']}"
     argv = [sys.executable, "-m", "moot", "evaluate", "--diff", rev, "--criteria", _input("criteria", "code")]
     argv += ["--format", "json", "--no-reports", "--html", str(report), "--quiet"]
@@ -58,10 +59,11 @@ def _evaluate(pr: Mapping[str, Any], report: Path) -> tuple[int, dict[str, Any]]
         argv += ["--max-cost", _input("max-cost")]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     sys.stderr.write(done.stderr)
+    why = (done.stderr.strip().splitlines() or [""])[-1]
     try:
-        return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {}
+        return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {}, why
     except ValueError:
-        return done.returncode or 1, {}
+        return done.returncode or 1, {}, why
 
 
 def _post_review(pr: Mapping[str, Any], result: Mapping[str, Any], body: str) -> None:
@@ -102,7 +104,7 @@ def main() -> int:
         sys.stderr.write(f"moot review: fail-on must be FAIL, CONDITIONAL or never (got {fail_on!r})\n")
         return 2
     report = Path(os.environ.get("RUNNER_TEMP", ".")) / "moot-review.html"
-    code, result = _evaluate(pr, report)
+    code, result, why = _evaluate(pr, report)
     verdict = str((result.get("summary") or {}).get("final_verdict", ""))
     score = (result.get("summary") or {}).get("consensus_score", "")
     failed = code != 0 or verdict in FAILING[fail_on]
@@ -124,6 +126,8 @@ def main() -> int:
         _append("GITHUB_STEP_SUMMARY", summary + "\n")
         if _input("comment", "true").lower() == "true":
             _post_review(pr, result, summary)
+    else:  # nothing was judged (bad input, a secret in the diff, too few judges): the summary says why
+        _append("GITHUB_STEP_SUMMARY", f"## ❔ moot review could not run (exit {code})\n\n{md(why)}\n")
     return code or (1 if failed else 0)
 
 
