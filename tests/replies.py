@@ -22,7 +22,10 @@ def round1(
     critical: list[str] | None = None,
     fenced: bool = True,
     prose: str = "",
+    located: list[tuple[str, str, int]] | None = None,
 ) -> str:
+    """`located`: CRITICAL findings at a file and line, as (finding, file, line)."""
+    found = [(c, "", 0) for c in critical or []] + list(located or [])
     data: dict[str, Any] = {
         "judge_id": "x",
         "stance": "neutral",
@@ -30,8 +33,11 @@ def round1(
         "overall_score": overall,
         "dimension_scores": dims(dimension if dimension is not None else round(overall)),
         "position_statement": f"## My Assessment\nScore {overall}.",
-        "key_claims": [{"claim": "it works", "evidence": "line 1", "confidence": "HIGH"}],
-        "critical_findings": [{"finding": c, "severity": "CRITICAL", "evidence": "line 1"} for c in critical or []],
+        "key_claims": [{"claim": "it works", "evidence": "line 1", "confidence": "HIGH", "location": ""}],
+        "critical_findings": [
+            {"finding": c, "severity": "CRITICAL", "evidence": "line 1", "location": f"{f}:{n}" if f else ""}
+            for c, f, n in found
+        ],
         "verification": [{"question": f"q{i}", "answer": "ok"} for i in range(5)],
     }
     text = yaml.safe_dump(data, sort_keys=False)

@@ -15,13 +15,8 @@ from moot.protocols.challenge.api import plan_challenge
 from moot.protocols.decide.inputs import build_decision_request
 from moot.protocols.evaluate.api import build_evaluation_request
 
-RUN_OPTIONS = {
-    "store",
-    "on_event",
-    "max_cost",
-    "max_input_tokens",
-    "author_model",
-}  # how to run, not what to debate: builders never see them
+# how to run, not what to debate: the builders never see them (the screen for secrets is the prepared debate's)
+RUN_OPTIONS = {"store", "on_event", "max_cost", "max_input_tokens", "author_model", "redact_secrets"}
 
 
 def _parameters(function: Callable[..., Any]) -> dict[str, tuple[Any, Any, Any]]:

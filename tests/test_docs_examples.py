@@ -89,7 +89,7 @@ def test_example_runs_as_written(doc: str, index: int, lang: str, code: str, tmp
 
 
 def test_ci_job_uses_real_options(capsys: pytest.CaptureFixture[str]) -> None:
-    (job,) = [yaml.safe_load(b) for b in blocks("ci.md", "yaml")]
+    [job] = [yaml.safe_load(b) for b in blocks("ci.md", "yaml") if "judge-the-plan" in b]
     steps = job["jobs"]["judge-the-plan"]["steps"]
     script = next(s["run"] for s in steps if "moot evaluate" in s.get("run", ""))
     assert "set -o pipefail" in script and "$GITHUB_STEP_SUMMARY" in script
@@ -98,6 +98,18 @@ def test_ci_job_uses_real_options(capsys: pytest.CaptureFixture[str]) -> None:
     used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", script))
     assert {"--fail-under", "--require", "--format", "--html"} <= used
     assert all(flag in help_text for flag in used), used - {f for f in used if f in help_text}
+
+
+def test_ci_action_example_uses_the_actions_inputs_and_outputs() -> None:
+    """The documented workflow passes only inputs action.yml declares and reads only outputs it sets."""
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    [workflow] = [yaml.safe_load(b) for b in blocks("ci.md", "yaml") if "OWNER/moot@" in b]
+    [step] = [s for s in workflow["jobs"]["review"]["steps"] if s.get("id") == "moot"]
+    assert set(step["with"]) <= set(action["inputs"])
+    text = (DOCS / "ci.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"steps\.moot\.outputs\.([\w-]+)", text)) <= set(action["outputs"])
+    assert {"criteria", "judges", "fail-on", "comment", "sarif", "max-cost", "github-token"} == set(action["inputs"])
+    assert {"verdict", "score", "outcome", "debate-id", "report-path", "sarif-path"} == set(action["outputs"])
 
 
 def test_mcp_registration_snippet_is_valid_json() -> None:

@@ -94,7 +94,7 @@ def test_cli_gate_fails_with_exit_1_and_still_prints_the_result(
     [
         (["--fail-under", "7"], "--fail-under must be a score between 1 and 5"),
         (["--require", "GREAT"], "--require must be PASS or CONDITIONAL"),
-        (["--format", "html"], "--format must be one of text, json, yaml, github"),
+        (["--format", "html"], "--format must be one of text, json, yaml, sarif, github"),
     ],
 )
 def test_bad_gate_options_exit_2_before_any_call(

@@ -29,6 +29,7 @@ from moot.schemas.events import Event, fan_out
 from moot.schemas.host import Waiting
 from moot.schemas.panel import PanelReport
 from moot.schemas.safe_text import lone_surrogate_at
+from moot.secrets import redact_text, screen_request
 from moot.store.db import Store
 
 
@@ -64,14 +65,24 @@ class Prepared:
         seats = self.panel_seats if self.panel_seats is not None else self.seats
         return panel_report(seats, self.author_model)
 
+    # a secret in the inputs is replaced by [REDACTED:<kind>] (else it refuses the debate); what was is listed
+    redact_secrets: bool = False
+    redactions: list[dict[str, Any]] = field(default_factory=list)
+
     def __post_init__(self) -> None:
         """Every protocol's inputs end here before anything is stored or sent: text that is not text (a lone
-        surrogate, from an undecodable byte or an unpaired JSON escape) is bad input, not a crash later."""
+        surrogate, from an undecodable byte or an unpaired JSON escape) is bad input, not a crash later; so is
+        a secret (`moot.secrets`), unless asked to redact it, which is done here, in the request itself."""
         where = lone_surrogate_at(self.request.model_dump())
         if where is not None:
             raise UsageError(
                 f"{where} is not valid text: it holds an undecodable byte or an unpaired surrogate (U+D800-U+DFFF)"
             )
+        hits = screen_request(self.request, redact=self.redact_secrets)
+        if hits:
+            records = [h.record() for h in hits]  # a diff shows a line twice (hunk, whole text): listed once
+            self.redactions = [r for n, r in enumerate(records) if r not in records[:n]]
+            self.title = redact_text(self.title)
 
 
 # the most input (artifact, context, topic) a debate takes unless raised: every judge is sent it in every round
@@ -125,6 +136,8 @@ async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = Fal
             engine.emit = fan_out(engine.emit, writer)
         announce(report, engine.emit)
         result = temper(await run_steps(p.make(engine.debate_id), engine), report)
+        if p.redactions and "redactions" in type(result).model_fields:
+            result.redactions = p.redactions
         return writer.finish(result) if writer is not None else result
 
     try:

@@ -71,6 +71,15 @@ class Param:
 # Where a protocol's command lists `--format` among its own parameters (`params=(..., FORMAT, ...)`); without
 # it, `--format` comes after them. The CLI words it from the spec's `formats`; the MCP tools answer JSON.
 FORMAT = Param("fmt", str, "text", flags=("--format", "-f"), mcp=False)
+# every protocol's: a secret in what would be sent refuses the run unless it may be redacted (`moot.secrets`)
+REDACT_SECRETS = Param(
+    "redact_secrets",
+    bool,
+    False,
+    flags=("--redact-secrets",),
+    help="Send [REDACTED:<kind>] in place of each secret found in the inputs, instead of refusing to run.",
+    mcp_help="Send [REDACTED:<kind>] in place of each secret found in the inputs (default: refuse to run).",
+)
 
 
 # Every protocol's command and tool take it (after their own params, as `--max-cost`): the cap on the input's

@@ -16,9 +16,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, SerializationInfo, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from moot.schemas.effect import DebateEffect
 from moot.schemas.panel import PanelReport
@@ -125,13 +132,22 @@ class Envelope(BaseModel):
 
 
 class EnvelopeFirst(BaseModel):
-    """A protocol's result: its envelope keys first when serialised, whatever order its fields are in."""
+    """A protocol's result: its envelope keys first when serialised, whatever order its fields are in.
+    `redactions` lists the secrets replaced by `[REDACTED:<kind>]` before any call (`--redact-secrets`):
+    where and which kind, never the value; a result without any does not carry the key."""
+
+    redactions: list[dict[str, Any]] = Field(default_factory=list)
+    # keys a result leaves out when empty or None, so that results without them keep today's JSON
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("redactions",)
 
     @model_serializer(mode="wrap")
     def _envelope_first(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         data = handler(self)
         if not isinstance(data, dict):
             return data
+        for key in self.omitted_when_empty:
+            if key in data and data[key] in (None, [], {}):
+                del data[key]
         head = {k: data[k] for k in (*ENVELOPE_KEYS, *OPTIONAL_KEYS) if k in data}
         return {**head, **{k: v for k, v in data.items() if k not in head}}
 

@@ -120,9 +120,14 @@ def _critical_responses(open_findings: Sequence[tuple[str, bool]]) -> Schema:
     )
 
 
+# where a finding or claim points in the artifact: one short text ("src/app.py:12"), read into `file` and `line`
+# (one field, not two: the reply must still fit the smallest output bound)
+LOCATION: dict[str, Schema] = {"location": text("path:line as shown (a diff's new-file line), or empty")}
+
+
 def _raised_findings() -> Schema:
     return array(
-        obj({"finding": text(), "severity": choice(SEVERITIES), "evidence": text()}),
+        obj({"finding": text(), "severity": choice(SEVERITIES), "evidence": text(), **LOCATION}),
         "only CRITICAL findings block acceptance; leave the list empty when there is none",
     )
 
@@ -133,6 +138,7 @@ def evaluate_reply_schema(
     phase: str,
     open_findings: Sequence[tuple[str, bool]] = (),
     require_acceptance: bool = False,
+    earlier_ids: Sequence[str] = (),
 ) -> Schema:
     """A judge's reply in the scored evaluation; `phase` is "round_1", "rebuttal" or "final".
 
@@ -141,7 +147,12 @@ def evaluate_reply_schema(
     """
     dims = _dimension_scores(criteria_keys)
     if phase == "round_1":
-        return _round_1(dims)
+        schema = _round_1(dims)
+        if earlier_ids:  # a follow-up: whether the new version resolved each earlier finding
+            answers = obj({i: choice(["resolved", "unresolved"]) for i in earlier_ids}, "each earlier finding")
+            schema["properties"]["earlier_findings"] = answers
+            schema["required"].append("earlier_findings")
+        return schema
     if phase == "rebuttal":
         return _rebuttal(dims, open_findings, require_acceptance)
     if phase == "final":
@@ -158,7 +169,9 @@ def _round_1(dims: Schema) -> Schema:
             "overall_score": score("the weighted score of your criterion scores, 1 to 5"),
             "dimension_scores": dims,
             "position_statement": long_text("your assessment: strengths and concerns with evidence, verdict"),
-            "key_claims": array(obj({"claim": text(), "evidence": text(), "confidence": choice(CONFIDENCE)})),
+            "key_claims": array(
+                obj({"claim": text(), "evidence": text(), "confidence": choice(CONFIDENCE), **LOCATION})
+            ),
             "critical_findings": _raised_findings(),
             "verification": array(
                 obj({"question": text(), "answer": text()}), "five verification questions", max_items=5

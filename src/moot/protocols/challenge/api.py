@@ -223,7 +223,7 @@ def build_seats(
 
 
 def prepared_challenge(
-    request: ChallengeRequest, proponent: Seat, challengers: list[Seat], panel: PanelFile | None = None
+    request: ChallengeRequest, proponent: Seat, challengers: list[Seat], panel: PanelFile | None = None, **screen: bool
 ) -> Prepared:
     return Prepared(
         protocol="challenge",
@@ -237,6 +237,7 @@ def prepared_challenge(
         input_tokens=tokens_of("\n".join([request.topic, *(a.text for a in request.context)])),
         input_name="topic and context",
         plan_extra={"skipped": list(request.skipped)},
+        redact_secrets=screen.get("redact_secrets", False),
     )
 
 
@@ -248,7 +249,7 @@ async def run_challenge(
     return result
 
 
-async def _build(topic: str, *, planning: bool = False, **kwargs: Any) -> Prepared:
+async def _build(topic: str, *, planning: bool = False, redact_secrets: bool = False, **kwargs: Any) -> Prepared:
     """The prepared challenge. A dry run (`planning`) plans even a lineup a run would refuse (a proponent
     or too few challengers not usable here): it plans every seat and says, as a warning, why a run would
     stop; the judges a run could not call are named by the dry run's own warnings."""
@@ -258,12 +259,11 @@ async def _build(topic: str, *, planning: bool = False, **kwargs: Any) -> Prepar
         if not planning:
             raise
         plan = plan_challenge(topic, **kwargs)
-        numbers = list(range(1, len(plan.challengers) + 1))
-        request, prop_seat, seats = _request_and_seats(plan, numbers, [])
-        prepared = prepared_challenge(request, prop_seat, seats, plan.panel)
+        request, prop_seat, seats = _request_and_seats(plan, list(range(1, len(plan.challengers) + 1)), [])
+        prepared = prepared_challenge(request, prop_seat, seats, plan.panel, redact_secrets=redact_secrets)
         prepared.plan_extra["warnings"] = [f"a run here would stop before its first call: {e}"]
         return prepared
-    return prepared_challenge(request, prop_seat, seats, panel)
+    return prepared_challenge(request, prop_seat, seats, panel, redact_secrets=redact_secrets)
 
 
 async def build_challenge_request(
@@ -314,6 +314,7 @@ async def challenge(
     max_cost: float | None = None,
     max_input_tokens: int | None = None,
     author_model: str | None = None,
+    redact_secrets: bool = False,
 ) -> ChallengeResult:
     """Defend a position on `topic` against challengers attacking it in parallel; end in CONSENSUS or a
     TRADEOFF document. Judges are model names, built-in agent CLIs (`gemini`, `codex`, `qwen`, `claude`),

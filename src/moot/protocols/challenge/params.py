@@ -20,7 +20,7 @@ from typing import Any
 
 from moot.engine.demo import DemoSpec
 from moot.engine.prepared import Prepared
-from moot.engine.spec import FORMAT, BatchSpec, Param
+from moot.engine.spec import FORMAT, REDACT_SECRETS, BatchSpec, Param
 from moot.errors import UsageError
 from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS
 
@@ -87,13 +87,14 @@ PARAMS = (
         help="Also write the Markdown outcome to this file.",
         mcp=False,
     ),
+    REDACT_SECRETS,
 )
 
 
 def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     """An empty list of context files or challengers is none given (the defaults apply)."""
     renamed = {"context": values["context"] or None, "challengers": values["challenger"] or None}
-    return {n: values[n] for n in ("topic", "proponent", "judges", "max_rounds")} | renamed
+    return {n: values[n] for n in ("topic", "proponent", "judges", "max_rounds", "redact_secrets")} | renamed
 
 
 def progress_total(_prepared: Prepared, values: Mapping[str, Any]) -> int | None:

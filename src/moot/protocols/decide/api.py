@@ -13,6 +13,7 @@ from moot.engine.panel import JudgeLike, blocking, resumed_judges
 from moot.engine.prepared import Prepared, run_prepared
 from moot.engine.runs import RunOptions
 from moot.engine.spec import ProtocolSpec, run_spec
+from moot.inputs import load_artifacts
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.protocols.decide.files import DecisionFiles
@@ -40,10 +41,13 @@ from moot.protocols.decide.terminal import record_choice as record_choice
 from moot.protocols.decide.text import decision_github
 from moot.reports.terminal import TextReport
 from moot.schemas.config import JudgeSpec
+from moot.secrets import refuse_files
 from moot.store.db import Store
 
 
-def prepared_decision(request: DecisionRequest, seats: list[Seat], panel: PanelFile | None = None) -> Prepared:
+def prepared_decision(
+    request: DecisionRequest, seats: list[Seat], panel: PanelFile | None = None, *, redact_secrets: bool = False
+) -> Prepared:
     ctx = request.context
     options = [f"{o.label} {o.description}" for o in ctx.options]
     context_text = "\n".join([ctx.question_text, *options, ctx.spec_context])
@@ -59,6 +63,7 @@ def prepared_decision(request: DecisionRequest, seats: list[Seat], panel: PanelF
         files=lambda _store, _id: _files(request),
         input_tokens=tokens_of(context_text),
         input_name="question and context",
+        redact_secrets=redact_secrets,
     )
 
 
@@ -72,11 +77,15 @@ async def _build(
     options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = None,
     *,
     planning: bool = False,
+    redact_secrets: bool = False,
     **kwargs: Any,
 ) -> Prepared:
-    """`planning` changes nothing here: no judge of a decision is probed before the run."""
+    """`planning` changes nothing here: no judge of a decision is probed before the run. Context files are
+    joined into one text: a secret in one is refused here first, so that the message names its file."""
+    if not redact_secrets and kwargs.get("context_files"):
+        refuse_files([(a.path, a.text) for a in load_artifacts(list(kwargs["context_files"]))])
     request, seats, panel = build_decision_request(question, options, **kwargs)
-    return prepared_decision(request, seats, panel)
+    return prepared_decision(request, seats, panel, redact_secrets=redact_secrets)
 
 
 async def run_decision(
@@ -104,6 +113,7 @@ async def decide(
     max_cost: float | None = None,
     max_input_tokens: int | None = None,
     author_model: str | None = None,
+    redact_secrets: bool = False,
 ) -> DecisionResult:
     """Debate a scope-critical question between judges with the Risk, Value and Effort stances.
 
@@ -113,7 +123,8 @@ async def decide(
     names files or folders whose text joins the context, as `moot decide --context` does.
 
     `max_cost` (USD) caps the spend: round 2 does not start when its worst case could cross it, and the
-    result says so.
+    result says so. A secret in the question or context refuses the run before any call unless
+    `redact_secrets` (see `moot.secrets`).
     `author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
     """
     result: DecisionResult = await run_spec(SPEC, locals())

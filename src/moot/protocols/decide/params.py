@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from moot.engine.demo import DemoSpec
-from moot.engine.spec import FORMAT, BatchSpec, BenchRole, Param
+from moot.engine.spec import FORMAT, REDACT_SECRETS, BatchSpec, BenchRole, Param
 from moot.errors import UsageError
 from moot.protocols.decide.schemas import DebateConfig
 from moot.protocols.decide.stances import DEFAULT_MODEL
@@ -145,11 +145,12 @@ PARAMS = (
         help="Never ask; a contested result is returned as it stands.",
         mcp=False,  # a tool never asks: a contested result is returned for the person to choose
     ),
+    REDACT_SECRETS,
 )
 
 
 def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    names = ("question", "debate_context", "judges", "threshold", "question_id", "feature_dir")
+    names = ("question", "debate_context", "judges", "threshold", "question_id", "feature_dir", "redact_secrets")
     no_files = values["no_files"]  # None: the MCP default, files only where asked
     write_files = values["feature_dir"] is not None if no_files is None else not no_files
     renamed = {"options": values["option"], "context_files": values["context"], "write_files": write_files}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
@@ -31,12 +32,13 @@ from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.judges.host import HOST
 from moot.panel_file import PanelFile
+from moot.protocols.evaluate.follow_up import load_earlier
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
 from moot.protocols.evaluate.params import DEMO
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, EvaluationRequest, EvaluationResult
-from moot.protocols.evaluate.text import evaluation_github
+from moot.protocols.evaluate.text import evaluation_github, show
 from moot.reports.terminal import TextReport
 from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictThresholds
 from moot.schemas.criteria import Criterion
@@ -56,6 +58,9 @@ def build_evaluation_request(
     mode: Literal["complete", "quick"] = "complete",
     reports_dir: str | Path | None = ".specs/reports",
     moderator: str | JudgeSpec | dict[str, Any] | None = None,
+    diff: str | None = None,
+    patch: str | None = None,
+    follow_up: str | None = None,
 ) -> tuple[EvaluationRequest, list[Seat], Seat | None, PanelFile | None]:
     """Validate every input and build the judges, before any call. Raises UsageError on bad input."""
     if max_rounds is not None:
@@ -64,7 +69,8 @@ def build_evaluation_request(
         raise UsageError(f"--mode must be complete or quick (got {mode!r})")
     auto = isinstance(criteria, str) and criteria.strip().lower() == AUTO
     crit = [] if auto else _criteria(criteria)
-    arts = _artifacts(solution, artifacts)
+    changed = diff is not None or patch is not None
+    arts = _changed(solution, artifacts, diff, patch) if changed else _artifacts(solution, artifacts)
     panel, entries = _panel(judges)
     base_dir = panel.base_dir if panel else None
     seats, specs = make_seats(entries, base_dir=base_dir, stance_prompts=STANCE_PROMPTS)
@@ -90,6 +96,7 @@ def build_evaluation_request(
         base_dir=str(base_dir) if base_dir else None,
         criteria_auto=auto,
         rubric_writer=writer,
+        earlier=load_earlier(follow_up) if follow_up else None,
     )
     return request, seats, moderator_seat, panel
 
@@ -126,6 +133,23 @@ def _artifacts(solution: str | Sequence[str] | None, artifacts: Sequence[Artifac
     if not arts:
         raise UsageError("no artifact given")
     return arts
+
+
+def _changed(
+    solution: str | Sequence[str] | None, artifacts: Sequence[Artifact] | None, diff: str | None, patch: str | None
+) -> list[Artifact]:
+    """A change as the artifact (`moot.diffs`): the changed files' hunks, never the files it leaves alone;
+    each file left out (binary, deleted, renamed unchanged) is named on one line."""
+    from moot.diffs import git_change, patch_change
+
+    named = (("--solution", solution), ("artifacts", artifacts), ("--diff", diff), ("--patch", patch))
+    given = [n for n, v in named if v]
+    if len(given) > 1:
+        raise UsageError(f"give one of {' or '.join(given)}, not both")
+    change = git_change(diff) if diff is not None else patch_change(patch or "")
+    for line in change.skipped:
+        print(f"moot: {line}", file=sys.stderr)  # noqa: T201 - one line per file left out, as the CLI's notes
+    return change.artifacts
 
 
 def _panel(judges: str | Path | PanelFile | Sequence[JudgeLike] | None) -> tuple[PanelFile | None, list[JudgeLike]]:
@@ -201,7 +225,12 @@ def _shown_path(path: str) -> str:
 
 
 def prepared_evaluation(
-    request: EvaluationRequest, seats: list[Seat], moderator: Seat | None, panel: PanelFile | None = None
+    request: EvaluationRequest,
+    seats: list[Seat],
+    moderator: Seat | None,
+    panel: PanelFile | None = None,
+    *,
+    redact_secrets: bool = False,
 ) -> Prepared:
     title = f"evaluate {_shown_path(request.artifacts[0].path)}" + (f": {request.task}" if request.task else "")
     base_dir = Path(request.base_dir) if request.base_dir else None
@@ -220,13 +249,16 @@ def prepared_evaluation(
         files=lambda store, debate_id: _judge_reports(request, store, debate_id),
         input_tokens=sum(tokens_of(a.text) for a in request.artifacts),
         panel_seats=seats,
+        redact_secrets=redact_secrets,
     )
 
 
-async def _build(solution: str | Sequence[str] | None = None, *, planning: bool = False, **kwargs: Any) -> Prepared:
+async def _build(
+    solution: str | Sequence[str] | None = None, *, planning: bool = False, redact_secrets: bool = False, **kwargs: Any
+) -> Prepared:
     """`planning` changes nothing here: no judge of an evaluation is probed before the run."""
     request, seats, moderator, panel = build_evaluation_request(solution, **kwargs)
-    return prepared_evaluation(request, seats, moderator, panel)
+    return prepared_evaluation(request, seats, moderator, panel, redact_secrets=redact_secrets)
 
 
 async def run_evaluation(
@@ -261,15 +293,23 @@ async def evaluate(
     max_cost: float | None = None,
     max_input_tokens: int | None = None,
     author_model: str | None = None,
+    redact_secrets: bool = False,
+    diff: str | None = None,
+    patch: str | None = None,
+    follow_up: str | None = None,
 ) -> EvaluationResult:
     """Run the scored multi-judge debate over an artifact and return its verdict.
 
-    `solution` names files, folders or globs; or pass `artifacts` directly. `judges` is a judges file,
-    or a list of specs / dicts / model names / `Panelist`s; by default the seeds' three-vendor lineup;
-    `"host"` makes every seat of it a host seat, whose replies the caller gives (`submit_replies`).
-    `moderator` (`"host"`, a model, a spec) writes the synthesis, in place of the judges file's.
+    `solution` names files, folders or globs; or pass `artifacts` directly; or judge a change: `diff` is a
+    git range in the current work tree (`HEAD~1`, `main...HEAD`), `patch` a unified diff file (`-`: stdin).
+    `follow_up` names an earlier evaluation: its findings are re-checked on this version (`follow_up` in the result).
+    `judges` is a judges file, or a list of specs / dicts / model names / `Panelist`s; by default the seeds'
+    three-vendor lineup; `"host"` makes every seat of it a host seat, whose replies the caller gives
+    (`submit_replies`). `moderator` (`"host"`, a model, a spec) writes the synthesis, in place of the file's.
     `max_cost` (USD) caps the spend: no round starts whose worst case could cross it.
     `author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
+    A secret in the inputs refuses the run before any call (`moot.secrets.SecretFound`, a UsageError) unless
+    `redact_secrets`, which sends `[REDACTED:<kind>]` in its place and lists it in the result's `redactions`.
     """
     result: EvaluationResult = await run_spec(SPEC, locals())
     return result
@@ -315,6 +355,8 @@ SPEC = ProtocolSpec(
     bench=params.BENCH,
     final_name=Evaluation.final_name,
     github_markdown=evaluation_github,
+    formats=("sarif",),
+    show=show,
     html_view=evaluate_view,
     default_judges=DOCTOR_JUDGES,
     demo=DEMO,

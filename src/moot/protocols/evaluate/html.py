@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from moot.protocols.evaluate.follow_up import change_line
 from moot.reports import html_common as h
 from moot.reports.html_chart import Chart, Rule, build_chart
 from moot.reports.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, VerdictBox, View
@@ -70,6 +71,7 @@ def evaluate_view(record: DebateRecord) -> View:
         h.rounds_fact(r),
         ("Artifact", h.text(r.get("artifact_evaluated"))),
         *h.facts_if_any(r, {"task": "Task"}),
+        *([("Follow-up", h.text(change_line(h.as_dict(r["follow_up"]))))] if r.get("follow_up") else []),
     ]
     verdict = VerdictBox(word, h.tone_of(word), facts, h.text(r.get("majority_opinion")))
     chart, caption = _chart(record)

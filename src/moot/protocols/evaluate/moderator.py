@@ -72,18 +72,19 @@ def _from_findings(out: _Synthesis, state: DebateState) -> None:
     """A critical finding every judge accepted must be resolved; one still disputed or open is a question."""
     states = state.states()
     for f in state.findings:
+        where = {"file": f.file, "line": f.line, "location_valid": f.location_valid}
         if states[f.id] == "agreed":
             out.convergent.append(
                 ConvergentFinding(finding=f.finding, priority="CRITICAL", action_required=True, source_judges=["all"])
             )
             rationale = f"{f.id}: critical, accepted by all judges"
             out.recommendations.append(
-                Recommendation(priority="MUST", action=f"Resolve: {f.finding}", rationale=rationale)
+                Recommendation(priority="MUST", action=f"Resolve: {f.finding}", rationale=rationale, **where)
             )
         elif states[f.id] in ("disputed", "open"):
             out.divergent.append(DivergentFinding(finding=f"{f.id}: {f.finding}", positions=_positions(state, f)))
             action, rationale = f"Decide whether this blocks: {f.finding}", f"{f.id} is disputed between judges"
-            out.recommendations.append(Recommendation(priority="SHOULD", action=action, rationale=rationale))
+            out.recommendations.append(Recommendation(priority="SHOULD", action=action, rationale=rationale, **where))
 
 
 def _positions(state: DebateState, f: CriticalFinding) -> dict[str, str]:

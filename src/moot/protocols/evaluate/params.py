@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from moot.engine.demo import DemoSpec
-from moot.engine.spec import FORMAT, BatchSpec, BenchRole, Param
+from moot.engine.spec import FORMAT, REDACT_SECRETS, BatchSpec, BenchRole, Param
 from moot.errors import UsageError
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS
@@ -51,9 +51,11 @@ DEMO = DemoSpec(
 
 
 def _required(data: Mapping[str, Any], where: str) -> None:
-    given = [k for k in ("solution", "artifact", "artifacts") if data.get(k) not in (None, "", [])]
+    given = [k for k in ("solution", "artifact", "artifacts", "diff", "patch") if data.get(k) not in (None, "", [])]
     if not given:
-        raise UsageError(f"{where}: an evaluate item needs 'solution' (paths) or 'artifact' (inline text)")
+        raise UsageError(
+            f"{where}: an evaluate item needs 'solution' (paths), 'artifact' (inline text), 'diff' or 'patch'"
+        )
     if len(given) > 1:
         raise UsageError(f"{where}: give one of {' or '.join(repr(k) for k in given)}, not both")
 
@@ -85,7 +87,7 @@ def _arguments(arguments: dict[str, Any], item_id: str, base: Path, where: str) 
 
 
 BATCH = BatchSpec(
-    input_paths=("solution",),
+    input_paths=("solution", "patch"),
     output_paths=("reports_dir",),
     # thousands of debates writing report files into the working folder would surprise: the store keeps
     # everything (`moot show`, `moot report`), and an item may still ask for files
@@ -108,11 +110,32 @@ MCP_SUMMARY = (
 PARAMS = (
     Param(
         "solution",
-        list[str],
+        list[str] | None,
+        None,
         flags=("--solution", "-s"),
-        help="File, folder or glob; repeatable.",
-        mcp_type=list[str] | str,
+        help="File, folder or glob; repeatable (or judge a change with --diff or --patch).",
+        mcp_type=list[str] | str | None,
         mcp_help="Files, folders or globs to evaluate.",
+    ),
+    Param(
+        "diff",
+        str | None,
+        None,
+        help="Judge a change: a git range in the current work tree (HEAD~1, main...HEAD, a commit).",
+        mcp_help="Judge a change instead of files: a git range in the server's work tree (HEAD~1, main...HEAD).",
+    ),
+    Param(
+        "patch",
+        str | None,
+        None,
+        help="Judge a change: a unified diff file ('-' reads standard input).",
+        mcp_help="Judge a change instead of files: a unified diff file.",
+    ),
+    Param(
+        "follow_up",
+        str | None,
+        None,
+        help="A second look: re-check an earlier evaluation's findings (its debate id) on this version.",
     ),
     Param("task", str, "", help="What the solution was supposed to accomplish."),
     Param(
@@ -137,9 +160,11 @@ PARAMS = (
     Param("reports_dir", str, ".specs/reports", help="Where per-judge reports are written.", mcp_type=str | None),
     Param("no_reports", bool, False, flags=("--no-reports",), help="Write no report files."),
     Param("moderator", str | None, None, help="Who writes the synthesis: 'host' (you), or a model."),
+    REDACT_SECRETS,
 )
 
 
 def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    names = ("solution", "task", "criteria", "judges", "max_rounds", "mode", "moderator")
+    names = ["solution", "task", "criteria", "judges", "max_rounds", "mode", "moderator", "redact_secrets"]
+    names += ["diff", "patch", "follow_up"]
     return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}

@@ -20,10 +20,13 @@ from moot.parsing.extract import (
     preview,
     reply_parser,
 )
+from moot.protocols.evaluate.follow_up import parse_answers
+from moot.protocols.evaluate.locations import location
 from moot.protocols.evaluate.rules import weighted_overall
 from moot.protocols.evaluate.schemas import (
     CriticalFinding,
     CriticalResponse,
+    Earlier,
     Exchange,
     KeyClaim,
     RaisedFinding,
@@ -100,7 +103,7 @@ def _raised(data: dict[str, Any]) -> list[RaisedFinding]:
         severity = str(item.get("severity", "CRITICAL")).strip().upper()
         text = as_text(item.get("finding") or item.get("issue") or item.get("description"))
         if severity == "CRITICAL" and text and not text.startswith("{"):
-            found.append(RaisedFinding(finding=text, evidence=as_text(item.get("evidence"))))
+            found.append(RaisedFinding(finding=text, evidence=as_text(item.get("evidence")), **location(item)))
     return found
 
 
@@ -164,6 +167,7 @@ def parse_scored_reply(
     criteria: Sequence[Criterion],
     previous: ScoredPosition | None = None,
     must_answer: Sequence[CriticalFinding] = (),
+    earlier: Earlier | None = None,
 ) -> ScoredPosition:
     """Validate one reply. Raises ReplyError with a message meant for the judge.
 
@@ -197,6 +201,7 @@ def parse_scored_reply(
             _first(data, ("accepts_consensus", "accept_consensus", "agreement_reached", "consensus_accepted"))
         ),
         verification=verification,
+        earlier_answers=parse_answers(data, earlier),
     )
 
 
@@ -254,6 +259,7 @@ def _claims(data: dict[str, Any]) -> list[KeyClaim]:
                     claim=as_text(item.get("claim")),
                     evidence=as_text(item.get("evidence")),
                     confidence=as_text(item.get("confidence")).upper(),
+                    **location(item),
                 )
             )
         elif item:

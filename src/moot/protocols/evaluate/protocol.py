@@ -21,6 +21,7 @@ from moot.engine import Answer
 from moot.engine.steps import Call, Outcome, Step
 from moot.judges.base import Seat
 from moot.prompts import Templates
+from moot.protocols.evaluate.locations import check, shown_map
 from moot.protocols.evaluate.moderator import moderator_call, moderator_reserve
 from moot.protocols.evaluate.parsing import parse_scored_reply
 from moot.protocols.evaluate.result import build_result, verdict_result
@@ -77,6 +78,7 @@ class Evaluation:
         self.rubric: Rubric | None = None
         self.state = DebateState(active=list(seats))
         self.seats = list(seats)
+        self.shown = shown_map(request.artifacts)  # what a finding's file:line is checked against
         self.system = self._system()
 
     def _system(self) -> str:
@@ -117,7 +119,13 @@ class Evaluation:
 
         def parse(text: str) -> ScoredPosition:
             return parse_scored_reply(
-                text, judge=seat.id, round_no=round_no, criteria=r.criteria, previous=previous, must_answer=must_answer
+                text,
+                judge=seat.id,
+                round_no=round_no,
+                criteria=r.criteria,
+                previous=previous,
+                must_answer=must_answer,
+                earlier=r.earlier if round_no == 1 else None,
             )
 
         return Call(
@@ -146,7 +154,7 @@ class Evaluation:
         final = round_no == r.rounds_allowed and round_no >= 3
         phase = "round_1" if round_no == 1 else "final" if final else "rebuttal"
         if round_no == 1:
-            text = PROMPTS.render("round_1.j2", **common)
+            text = PROMPTS.render("round_1.j2", **common, earlier=r.earlier)
         else:
             text = PROMPTS.render(
                 "round_3.j2" if final else "round_2.j2",
@@ -161,6 +169,7 @@ class Evaluation:
             phase=phase,
             open_findings=[(f.id, f.raised_by == seat.id) for f in open_findings],
             require_acceptance=r.consensus.require_explicit_acceptance,
+            earlier_ids=[i.id for i in r.earlier.items] if r.earlier and round_no == 1 else (),
         )
         return Prompt(
             system=self.system,
@@ -216,6 +225,8 @@ class Evaluation:
         history.append(position)
         st.texts.setdefault(seat.id, []).append(answer.text)
         st.answered_by[seat.id] = answer.answered_by or st.answered_by.get(seat.id, "")
+        for item in [*position.raised, *position.key_claims]:
+            check(item, self.shown)
         st.register_findings(position)
         return JudgeRoundRecord(
             number=seat.number,

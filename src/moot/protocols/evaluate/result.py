@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from moot.engine.debate_effect import assemble, seat_fate
 from moot.judges.base import Seat
+from moot.protocols.evaluate.follow_up import follow_up
 from moot.protocols.evaluate.moderator import engine_synthesis, merge_moderator
 from moot.protocols.evaluate.rules import decide_verdict, verdict_for
 from moot.protocols.evaluate.schemas import (
@@ -104,6 +105,10 @@ def build_result(
     debate changed against its round 1."""
     result = engine_synthesis(verdict_result(request, seats, state, debate_id), state, request)
     result.debate_effect = evaluate_effect(state, seats, request.thresholds, result.summary, request.consensus)
+    if request.earlier is not None:
+        answers = {s.id: _earlier_answers(state, s) for s in state.active}
+        summary = result.summary
+        result.follow_up = follow_up(request.earlier, answers, summary.final_verdict, summary.consensus_score)
     if state.moderator_reply is not None:
         return merge_moderator(result, state.moderator_reply, moderator_label)
     if state.moderated:
@@ -165,6 +170,14 @@ def _outcome(seat: Seat, st: DebateState) -> JudgeOutcome:
         final_score=pos[-1].overall_score if pos else None,
         final_scores=dict(pos[-1].dimension_scores) if pos else {},
     )
+
+
+def _earlier_answers(st: DebateState, seat: Seat) -> dict[str, str]:
+    """A judge's latest word on each earlier finding (round 1 asks; a later reply may add to it)."""
+    out: dict[str, str] = {}
+    for position in st.positions.get(seat.id, []):
+        out.update(position.earlier_answers)
+    return out
 
 
 def _responses_to(st: DebateState, f: CriticalFinding) -> dict[str, str]:

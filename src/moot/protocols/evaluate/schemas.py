@@ -6,9 +6,16 @@ The JSON form of `EvaluationResult` is a contract: its keys follow seed 001's sy
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, computed_field, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+    model_validator,
+)
 
 from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, ScoreAggregate, VerdictThresholds
 from moot.schemas.criteria import Criterion
@@ -25,20 +32,69 @@ ScoreConfidence = Literal["HIGH", "MEDIUM", "LOW"]
 CriticalResponse = Literal["accept", "reject", "withdraw"]
 
 
-class KeyClaim(BaseModel):
+class Located(BaseModel):
+    """Where a finding, claim or recommendation points: a file of the artifact and a line as the judges were
+    shown it (a diff's new-file number). `location_valid` is moot's check against what they were shown:
+    False when the file or line was not among it (the item is kept)."""
+
+    file: str | None = None
+    line: int | None = None
+    location_valid: bool | None = None
+
+    @model_serializer(mode="wrap")
+    def _only_given(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """An item that points nowhere keeps the keys it always had: no `file: null` in today's JSON."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("file", "line", "location_valid"):
+                if data.get(key, 0) is None:
+                    del data[key]
+        return data
+
+
+EarlierStatus = Literal["resolved", "unresolved", "disputed"]
+
+
+class EarlierItem(Located):
+    """One finding of the earlier debate, as the new one's judges are shown it."""
+
+    id: str  # "E1", ...
+    kind: str  # CRITICAL, MUST or SHOULD
+    text: str
+    status: EarlierStatus | None = None  # set in the result
+    answers: dict[str, str] = Field(default_factory=dict)  # judge -> resolved | unresolved
+
+
+class Earlier(BaseModel):
+    """The earlier debate a follow-up re-judges against (kept in the request, so resume has it)."""
+
+    debate_id: str
+    verdict: str
+    score: float | None = None
+    items: list[EarlierItem] = Field(default_factory=list)
+
+
+class FollowUp(Earlier):
+    """The result's link to the earlier debate: its verdict then, and each earlier item's fate now."""
+
+    verdict_now: str = ""
+    score_now: float | None = None
+
+
+class KeyClaim(Located):
     claim: str
     evidence: str = ""
     confidence: str = ""
 
 
-class RaisedFinding(BaseModel):
+class RaisedFinding(Located):
     """A CRITICAL finding as a judge states it, before the engine gives it an id."""
 
     finding: str
     evidence: str = ""
 
 
-class CriticalFinding(BaseModel):
+class CriticalFinding(Located):
     id: str  # "C1", "C2", ... in the order raised
     finding: str
     evidence: str = ""
@@ -74,6 +130,7 @@ class ScoredPosition(BaseModel):
     change_reason: str = ""
     accepts_consensus: bool | None = None
     verification: list[str] = Field(default_factory=list)
+    earlier_answers: dict[str, str] = Field(default_factory=dict)  # a follow-up's E-id -> resolved | unresolved
 
 
 class RoundSummary(BaseModel):
@@ -112,7 +169,7 @@ class DivergentFinding(BaseModel):
     user_decision_needed: bool = True
 
 
-class Recommendation(BaseModel):
+class Recommendation(Located):
     priority: Literal["MUST", "SHOULD", "COULD"]
     action: str
     rationale: str = ""
@@ -177,6 +234,8 @@ class EvaluationResult(EnvelopeFirst):
     debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
     panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
     rubric: Rubric | None = None  # the rubric `--criteria auto` wrote for this debate
+    follow_up: FollowUp | None = None  # a follow-up's link to the earlier debate and each earlier finding's fate
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("redactions", "follow_up")
 
     _status = model_validator(mode="before")(run_status)
 
@@ -230,6 +289,7 @@ class EvaluationRequest(BaseModel):
     # moderator, else the first judge), and becomes the criteria (empty until then)
     criteria_auto: bool = False
     rubric_writer: JudgeSpec | None = None
+    earlier: Earlier | None = None  # a follow-up: the earlier debate's findings the judges re-check
 
     @property
     def rounds_allowed(self) -> int:

@@ -6,8 +6,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from moot.judges.base import Seat
+from moot.protocols.evaluate.locations import same_place
 from moot.protocols.evaluate.rules import RESOLVED_STATES, finding_states
-from moot.protocols.evaluate.schemas import CriticalFinding, CriticalResponse, RoundSummary, ScoredPosition
+from moot.protocols.evaluate.schemas import (
+    CriticalFinding,
+    CriticalResponse,
+    RaisedFinding,
+    RoundSummary,
+    ScoredPosition,
+)
 
 
 @dataclass
@@ -39,13 +46,19 @@ class DebateState:
         return [f for f in self.findings if states[f.id] not in RESOLVED_STATES]
 
     def register_findings(self, position: ScoredPosition) -> None:
-        """Responses to known CRITICAL findings, and new ones numbered C1, C2, ... in the order raised."""
+        """Responses to known CRITICAL findings, and new ones numbered C1, C2, ... in the order raised. A
+        finding another judge already raised (the same checked file:line, or the same words) is that one,
+        accepted, not a new one."""
         known = {f.id for f in self.findings}
         mine = self.responses.setdefault(position.judge, {})
         for fid, resp in position.critical_responses.items():
             if fid in known:
                 mine[fid] = resp
         for raised in position.raised:
+            earlier = next((f for f in self.findings if f.raised_by != position.judge and _same(f, raised)), None)
+            if earlier is not None:
+                mine.setdefault(earlier.id, "accept")
+                continue
             self.findings.append(
                 CriticalFinding(
                     id=f"C{len(self.findings) + 1}",
@@ -53,5 +66,13 @@ class DebateState:
                     evidence=raised.evidence,
                     raised_by=position.judge,
                     round=position.round,
+                    file=raised.file,
+                    line=raised.line,
+                    location_valid=raised.location_valid,
                 )
             )
+
+
+def _same(known: CriticalFinding, raised: RaisedFinding) -> bool:
+    words = " ".join(raised.finding.lower().split())
+    return same_place(known, raised) or words == " ".join(known.finding.lower().split())

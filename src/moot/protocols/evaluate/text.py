@@ -10,9 +10,13 @@ left for a person, and what it cost (`ProtocolSpec.github_markdown`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+from moot.engine.spec import Terminal
+from moot.protocols.evaluate.follow_up import change_line
+from moot.protocols.evaluate.locations import located, sarif
 from moot.protocols.evaluate.markdown import score_grid
 from moot.protocols.evaluate.schemas import EvaluationResult, Summary
 from moot.reports.cost_table import cost_grid, with_spend
@@ -55,6 +59,20 @@ def _critical(c: dict[str, Any]) -> str:
     return f"{md(c.get('id', ''))} {md(c.get('finding', ''))}" + (f" ({md(c.get('state'))})" if c.get("state") else "")
 
 
+def _on_the_code(f: dict[str, Any]) -> str:
+    """A located finding as a review comment would carry it: its file and line first."""
+    return f"{md(f['file'])}:{int(f['line'])} **{md(f['level'])}** {md(f['text'])}"
+
+
+def show(result: EvaluationResult, fmt: str, _options: Mapping[str, Any], terminal: Terminal) -> EvaluationResult:
+    """`--format sarif`: SARIF 2.1.0, one result per located finding; any other format as every command prints."""
+    if fmt == "sarif":
+        terminal.emit(json.dumps(sarif(result.model_dump(mode="json")), indent=2))
+    else:
+        terminal.emit(terminal.render(result, fmt))
+    return result
+
+
 def evaluation_github(result: Mapping[str, Any]) -> str:
     s = as_dict(result.get("summary"))
     v = verdict_of(result)
@@ -71,6 +89,14 @@ def evaluation_github(result: Mapping[str, Any]) -> str:
         f"{md(s.get('consensus_method', '-'))} · confidence {md(v.get('confidence', '-'))} · {rounds}",
         "",
     ]
+    earlier = as_dict(result.get("follow_up"))
+    if earlier:
+        lines += [md(change_line(earlier)), ""]
+        lines += bullets(
+            "Earlier findings",
+            earlier.get("items"),
+            lambda i: f"{md(i.get('id'))} **{md(i.get('status'))}** {md(i.get('text'))}",
+        )
     judges = [as_dict(j) for j in as_list(result.get("judges")) if as_dict(j).get("final_score") is not None]
     if judges:
         lines.append(
@@ -85,6 +111,7 @@ def evaluation_github(result: Mapping[str, Any]) -> str:
     lines += not_ok_lines(result)
     lines += bullets("Recommendations", result.get("recommendations"), _recommendation)
     lines += bullets("Critical findings", result.get("critical_findings"), _critical)
+    lines += bullets("On the code", located(result), _on_the_code)
     lines += bullets("Needs human review", result.get("user_attention_needed"), lambda a: md(a.get("issue")))
     details = [
         ("Majority opinion", result.get("majority_opinion")),
@@ -161,6 +188,9 @@ def _majority(result: EvaluationResult) -> str:
 
 def _findings(result: EvaluationResult) -> list[Block]:
     out: list[Block] = []
+    if result.follow_up is not None and result.follow_up.items:
+        earlier = [f"{i.id} [{i.status}] {i.text}" for i in result.follow_up.items]
+        out.append(TextSection(f"Earlier findings ({result.follow_up.debate_id}):", earlier))
     if result.critical_findings:
         items = [
             f"{f['id']} [{f['state']}] {f['finding']} (raised by {f['raised_by']})" for f in result.critical_findings
@@ -193,6 +223,8 @@ def evaluation_report(result: EvaluationResult) -> TextReport:
     facts = [f"Debate {result.debate_id}: {result.rounds_completed} round(s), {reached}"]
     if result.majority_judges and not result.consensus_reached:
         facts.append(_majority(result))
+    if result.follow_up is not None:
+        facts.append(change_line(result.follow_up.model_dump()))
     judges = Faces(_judges_table(result), _terminal_judges_table(result))
     # after the scores, beside the prose blocks: at a terminal those run together, without a blank line
     blocks: list[Block] = [judges, score_grid(result), *effect_blocks(result.debate_effect), *_findings(result)]

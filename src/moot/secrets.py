@@ -1,0 +1,275 @@
+"""No secret leaves the machine: every text a debate would put in a prompt is screened before any call.
+
+Two screens, both run on what a protocol built (`moot.engine.prepared.Prepared`), so that every way in
+(the command line, the MCP tools, the Python API, batch items, diffs) passes the same gate:
+
+- by name: files that hold credentials whatever their content (private keys, `*.pem`/`*.key`/`*.p12`,
+  `id_rsa*`, `credentials.json`, `.netrc`, kubeconfig, cloud CLI credentials, `.env*`; `.npmrc` and
+  `.pypirc` when they hold a token or password);
+- by content: detect-secrets' detectors (private-key blocks, cloud and vendor tokens, keyword assignments
+  such as `password = "..."`), imported only when there is text to screen so that `moot --help` stays fast.
+  Its generic high-entropy detectors are left out: every hash and lockfile digest would trip them.
+
+By default a hit is bad input (`SecretFound`, exit 2) naming the file, the line and the detector, never the
+value. With `redact=True` each hit is replaced by `[REDACTED:<kind>]` and listed (`Redaction`), so a
+result can say what was withheld.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import logging
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel
+
+from moot.diffs import new_line_at, shown_lines
+from moot.errors import UsageError
+
+HOW_TO_PROCEED = "remove it, leave the file out, or pass --redact-secrets to send [REDACTED:<kind>] in its place"
+# the generic detectors: a hash, a digest or a base64 blob is no secret, and they would refuse most diffs
+_LEFT_OUT = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"})
+_KEY_BLOCK_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----")
+# a request's keys that never reach a prompt: where files go, judges' settings (an inline api_key)
+_NOT_SENT = frozenset({"judges", "moderator", "proponent", "challengers", "base_dir", "reports_dir", "files_dir"})
+
+
+class SecretFound(UsageError):
+    """A credential in what would be sent; the message names where and which detector, never the value."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One secret found: where (`source`, a file's path or an argument's name; `line` from 1, 0 for the
+    whole file) and what (`kind`, a slug such as `aws-access-key`; `detector`, its name in words)."""
+
+    source: str
+    line: int
+    kind: str
+    detector: str
+
+    def message(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line else self.source
+        return f"{where} holds a secret ({self.detector}): nothing was sent; {HOW_TO_PROCEED}"
+
+    def record(self) -> dict[str, Any]:
+        """What a result keeps of a redaction: where and which kind, never the value."""
+        return {"source": self.source, "line": self.line or None, "kind": self.kind}
+
+
+def _slug(words: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", words.lower()).strip("-")
+
+
+def credential_file_kind(path: str, text: str = "") -> str | None:
+    """The kind of credential file `path` names (`private-key-file`, `env-file`, ...), or None. `.npmrc` and
+    `.pypirc` count only with a token or password in `text` (most hold a registry's address alone)."""
+    p = PurePosixPath(path.replace("\\", "/"))
+    name, parts = p.name.lower(), [s.lower() for s in p.parts]
+    if name.startswith("id_rsa") or name.startswith(("id_dsa", "id_ecdsa", "id_ed25519")):
+        return "ssh-private-key-file"
+    if p.suffix.lower() in (".pem", ".key", ".p12", ".pfx"):
+        return "private-key-file"
+    if name.startswith(".env") and not name.endswith((".example", ".sample", ".template")):
+        return "env-file"
+    if name in (".netrc", "_netrc"):
+        return "netrc-file"
+    if name == "credentials.json" or name == "application_default_credentials.json":
+        return "cloud-credentials-file"
+    if (".aws" in parts and name == "credentials") or ".azure" in parts or "gcloud" in parts:
+        return "cloud-credentials-file"
+    if name == "kubeconfig" or name.endswith(".kubeconfig") or (".kube" in parts and name == "config"):
+        return "kubeconfig-file"
+    if name in (".npmrc", "npmrc") and re.search(r"(?i)_authToken|_auth\s*=|_password", text):
+        return "npm-token-file"
+    if name in (".pypirc", "pypirc") and re.search(r"(?im)^[\s\d+-]*password\s*[=:]", text):
+        return "pypi-password-file"
+    return None
+
+
+def _settings() -> Any:
+    """detect-secrets' settings for the detectors moot uses (its import costs ~0.3 s: only when screening)."""
+    before = logging.getLogger("py.warnings").handlers[:]
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.settings import transient_settings
+
+    logging.captureWarnings(False)  # its logger module turns this on at import; moot's warnings stay warnings
+    logging.getLogger("py.warnings").handlers = before
+    logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)  # its debug lines quote the values
+    plugins: Any = get_mapping_from_secret_type_to_class().values()
+    return transient_settings({"plugins_used": [{"name": c.__name__} for c in plugins if c.__name__ not in _LEFT_OUT]})
+
+
+def _found(text: str, source: str) -> Iterator[tuple[int, str, str]]:
+    """(line, detector, value) of each secret in `text`; the caller holds the detectors' settings.
+
+    detect-secrets costs milliseconds a line (every detector and filter, called through signature
+    inspection): only the lines one of its detectors' own patterns matches are handed to it, which finds the
+    same secrets (a regex detector reports nothing on a line none of its patterns match; the keyword
+    detector nothing without one of its keywords), each pattern searched once over the whole text."""
+    from detect_secrets.core.scan import _process_line_based_plugins
+
+    all_lines = text.splitlines()
+    starts = [0]
+    for line in all_lines:
+        starts.append(starts[-1] + len(line) + 1)
+    wanted: set[int] = set()
+    *own, words = _candidate_patterns()
+    lowered = text.lower()  # the keywords, searched without IGNORECASE (5 times faster); lines stay lines
+    lowered_starts = [0]
+    for line in lowered.splitlines():
+        lowered_starts.append(lowered_starts[-1] + len(line) + 1)
+    for rx, where, at in [*((rx, text, starts) for rx in own), (words, lowered, lowered_starts)]:
+        for m in rx.finditer(where):
+            wanted.update(range(bisect.bisect_right(at, m.start()), bisect.bisect_right(at, m.end()) + 1))
+    lines = [(n, all_lines[n - 1]) for n in sorted(wanted) if 0 < n <= len(all_lines)]
+    if not lines:
+        return
+    for secret in _process_line_based_plugins(lines, filename=source):
+        yield secret.line_number, secret.type, secret.secret_value or ""
+
+
+@functools.cache
+def _candidate_patterns() -> tuple[re.Pattern[str], ...]:
+    """The patterns of every detector moot uses (their own, line-anchored), and the keyword detector's words."""
+    from detect_secrets.plugins import keyword
+    from detect_secrets.settings import get_plugins
+
+    own = [rx for plugin in get_plugins() for rx in getattr(plugin, "denylist", ())]
+    words = keyword.DENYLIST_REGEX if isinstance(keyword.DENYLIST_REGEX, str) else keyword.DENYLIST_REGEX.pattern
+    words = words.removesuffix(r"\w*").lower()  # searched in the lowered text; the rest of the word adds nothing
+    return (*(re.compile(rx.pattern, rx.flags | re.MULTILINE) for rx in own), re.compile(words))
+
+
+def scan_text(text: str, source: str) -> list[Hit]:
+    """Every secret detect-secrets finds in `text` (named `source` in the hits)."""
+    with _settings():
+        return _scan(text, source)
+
+
+def _scan(text: str, source: str) -> list[Hit]:
+    """The hits in `text`; in a diff's artifact, at the line of the changed file (0 for a removed line)."""
+    if not text.strip():
+        return []
+    hits = [Hit(source, line, _slug(detector), detector) for line, detector, _ in _found(text, source)]
+    if shown_lines(text) is None:
+        return hits
+    return [replace(h, line=new_line_at(text, h.line) or 0) for h in hits]
+
+
+def _redact_lines(text: str, source: str) -> tuple[str, list[Hit]]:
+    """`text` with each secret replaced: a private key's whole block; a token's whole match; a keyword's value."""
+    from detect_secrets.settings import get_plugins
+
+    lines = text.splitlines(keepends=True)
+    hits: list[Hit] = []
+    found = list(_found(text, source))
+    patterns = [rx for plugin in get_plugins() for rx in getattr(plugin, "denylist", ())]
+    for number, detector, value in found:
+        kind, mark = _slug(detector), f"[REDACTED:{_slug(detector)}]"
+        where = number if shown_lines(text) is None else new_line_at(text, number) or 0
+        hits.append(Hit(source, where, kind, detector))
+        i = number - 1
+        if kind == "private-key":
+            end = next((j for j in range(i, len(lines)) if _KEY_BLOCK_END.search(lines[j])), len(lines) - 1)
+            lines[i : end + 1] = [mark + "\n"] + [""] * (end - i)
+            continue
+        lines[i] = _redact_line(lines[i], value, mark, patterns)
+    return "".join(lines), hits
+
+
+def _redact_line(line: str, value: str, mark: str, patterns: list[re.Pattern[str]]) -> str:
+    """A token's whole match (a detector may report only its prefix, as GitHub's `ghp`), then the value."""
+
+    def whole(m: re.Match[str]) -> str:
+        return mark if value and value in m.group(0) else m.group(0)
+
+    for rx in patterns:
+        line = rx.sub(whole, line)
+    return line.replace(value, mark) if len(value) >= 4 else line
+
+
+def _screen(text: str, source: str, *, redact: bool, path: str | None = None) -> tuple[str, list[Hit]]:
+    """`text` as it may be sent: refused (`SecretFound`) on the first hit, or each hit redacted. `path`, when
+    the text is a file's, also screens the file's name: a credential file is withheld whole. The caller holds
+    the detectors' settings."""
+    kind = credential_file_kind(path, text) if path is not None else None
+    if kind is not None:
+        hit = Hit(source, 0, kind, f"credential file: {kind.removesuffix('-file').replace('-', ' ')}")
+        if not redact:
+            raise SecretFound(hit.message())
+        return f"[REDACTED:{kind}]", [hit]
+    hits = _scan(text, source)
+    if hits and not redact:
+        raise SecretFound(hits[0].message())
+    return _redact_lines(text, source) if hits else (text, [])
+
+
+def redact_text(text: str) -> str:
+    """`text` with every secret the detectors find in it redacted (a title made from redacted inputs)."""
+    with _settings():
+        return _redact_lines(text, "text")[0] if _scan(text, "text") else text
+
+
+def refuse_files(files: Sequence[tuple[str, str]]) -> None:
+    """Refuse (`SecretFound`) the first secret in (path, text) files, by name or content: for a protocol that
+    joins files into one text, so that the message names the file and its line, not the joined text's."""
+    with _settings():
+        for path, text in files:
+            _screen(text, path, redact=False, path=path)
+
+
+def screen_request(model: BaseModel, *, redact: bool) -> list[Hit]:
+    """Every text of a request that reaches a prompt, screened in place: an artifact (`path` and `text`) under
+    its path, any other string under its argument's name. Judges' settings and output folders are skipped.
+    Refuses (`SecretFound`) on the first hit unless `redact`; returns the hits redacted."""
+    with _settings():
+        return _screen_model(model, redact, "")
+
+
+def _screen_model(model: BaseModel, redact: bool, where: str) -> list[Hit]:
+    hits: list[Hit] = []
+    fields = type(model).model_fields
+    if "path" in fields and "text" in fields:
+        path = str(model.path)  # type: ignore[attr-defined]
+        text, found = _screen(model.text, path, redact=redact, path=path)  # type: ignore[attr-defined]
+        if found:
+            model.text = text  # type: ignore[attr-defined]
+        return found
+    for name in fields:
+        if name in _NOT_SENT:
+            continue
+        value = getattr(model, name)
+        label = f"{where}.{name}" if where else name
+        new, found = _screen_value(value, label, redact)
+        if found:
+            setattr(model, name, new)
+            hits.extend(found)
+    return hits
+
+
+def _screen_value(value: Any, label: str, redact: bool) -> tuple[Any, list[Hit]]:
+    if isinstance(value, str):
+        return _screen(value, label, redact=redact)
+    if isinstance(value, BaseModel):
+        return value, _screen_model(value, redact, label)
+    if isinstance(value, list):
+        out, hits = [], []
+        for n, item in enumerate(value):
+            new, found = _screen_value(item, f"{label}[{n}]", redact)
+            out.append(new)
+            hits.extend(found)
+        return (out if hits else value), hits
+    if isinstance(value, dict):
+        pairs, hits = {}, []
+        for key, item in value.items():
+            new, found = _screen_value(item, f"{label}.{key}", redact)
+            pairs[key] = new
+            hits.extend(found)
+        return (pairs if hits else value), hits
+    return value, []
