@@ -76,7 +76,7 @@ def test_reads_and_writes_outside_the_roots_are_refused_before_any_call(
 ) -> None:
     judges = api_judges(work, llm_server)
     outside_html = tmp_path / "outside" / "x.html"
-    mine = work / "notes.txt"  # a file inside the root that moot did not write
+    mine = work / "notes.html"  # a file inside the root that moot did not write
     mine.write_text("my notes\n", encoding="utf-8")
     mine.chmod(0o644)
     results = call_all(
@@ -284,3 +284,33 @@ def test_reports_inside_a_root_are_written_and_appended_round_by_round(work: Pat
     assert len(reports) == 4 and all(Path(r).is_file() for r in reports)
     judge_report = Path(reports[0]).read_text(encoding="utf-8")
     assert "## Debate Round 2" in judge_report  # round 2 appended to the file round 1 wrote
+
+
+def test_html_is_an_html_file_outside_the_folders_code_is_loaded_from(work: Path, llm_server: FakeLLMServer) -> None:
+    """A report holds text the call chose (its task): written as a `.pth` file in a virtualenv inside the
+    root, the next Python to start would run it; a file that merely quotes moot's generator tag is no report."""
+    judges = api_judges(work, llm_server)
+    site = work / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    mimic = work / "important.txt"
+    mimic.write_text('<meta name="generator" content="moot">\nimport os\n', encoding="utf-8")
+    mimic.chmod(0o640)
+    page = work / "page.html"
+    page.write_text('<p><meta name="generator" content="moot"></p>\n', encoding="utf-8")
+    results = call_all(
+        [
+            evaluate(judges, "plan.md", task="x\nimport os;os.system('touch PWNED') #", html=str(site / "_r.pth")),
+            evaluate(judges, "plan.md", html=str(site / "report.html")),
+            evaluate(judges, "plan.md", html=str(mimic)),
+            evaluate(judges, "plan.md", html=str(page)),
+            evaluate(judges, "plan.md", html=str(work / ".git" / "hooks" / "pre-commit")),
+        ]
+    )
+    errors = [error_of(r) for r in results]
+    assert errors[0].endswith("an HTML report's file name ends in .html or .htm")
+    assert errors[1].endswith("it is inside a folder code is loaded from")
+    assert errors[2].endswith("an HTML report's file name ends in .html or .htm")
+    assert errors[3].endswith("the file exists and moot did not write it")
+    assert "ends in .html" in errors[4]
+    assert llm_server.requests == [] and list(site.iterdir()) == []
+    assert mimic.stat().st_mode & 0o777 == 0o640 and "import os" in mimic.read_text(encoding="utf-8")

@@ -97,13 +97,15 @@ class Folders:
 
 def _moot_report(path: Path) -> bool:
     """An HTML report moot rendered (its generator tag in the head), which it may render again."""
-    if not path.is_file():
+    if not path.is_file() or path.suffix.lower() not in (".html", ".htm"):
         return False
     try:
         with path.open("rb") as f:
-            return GENERATOR_TAG in f.read(2048)
+            head = f.read(2048)
     except OSError:
         return False
+    start = head.lstrip().lower()
+    return start.startswith((b"<!doctype html", b"<html")) and GENERATOR_TAG in head.split(b"</head>", 1)[0]
 
 
 _CURRENT: ContextVar[Folders | None] = ContextVar("moot_folders", default=None)

@@ -17,6 +17,7 @@ started with `--allow-commands` (`moot.panel_file.check_named_file`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, EmbeddedResource, ListRootsResult, TextResourceContents
 
 from moot.access import Folders, WriteRecord, confined
-from moot.errors import MootError
+from moot.errors import MootError, UsageError
 from moot.mcp.written import WrittenFiles
 
 if TYPE_CHECKING:
@@ -112,7 +113,25 @@ def check_outputs(spec: ProtocolSpec, arguments: Mapping[str, Any], html: str | 
         if isinstance(value, str) and value:
             folders.check_folder(value)
     if html and html != HTML_IN_RESULT:
+        check_report_name(html)
         folders.check_write(html)
+
+
+HTML_SUFFIXES = (".html", ".htm")
+# folders Python, git or a package manager load code from: a report has no business there, and a file
+# written there (a `.pth` in site-packages, a git hook) would run the text of a tool call
+CODE_FOLDERS = frozenset({".git", "site-packages", "dist-packages", "__pycache__"})
+
+
+def check_report_name(html: str) -> None:
+    """A tool call's `html` is an HTML file outside the folders code is loaded from: the report holds text
+    the call chose (its task, the judges' replies), so under any other name (a `.pth` file, `sitecustomize.py`,
+    a git hook) it could be run by the next program that starts."""
+    path = Path(html)
+    if path.suffix.lower() not in HTML_SUFFIXES:
+        raise UsageError(f"refused to write {html}: an HTML report's file name ends in .html or .htm")
+    if any(part.lower() in CODE_FOLDERS for part in Path(os.path.realpath(path)).parts[:-1]):
+        raise UsageError(f"refused to write {html}: it is inside a folder code is loaded from")
 
 
 def with_html(result: CallToolResult, debate_id: str) -> CallToolResult:
