@@ -87,7 +87,8 @@ async def _row(role: str, spec: Any, ping: bool = False) -> Row:
 
 
 async def doctor_report(judges_file: str | None, ping: bool = False) -> dict[str, Any]:
-    """The rows, and which judges file is in effect and why (`--judges`, MOOT_JUDGES, a moot.yaml)."""
+    """The rows, which judges file is in effect and why (`--judges`, MOOT_JUDGES, a moot.yaml), and the coding
+    agents found here with whether moot's MCP server is registered with each (`moot.api.clients`)."""
     from moot.project import judges_source
 
     source = judges_source(judges_file)
@@ -95,4 +96,6 @@ async def doctor_report(judges_file: str | None, ping: bool = False) -> dict[str
     async with asyncio.TaskGroup() as tg:
         tasks = [tg.create_task(_row(role, spec, ping)) for role, spec in specs]
     in_effect = {"path": str(source.path) if source.path else None, "why": source.why}
-    return {"judges_file": in_effect, "judges": [t.result() for t in tasks]}
+    from moot.api.clients import client_rows
+
+    return {"judges_file": in_effect, "judges": [t.result() for t in tasks], "clients": client_rows()}

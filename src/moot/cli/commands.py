@@ -24,6 +24,7 @@ OWN: dict[str, str] = {
     "resume": "Continue a debate that was interrupted or failed (an outage).",
     "report": "Write a debate's report as one self-contained HTML page.",
     "mcp": "Serve moot's tools to coding agents (Model Context Protocol).",
+    "setup": "Register moot's MCP server with Claude Code, Codex or Gemini CLI.",
     "view": "Browse every debate, batch and bench in a browser (read-only).",
 }
 # the commands that do not follow the rule of `command_target`: the three that read the store share a module
