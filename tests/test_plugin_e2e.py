@@ -1,0 +1,90 @@
+"""The plugin end to end through the real claude binary (pinned in tests/agent_clis): loaded with
+`--plugin-dir`, a slash command run with `claude -p`, the model a scripted one on 127.0.0.1 speaking the
+Anthropic wire (moot.testing.agent_wire) that calls moot's MCP tools by the names Claude Code gives a plugin's
+server, with no permission granted but the skill's own `allowed-tools`."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from moot.testing.agent_wire import AgentModelServer, AgentRequest, ToolCall, Turn
+
+from .real_agents import install, point_at
+
+pytestmark = [pytest.mark.agent_clis, pytest.mark.timeout(300)]
+
+PLUGIN = Path(__file__).resolve().parent.parent / "plugins" / "moot"
+PREFIX = "mcp__plugin_moot_moot__"
+
+
+@pytest.fixture
+def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[AgentModelServer, Path]:
+    """claude pointed at a scripted model, in a fresh HOME, with this environment's moot on PATH (where the
+    plugin's launcher finds it)."""
+    bin_dir = install()
+    server = AgentModelServer()
+    server.__enter__()
+    point_at(server, tmp_path / "home", monkeypatch, bin_dir)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{Path(sys.executable).parent}:/usr/bin:/bin")
+    yield server, bin_dir / "claude"  # type: ignore[misc]
+    server.__exit__(None, None, None)
+
+
+def run_claude(executable: Path, prompt: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    args = [str(executable), "-p", prompt, "--plugin-dir", str(PLUGIN), "--output-format", "text"]
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+
+
+def agent(command: str, tool: str, args: dict[str, object], done: str, final: str) -> Callable[[AgentRequest], Turn]:
+    """The model an agent would be, scripted: in the turn the slash command `command` starts, it loads moot's
+    tool through ToolSearch (Claude Code defers MCP tools, and the plugin's server may still be connecting),
+    calls it with `args`, and once a tool result holding `done` comes back, answers `final`."""
+    name = PREFIX + tool
+
+    def brain(request: AgentRequest) -> Turn:
+        if f"<command-name>{command}</command-name>" not in request.text():
+            return Turn(text="ok")  # an agent's helper request (a title, a summary)
+        if done in tool_result(request):
+            return Turn(text=final)
+        if name in request.tools():
+            return Turn(tool_calls=[ToolCall(name, args)])
+        return Turn(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{name}", "max_results": 5})])
+
+    return brain
+
+
+def tool_result(request: AgentRequest) -> str:
+    """The last tool result the agent sent back (Claude Code may append a system note after it), as JSON text."""
+    for message in reversed(request.body.get("messages") or []):
+        content = message.get("content")
+        for block in reversed(content if isinstance(content, list) else []):
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                return json.dumps(block)
+    return ""
+
+
+def test_slash_doctor_calls_moots_doctor_tool_through_the_plugins_server(
+    claude: tuple[AgentModelServer, Path], tmp_path: Path
+) -> None:
+    server, executable = claude
+
+    server.brain = agent("/moot:doctor", "doctor", {}, "judges_file", "moot doctor: done")
+    r = run_claude(executable, "/moot:doctor", tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "moot doctor: done" in r.stdout
+    asked = [q for q in server.model_requests("anthropic") if PREFIX + "doctor" in q.tools()]
+    listed = set(
+        re.findall(PREFIX + r"\w+", "".join(q.text() for q in asked))
+    )  # as the deferred tools' list names them
+    assert listed >= {PREFIX + t for t in ("evaluate", "decide", "challenge", "show_debate", "list_debates", "doctor")}
+    assert PREFIX + "doctor" in asked[-1].tools()  # loaded, and granted by the skill's allowed-tools alone
+    assert "Call moot's `doctor` tool" in asked[0].text()  # the skill's body reached the model
+    answered = [tool_result(q) for q in asked if "judges_file" in tool_result(q)]
+    assert answered and '\\"clients\\"' in answered[-1]  # moot's doctor JSON, as the plugin's server sent it
