@@ -13,10 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from moot.testing.agent_wire import AgentModelServer, AgentRequest, ToolCall, Turn
 
 from .real_agents import install, point_at
+from .replies import CRITERIA, round1
 
 pytestmark = [pytest.mark.agent_clis, pytest.mark.timeout(300)]
 
@@ -51,8 +53,9 @@ def agent(command: str, tool: str, args: dict[str, object], done: str, final: st
     def brain(request: AgentRequest) -> Turn:
         if f"<command-name>{command}</command-name>" not in request.text():
             return Turn(text="ok")  # an agent's helper request (a title, a summary)
-        if done in tool_result(request):
-            return Turn(text=final)
+        result = tool_result(request)
+        if result and "tool_reference" not in result:  # moot's tool answered: relay it (or its error), once
+            return Turn(text=final if done in result else "moot's tool failed")
         if name in request.tools():
             return Turn(tool_calls=[ToolCall(name, args)])
         return Turn(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{name}", "max_results": 5})])
@@ -88,3 +91,33 @@ def test_slash_doctor_calls_moots_doctor_tool_through_the_plugins_server(
     assert "Call moot's `doctor` tool" in asked[0].text()  # the skill's body reached the model
     answered = [tool_result(q) for q in asked if "judges_file" in tool_result(q)]
     assert answered and '\\"clients\\"' in answered[-1]  # moot's doctor JSON, as the plugin's server sent it
+
+
+def test_slash_judge_with_debate_runs_an_evaluate_through_the_plugin_and_the_store_holds_it(
+    claude: tuple[AgentModelServer, Path], tmp_path: Path
+) -> None:
+    """A money-spending skill (disable-model-invocation) typed by the user: the evaluate it starts runs to a
+    verdict in the plugin's server, with scripted judges, and lands in moot's store."""
+    server, executable = claude
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "plan.md").write_text("# Plan\nRetry failed webhooks with backoff.\n")
+    panel = {"debate_judges": [{"model": "scripted", "replies": [round1(s)]} for s in (4.0, 4.2, 4.1)]}
+    (work / "judges.yaml").write_text(yaml.safe_dump(panel))
+    args = {"solution": ["plan.md"], "task": "Retry webhooks", "criteria": CRITERIA, "judges": "judges.yaml"}
+    server.brain = agent(
+        "/moot:judge-with-debate", "evaluate", {**args, "no_reports": True}, "consensus_reached", "relayed"
+    )
+    r = run_claude(executable, "/moot:judge-with-debate --solution plan.md --task 'Retry webhooks'", work)
+    assert r.returncode == 0 and "relayed" in r.stdout, r.stdout + r.stderr
+    results = [tool_result(q) for q in server.model_requests("anthropic") if "consensus_reached" in tool_result(q)]
+    content = json.loads(results[-1])["content"]
+    text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
+    result = json.loads(text)  # moot's evaluate JSON, as the plugin's server returned it to claude
+    assert result["summary"]["final_verdict"] == "PASS" and result["consensus_reached"] is True
+    moot = Path(sys.executable).parent / "moot"
+    listed = subprocess.run([str(moot), "list", "--format", "json"], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    [debate] = json.loads(listed.stdout)["debates"]
+    assert debate["protocol"] == "evaluate" and debate["status"] == "finished" and debate["verdict"] == "PASS"
+    assert debate["debate_id"] == result["debate_id"]
