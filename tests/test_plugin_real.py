@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from moot.testing.agent_wire import AgentModelServer, Turn
 
 from .real_agents import install
 
@@ -72,3 +76,33 @@ def test_gemini_validates_the_extension(cli_bin: Path, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
     assert "successfully validated" in r.stdout + r.stderr
     assert os.access(PLUGIN / "bin" / "moot", os.X_OK)  # the command the extension starts
+
+
+def test_codex_reads_the_four_moot_skills_from_the_repositorys_agents_folder(cli_bin: Path, tmp_path: Path) -> None:
+    """The pinned codex, run in a repository holding .agents/skills, lists moot's skills to its model."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    shutil.copytree(ROOT / ".agents", repo / ".agents")
+    codex_home = tmp_path / "home" / ".codex"
+    codex_home.mkdir(parents=True)
+    with AgentModelServer() as server:
+        server.brain = lambda request: Turn(text="ok")
+        (codex_home / "config.toml").write_text(
+            'model = "gpt-test"\nmodel_provider = "local"\n\n[model_providers.local]\nname = "local"\n'
+            f'base_url = "{server.base_url}"\nenv_key = "LOCAL_MODEL_KEY"\nwire_api = "responses"\n'
+        )
+        env = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(codex_home), "LOCAL_MODEL_KEY": "local-test"}
+        r = subprocess.run(
+            [str(cli_bin / "codex"), "exec", "--skip-git-repo-check", "say hi"],
+            env={**env, "PATH": f"{cli_bin}:/usr/bin:/bin"},
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert r.returncode == 0, r.stderr[-2000:]
+        seen = "".join(q.text() for q in server.model_requests("responses"))
+    skills = {"moot-judge-with-debate", "moot-decide", "moot-debate", "moot-doctor"}
+    assert set(re.findall(r"moot-[a-z-]+(?=\W)", seen)) >= skills
