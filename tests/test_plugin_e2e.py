@@ -17,6 +17,7 @@ import yaml
 
 from moot.testing.agent_wire import AgentModelServer, AgentRequest, ToolCall, Turn
 
+from .challenge_helpers import confront, opening, rebuttal, verdict
 from .real_agents import install, point_at
 from .replies import CRITERIA, round1
 
@@ -121,3 +122,86 @@ def test_slash_judge_with_debate_runs_an_evaluate_through_the_plugin_and_the_sto
     [debate] = json.loads(listed.stdout)["debates"]
     assert debate["protocol"] == "evaluate" and debate["status"] == "finished" and debate["verdict"] == "PASS"
     assert debate["debate_id"] == result["debate_id"]
+
+
+def host_tools_here() -> bool:
+    """Whether this moot's MCP server has issue 28's host-seat tools (submit_replies)."""
+    from .test_plugin import moot_tools
+
+    return "submit_replies" in moot_tools()
+
+
+def last_payload(request: AgentRequest) -> dict[str, object] | None:
+    """moot's JSON in the last tool result, or None (no result yet, a ToolSearch result, an error text)."""
+    result = tool_result(request)
+    if not result:
+        return None
+    content = json.loads(result)["content"]
+    text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content if isinstance(c, dict))
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def test_slash_debate_the_agent_is_the_host_proponent_and_the_store_holds_the_finished_challenge(
+    claude: tuple[AgentModelServer, Path], tmp_path: Path
+) -> None:
+    """Seed 004 as the skill drives it: the scripted agent opens a challenge with `proponent: "host"`, writes the
+    opening, answers the objections of two scripted challengers through `submit_replies`, and reads the
+    outcome; the store then holds a finished challenge whose proponent is the host."""
+    if not host_tools_here():
+        pytest.skip("this moot has no host seats yet (issue 28): submit_replies is missing")
+    server, executable = claude
+    work = tmp_path / "work"
+    work.mkdir()
+    challengers = [
+        {
+            "model": "scripted",
+            "replies": [verdict("disagree", "strong", ["hot customers overload one shard"]), rebuttal("ACCEPT")],
+        },
+        {"model": "scripted", "replies": [verdict("partial", "minor", ["reports need a replica"]), rebuttal("ACCEPT")]},
+    ]
+    (work / "challengers.yaml").write_text(yaml.safe_dump({"challengers": challengers}))
+    answers = [opening(), confront({"O1": "ACCEPT", "O2": "PARTIAL"}, "Shard by customer id behind a routing layer")]
+    start = {
+        "topic": "Should we shard the orders table by customer id?",
+        "proponent": "host",
+        "judges": "challengers.yaml",
+    }
+    names = [PREFIX + "challenge", PREFIX + "submit_replies"]
+    sent: list[str] = []
+
+    def brain(request: AgentRequest) -> Turn:
+        if "<command-name>/moot:debate</command-name>" not in request.text():
+            return Turn(text="ok")
+        if not all(n in request.tools() for n in names):
+            return Turn(tool_calls=[ToolCall("ToolSearch", {"query": "select:" + ",".join(names), "max_results": 5})])
+        data = last_payload(request)
+        if data is None and not sent:
+            sent.append("start")
+            return Turn(tool_calls=[ToolCall(names[0], start)])
+        if data is not None and data.get("status") == "waiting" and len(sent) <= len(answers):
+            [pending] = data["requests"]  # type: ignore[index]
+            reply = answers[len(sent) - 1]
+            sent.append(pending["phase"])
+            call = {"debate_id": data["debate_id"], "replies": [{"request_id": pending["request_id"], "reply": reply}]}
+            return Turn(tool_calls=[ToolCall(names[1], call)])
+        outcome = data.get("outcome") if data else None
+        return Turn(text=f"Outcome: {outcome}")
+
+    server.brain = brain
+    r = run_claude(executable, '/moot:debate "Should we shard the orders table by customer id?"', work)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Outcome: CONSENSUS" in r.stdout, (r.stdout, sent)
+    assert sent[:2] == ["start", "opening"], sent
+    moot = Path(sys.executable).parent / "moot"
+    listed = subprocess.run([str(moot), "list", "--format", "json"], capture_output=True, text=True, timeout=60)
+    [debate] = json.loads(listed.stdout)["debates"]
+    assert debate["protocol"] == "challenge" and debate["status"] == "finished", debate
+    shown = subprocess.run(
+        [str(moot), "show", debate["debate_id"], "--format", "json"], capture_output=True, text=True, timeout=60
+    )
+    result = json.loads(shown.stdout)
+    assert result["outcome"] == "CONSENSUS" and "host" in json.dumps(result.get("proponent")), result.get("proponent")
