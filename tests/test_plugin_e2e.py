@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -205,3 +206,102 @@ def test_slash_debate_the_agent_is_the_host_proponent_and_the_store_holds_the_fi
     )
     result = json.loads(shown.stdout)
     assert result["outcome"] == "CONSENSUS" and "host" in json.dumps(result.get("proponent")), result.get("proponent")
+
+
+def tool_results(request: AgentRequest) -> list[str]:
+    """The texts of the tool results in the last message that carries any, in order."""
+    for message in reversed(request.body.get("messages") or []):
+        content = message.get("content")
+        blocks = [b for b in (content if isinstance(content, list) else []) if isinstance(b, dict)]
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        if results:
+            out = []
+            for b in results:
+                c = b.get("content")
+                out.append(
+                    c if isinstance(c, str) else "".join(x.get("text", "") for x in c or [] if isinstance(x, dict))
+                )
+            return out
+    return []
+
+
+def handback(text: str) -> str:
+    """A sub-agent's report as Claude Code hands it back (a preamble, then the report with every line
+    indented), read back as the report alone, as the orchestrating model would."""
+    report = [line for line in text.splitlines() if line.startswith((" ", "\t")) or not line.strip()]
+    return textwrap.dedent("\n".join(report)).strip()
+
+
+def test_slash_judge_with_debate_without_keys_runs_the_judges_as_debate_judge_sub_agents(
+    claude: tuple[AgentModelServer, Path], tmp_path: Path
+) -> None:
+    """Seed 003 as the skill drives it: `judges: "host"`, each waiting request handed to a `moot:debate-judge`
+    sub-agent through the Agent tool, the three replies sent back in one `submit_replies`, the verdict read."""
+    if not host_tools_here():
+        pytest.skip("this moot has no host seats yet (issue 28): submit_replies is missing")
+    server, executable = claude
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "plan.md").write_text("# Plan\nRetry failed webhooks with backoff.\n")
+    names = [PREFIX + "evaluate", PREFIX + "submit_replies"]
+    start = {
+        "solution": ["plan.md"],
+        "task": "Retry webhooks",
+        "criteria": CRITERIA,
+        "judges": "host",
+        "no_reports": True,
+    }
+    pending: list[str] = []
+    subagents: list[str] = []
+
+    def brain(request: AgentRequest) -> Turn:
+        text = request.text()
+        if "You hold one seat in a debate that moot runs" in text:  # a debate-judge sub-agent
+            subagents.append(request.model)
+            return Turn(text=round1(4.1))
+        if "<command-name>/moot:judge-with-debate</command-name>" not in text:
+            return Turn(text="ok")
+        if not all(n in request.tools() for n in names):
+            return Turn(tool_calls=[ToolCall("ToolSearch", {"query": "select:" + ",".join(names), "max_results": 5})])
+        data = last_payload(request)
+        if data is None and not pending:
+            pending.append("started")
+            return Turn(tool_calls=[ToolCall(names[0], start)])
+        if data is not None and data.get("status") == "waiting":
+            requests = data["requests"]  # type: ignore[index]
+            pending[:] = [data["debate_id"], *(q["request_id"] for q in requests)]  # type: ignore[index]
+            calls = [
+                ToolCall(
+                    "Agent",
+                    {
+                        "description": f"judge {q['seat']}",
+                        "subagent_type": "moot:debate-judge",
+                        "run_in_background": False,
+                        "prompt": f"system:\n{q['system']}\n\nprompt:\n{q['prompt']}",
+                    },
+                )
+                for q in requests  # type: ignore[union-attr]
+            ]
+            return Turn(tool_calls=calls)
+        if data is None and len(pending) > 1:  # the sub-agents' replies came back
+            handed = tool_results(request)[-len(pending) + 1 :]  # the sub-agents' answers, in dispatch order
+            replies = [handback(h) for h in handed]
+            ids = pending[1:]
+            call = {
+                "debate_id": pending[0],
+                "replies": [{"request_id": i, "reply": r} for i, r in zip(ids, replies, strict=False)],
+            }
+            pending[:] = ["sent"]
+            return Turn(tool_calls=[ToolCall(names[1], call)])
+        verdict_ = (data or {}).get("verdict")
+        return Turn(text=f"Verdict: {json.dumps(verdict_)}")
+
+    server.brain = brain
+    r = run_claude(executable, "/moot:judge-with-debate --solution plan.md --task 'Retry webhooks'", work)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert '"PASS"' in r.stdout, (r.stdout, pending)
+    assert len(subagents) >= 3
+    moot = Path(sys.executable).parent / "moot"
+    listed = subprocess.run([str(moot), "list", "--format", "json"], capture_output=True, text=True, timeout=60)
+    [debate] = json.loads(listed.stdout)["debates"]
+    assert debate["protocol"] == "evaluate" and debate["status"] == "finished" and debate["verdict"] == "PASS"
