@@ -88,7 +88,9 @@ async def _row(role: str, spec: Any, ping: bool = False, probe: bool = True) -> 
 
 
 async def doctor_report(judges_file: str | None, ping: bool = False) -> dict[str, Any]:
-    """The rows, and which judges file is in effect and why (`--judges`, MOOT_JUDGES, a moot.yaml)."""
+    """The rows, which judges file is in effect and why (`--judges`, MOOT_JUDGES, a moot.yaml), its trust,
+    and the coding agents found here with whether moot's MCP server is registered with each
+    (`moot.api.clients`)."""
     from moot.project import judges_source, source_trust
 
     source = judges_source(judges_file)
@@ -107,4 +109,6 @@ async def doctor_report(judges_file: str | None, ping: bool = False) -> dict[str
         "trust": trust,
         "trust_why": trust_why,
     }
-    return {"judges_file": in_effect, "judges": rows}
+    from moot.api.clients import client_rows
+
+    return {"judges_file": in_effect, "judges": rows, "clients": client_rows()}

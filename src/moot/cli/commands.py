@@ -26,6 +26,7 @@ OWN: dict[str, str] = {
     "cancel": "End a waiting or interrupted debate as cancelled.",
     "report": "Write a debate's report as one self-contained HTML page.",
     "mcp": "Serve moot's tools to coding agents (Model Context Protocol).",
+    "setup": "Register moot's MCP server with Claude Code, Codex or Gemini CLI.",
     "view": "Browse every debate, batch and bench in a browser (read-only).",
     "trust": "Trust a moot.yaml that runs programs, by its content.",
 }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -22,7 +22,14 @@ def _source_line(in_effect: dict[str, str | None]) -> str:
 _LEAST = {"role": 10, "judge": 28, "kind": 9, "vendor": 10}  # the columns before the detail, their least width
 
 
-def _text(rows: list[Row], in_effect: dict[str, str | None]) -> str:
+def _clients(rows: list[dict[str, Any]]) -> list[str]:
+    """The coding agents found here and moot's registration with each (`moot setup --list`'s lines)."""
+    from moot.api.clients import describe
+
+    return ["agents: " + describe(rows[0]), *("        " + describe(r) for r in rows[1:])] if rows else []
+
+
+def _text(rows: list[Row], in_effect: dict[str, str | None], clients: list[dict[str, Any]]) -> str:
     lines = [_source_line(in_effect)]
     # each column as wide as its longest entry, so that a long judge name does not push the rest out of line
     wide = {key: max([least, *(len(str(r.get(key, ""))) for r in rows)]) for key, least in _LEAST.items()}
@@ -44,6 +51,7 @@ def _text(rows: list[Row], in_effect: dict[str, str | None]) -> str:
             extra += [f"fallback {m}: {v}" for m, v in r.get("fallbacks_ping", {}).items()]
         if extra:
             lines.append(" " * 4 + "; ".join(extra))
+    lines += _clients(clients)
     usable = sum(1 for r in rows if r["usable"])
     lines.append(f"{usable} of {len(rows)} judges usable here")
     return "\n".join(lines) + "\n"
@@ -65,4 +73,4 @@ def doctor(
     if fmt != "text":
         emit(render_result("doctor", report, fmt))
         return
-    emit(_text(report["judges"], report["judges_file"]))
+    emit(_text(report["judges"], report["judges_file"], report["clients"]))

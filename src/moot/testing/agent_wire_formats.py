@@ -3,11 +3,15 @@ and as its stream of server-sent events, in the shapes the agent CLIs parse."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+# every turn's tool calls get ids of their own: an agent matches a result to its call by id, across the session
+_SERIAL = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -41,9 +45,10 @@ _USAGE_IN, _USAGE_OUT = 100, 20
 
 
 def _anthropic_blocks(turn: Turn) -> list[dict[str, Any]]:
+    tag = next(_SERIAL)
     blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text or not turn.tool_calls else []
     for i, call in enumerate(turn.tool_calls):
-        blocks.append({"type": "tool_use", "id": f"toolu_{i:04d}", "name": call.name, "input": call.args})
+        blocks.append({"type": "tool_use", "id": f"toolu_{tag:06d}{i:04d}", "name": call.name, "input": call.args})
     return blocks
 
 
@@ -89,10 +94,11 @@ def _anthropic_stream(model: str, turn: Turn) -> Iterator[StreamEvent]:
 
 
 def _chat_calls(turn: Turn) -> list[dict[str, Any]]:
+    tag = next(_SERIAL)
     return [
         {
             "index": i,
-            "id": f"call_{i:04d}",
+            "id": f"call_{tag:06d}{i:04d}",
             "type": "function",
             "function": {"name": c.name, "arguments": json.dumps(c.args)},
         }
@@ -148,12 +154,13 @@ def _responses_items(turn: Turn) -> list[dict[str, Any]]:
         items.append(
             {"type": "message", "id": "msg_0001", "role": "assistant", "status": "completed", "content": content}
         )
+    tag = next(_SERIAL)
     for i, c in enumerate(turn.tool_calls):
         items.append(
             {
                 "type": "function_call",
-                "id": f"fc_{i:04d}",
-                "call_id": f"call_{i:04d}",
+                "id": f"fc_{tag:06d}{i:04d}",
+                "call_id": f"call_{tag:06d}{i:04d}",
                 "name": c.name,
                 "arguments": json.dumps(c.args),
                 "status": "completed",

@@ -1,0 +1,158 @@
+"""moot's MCP server registered with the coding agents a user has (Claude Code, Codex, Gemini CLI): the checks
+behind `moot setup --list` and `moot doctor`, and the commands `moot setup CLIENT` runs.
+
+Registering goes through each client's own command (`claude mcp add --scope user`, `codex mcp add`,
+`gemini mcp add --scope user`), so the client writes its own configuration in its own format. Whether moot is
+registered is read from that configuration (a file read, not a client run: node-based clients take seconds to
+start, and doctor stays quick). The command registered is the absolute path of the moot that is running, so the
+client finds it whatever its PATH. No key is ever passed: the server reads the vendors' variables from its own
+environment, as the CLI does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from moot.errors import MootError, UsageError
+
+SERVER = "moot"
+RUN_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class AgentClient:
+    """One coding agent moot can register with: its executable, how it adds a stdio server for the user (every
+    project), and where it keeps what it registered."""
+
+    name: str
+    label: str
+    add: tuple[str, ...]  # the client's command up to the server's name and command line
+    remove: tuple[str, ...]
+
+    def config(self) -> Path:
+        """The file the client keeps its user-scope MCP servers in."""
+        home = Path.home()
+        if self.name == "claude":
+            return Path(os.environ.get("CLAUDE_CONFIG_DIR") or home) / ".claude.json"
+        if self.name == "codex":
+            return Path(os.environ.get("CODEX_HOME") or home / ".codex") / "config.toml"
+        return home / ".gemini" / "settings.json"
+
+    def registered(self) -> list[str] | None:
+        """The command line moot's server is registered with, or None (also when the file cannot be read)."""
+        path = self.config()
+        try:
+            text = path.read_text()
+            data: Any = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+        except (OSError, ValueError):
+            return None
+        servers = (
+            data.get("mcp_servers" if path.suffix == ".toml" else "mcpServers") if isinstance(data, dict) else None
+        )
+        entry = servers.get(SERVER) if isinstance(servers, dict) else None
+        if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+            return None
+        args = entry.get("args") or []
+        return [entry["command"], *[str(a) for a in args]] if isinstance(args, list) else None
+
+
+CLIENTS: dict[str, AgentClient] = {
+    "claude": AgentClient(
+        "claude", "Claude Code", ("mcp", "add", "--scope", "user"), ("mcp", "remove", "--scope", "user", SERVER)
+    ),
+    "codex": AgentClient("codex", "Codex", ("mcp", "add"), ("mcp", "remove", SERVER)),
+    "gemini": AgentClient(
+        "gemini", "Gemini CLI", ("mcp", "add", "--scope", "user"), ("mcp", "remove", "--scope", "user", SERVER)
+    ),
+}
+
+
+def moot_command() -> list[str]:
+    """The running moot as an absolute command line: its console script beside this Python (a venv, pipx or
+    `uv tool`), else this Python running the package."""
+    script = Path(sys.executable).parent / "moot"
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script.absolute()), "mcp"]
+    return [str(Path(sys.executable).absolute()), "-m", "moot", "mcp"]
+
+
+def client_rows() -> list[dict[str, Any]]:
+    """Each client: found on PATH or not, and whether moot is registered with it (and with which moot)."""
+    mine = moot_command()
+    rows = []
+    for client in CLIENTS.values():
+        registered = client.registered()
+        rows.append(
+            {
+                "client": client.name,
+                "label": client.label,
+                "executable": shutil.which(client.name),
+                "registered": registered is not None,
+                "command": registered,
+                "this_moot": registered == mine,
+                "config": str(client.config()),
+            }
+        )
+    return rows
+
+
+def describe(row: dict[str, Any]) -> str:
+    """One client's state in words, as `moot setup --list` and `moot doctor` print it."""
+    found = f"found ({row['executable']})" if row["executable"] else "not found on PATH"
+    if not row["registered"]:
+        state = f"moot not registered (moot setup {row['client']})"
+    elif row["this_moot"]:
+        state = "moot registered"
+    else:
+        state = f"moot registered as {' '.join(row['command'])} (moot setup {row['client']} points it at this moot)"
+    return f"{row['client']:7} {row['label']:12} {found}; {state}"
+
+
+def commands_for(name: str) -> list[list[str]]:
+    """What `moot setup NAME` runs, in order: the client's add (after its remove when moot is registered with
+    another command line). Empty when this moot is already registered."""
+    client = client_or_fail(name)
+    current = client.registered()
+    mine = moot_command()
+    if current == mine:
+        return []
+    add = [name, *client.add, SERVER, "--", *mine]
+    if name == "gemini":  # gemini's add takes the command as a positional, with no `--` before it
+        add = [name, *client.add, SERVER, *mine]
+    return [[name, *client.remove], add] if current is not None else [add]
+
+
+def client_or_fail(name: str) -> AgentClient:
+    if name not in CLIENTS:
+        raise UsageError(f"unknown client {name!r}: choose claude, codex or gemini")
+    return CLIENTS[name]
+
+
+def setup(name: str) -> str:
+    """Register moot with client NAME through its own command; what was done, in one line. A missing client is
+    a UsageError; a client command that fails is a MootError with its last line."""
+    client = client_or_fail(name)
+    executable = shutil.which(name)
+    if executable is None:
+        raise UsageError(f"{name} is not on PATH: install {client.label} first (or see the command: --print)")
+    steps = commands_for(name)
+    if not steps:
+        return f"moot is already registered with {client.label} ({' '.join(moot_command())}); nothing changed"
+    for step in steps:
+        r = subprocess.run(
+            [executable, *step[1:]], capture_output=True, text=True, timeout=RUN_TIMEOUT_S, stdin=subprocess.DEVNULL
+        )
+        if r.returncode != 0:
+            last = ((r.stderr or r.stdout).strip().splitlines() or ["no output"])[-1]
+            raise MootError(f"{' '.join(step[:3])} failed (exit {r.returncode}): {last}")
+    if client.registered() != moot_command():
+        raise MootError(f"{name} reported success but {client.config()} does not list moot's server")
+    return f"registered moot with {client.label}: {' '.join(moot_command())} (in {client.config()})"
