@@ -11,6 +11,7 @@ import pytest
 
 from moot.cli.app import main
 from moot.engine.pricing import PriceOverride, Pricing
+from moot.judges.providers import LOCAL_MAX_OUTPUT_TOKENS
 from moot.schemas.messages import Usage
 from moot.testing import FakeLLMServer, Reply
 
@@ -136,7 +137,8 @@ def test_max_cost_bounds_every_call_when_judges_set_no_max_tokens(
         llm_server.script(m, round1(4.0, 4))
     code, _, _ = run(capsys, *args(artifact, judges_file(pricing=PRICES)), "--max-cost", "5")
     assert code == 0
-    assert [r.body.get("max_tokens") for r in llm_server.requests] == [8192] * 3
+    # judges on an api_base decode under a grammar: their default bound is the local one, not 8192
+    assert [r.body.get("max_tokens") for r in llm_server.requests] == [LOCAL_MAX_OUTPUT_TOKENS] * 3
 
 
 def test_max_cost_below_round_1_worst_case_makes_no_call(
