@@ -35,6 +35,7 @@ def _text(rows: list[Row], in_effect: dict[str, str | None]) -> str:
         if r.get("ping"):
             extra.append(f"ping: {r['ping']}")
             extra += [f"fallback {m}: {v}" for m, v in r.get("fallbacks_ping", {}).items()]
+        extra += [f"{key.replace('_', ' ')}: {r[key]}" for key in ("grammar", "output_bound") if r.get(key)]
         if extra:
             lines.append(" " * 4 + "; ".join(extra))
     usable = sum(1 for r in rows if r["usable"])
