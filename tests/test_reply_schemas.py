@@ -394,7 +394,10 @@ def test_the_longest_reply_a_fitted_schema_allows_fits_the_output_bound(name: st
 
 def longest_string(schema: dict[str, Any]) -> int:
     own = int(schema.get("maxLength", 0))
-    subs = [*schema.get("properties", {}).values(), *([schema["items"]] if isinstance(schema.get("items"), dict) else [])]
+    subs = [
+        *schema.get("properties", {}).values(),
+        *([schema["items"]] if isinstance(schema.get("items"), dict) else []),
+    ]
     return max([own, *(longest_string(s) for s in subs)])
 
 
