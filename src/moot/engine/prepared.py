@@ -66,6 +66,8 @@ class Prepared:
 
 async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = False) -> Any:
     """Run (or resume) a prepared debate in the store, its file writers subscribed to its events."""
+    if not resuming:
+        preflight(p, options.pricing)
     store = options.store or Store.open_default()
     options.store = store
 
@@ -77,6 +79,12 @@ async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = Fal
         return writer.finish(result) if writer is not None else result
 
     return await run_debate(p.protocol, p.request, p.title[:200], p.seats, body, options, resuming=resuming)
+
+
+def preflight(p: Prepared, pricing: Pricing | None) -> None:
+    """Before the debate exists: every step's prompts, as the dry run estimates them, fit each judge's context
+    window, and each judge's output bound holds its replies' schemas (UsageError, exit 2, when not)."""
+    rehearse_plan(p.make("preflight"), p.make("preflight"), Engine(Store(":memory:"), "preflight", pricing=pricing))
 
 
 ASSUMPTIONS = {
