@@ -11,7 +11,9 @@ import pytest
 
 from moot.cli.app import main
 from moot.engine.pricing import PriceOverride, Pricing
+from moot.judges.factory import build_judges
 from moot.judges.providers import LOCAL_MAX_OUTPUT_TOKENS
+from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Usage
 from moot.testing import FakeLLMServer, Reply
 
@@ -149,8 +151,15 @@ def test_max_cost_below_round_1_worst_case_makes_no_call(
     assert "stopped before round 1" in err
 
 
+def remote(path: Path, server: FakeLLMServer) -> Path:
+    """The judges as if their server were a vendor's (`provider:` named): unpriced unless the file prices them.
+    (An `api_base` on this machine with no provider is the user's own server, and costs $0.)"""
+    path.write_text(path.read_text().replace("  api_base:", "  provider: remote-vendor\n  api_base:"))
+    return path
+
+
 def test_max_cost_needs_a_price_for_every_model(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    code, _, err = run(capsys, *args(artifact, judges_file()), "--max-cost", "1")
+    code, _, err = run(capsys, *args(artifact, remote(judges_file(), llm_server)), "--max-cost", "1")
     assert code == 2 and llm_server.requests == []
     assert err.strip().splitlines() == [
         "moot: error: --max-cost needs a price for judge-a, judge-b, judge-c: add it under 'pricing:' in the "
@@ -194,7 +203,8 @@ def test_text_says_an_unknown_price_is_unknown_as_html_does(
     for m in MODELS:
         llm_server.script(m, Reply(text=round1(4.0, 4), input_tokens=1000, output_tokens=1000))
     prices = {m: PRICES[m] for m in priced}
-    code = main(["evaluate", *args(artifact, judges_file(pricing=prices)), "--no-reports", "--quiet"])
+    judges = remote(judges_file(pricing=prices), llm_server)
+    code = main(["evaluate", *args(artifact, judges), "--no-reports", "--quiet"])
     text = capsys.readouterr().out
     assert code == 0 and "+?" not in text
     (row,) = [line for line in text.splitlines() if line.startswith("| **Total** |")]
@@ -220,6 +230,16 @@ def test_pricing_table_local_free_and_unknown_unpriced() -> None:
         assert cost is not None and cost > 1, (provider, model)
     assert p.cost("ollama", "llama3.3", usage) == 0.0
     assert p.cost("custom", "my-finetune-xyz", usage) is None
+
+
+def test_a_judge_on_this_machine_costs_nothing_and_one_elsewhere_needs_a_price() -> None:
+    usage = Usage(input_tokens=1_000_000, output_tokens=1_000_000)
+    for base, cost in [("http://127.0.0.1:8000/v1", 0.0), ("http://localhost:11434/v1", 0.0), ("http://[::1]:9/v1", 0.0),
+                       ("http://gpu-box:8000/v1", None), ("http://10.0.0.5:8000/v1", None)]:  # fmt: skip
+        [judge] = build_judges(JudgeSpec(model="my-model", api_base=base))
+        assert Pricing().judge_cost(judge, usage) == cost, base
+    [local] = build_judges(JudgeSpec(model="my-model", api_base="http://127.0.0.1:8000/v1"))
+    assert Pricing({"my-model": PriceOverride(1, 2)}).judge_cost(local, usage) == 3.0  # a price given wins
     assert Pricing({"my-finetune-xyz": PriceOverride(1, 2)}).cost("custom", "my-finetune-xyz", usage) == 3.0
 
 

@@ -118,7 +118,9 @@ def test_decide_bad_max_cost_and_unpriced_models_are_usage_errors(
     for value in ("0", "-2"):
         code, _, err = run_json(capsys, *question_args(priced_decide_judges(tmp_path, llm_server)), "--max-cost", value)
         assert code == 2 and err.startswith("moot: error: --max-cost must be a positive number")
-    code, _, err = run_json(capsys, *question_args(decide_judges(tmp_path, llm_server)), "--max-cost", "1")
+    remote = decide_judges(tmp_path, llm_server)  # on another machine: a server on this one costs $0
+    remote.write_text(remote.read_text().replace(llm_server.base_url, "http://gpu-box.invalid:8000/v1"))
+    code, _, err = run_json(capsys, *question_args(remote), "--max-cost", "1")
     assert code == 2 and "--max-cost needs a price for effort-m, risk-m, value-m" in err
     code = main([*question_args(decide_judges(tmp_path, llm_server)), "--max-cost", "lots"])
     assert code == 2

@@ -125,7 +125,7 @@ class Engine:
 
     def seat_price(self, seat: Seat, usage: Usage) -> float | None:
         """The cost of `usage` at the dearest model of the seat (a fallback may take the seat)."""
-        costs = [self.pricing.cost(j.provider, j.model, usage) for j in seat.judges]
+        costs = [self.pricing.judge_cost(j, usage) for j in seat.judges]
         return None if any(c is None for c in costs) else max(c for c in costs if c is not None)
 
     def call_cost(self, seat: Seat, prompt: Prompt, round_no: int, *, cached_prefix: bool = False) -> CallCost:
@@ -278,7 +278,7 @@ class Engine:
                 ok=True,
                 text=completion.text,
                 usage=completion.usage,
-                cost_usd=self.pricing.cost(judge.provider, completion.model or judge.model, completion.usage),
+                cost_usd=self.pricing.judge_cost(judge, completion.usage, completion.model or judge.model),
                 latency_s=round(time.monotonic() - t0, 4),
                 retries=retries_total,
                 answered_by=completion.model or judge.model,

@@ -166,6 +166,23 @@ def resolve(spec: JudgeSpec, aliases: dict[str, str] | None = None) -> Resolved:
     )
 
 
+def is_loopback(url: str | None) -> bool:
+    """Whether `url` points at this machine (127.0.0.0/8, ::1, localhost): a server there costs nothing."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url or "").hostname or ""
+    except ValueError:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def grammar_server(spec: JudgeSpec) -> bool:
     """Whether an API judge's server decodes under a grammar made from the enforced schema: an
     OpenAI-compatible server that is not a vendor's cloud (a local preset, or an `api_base` of the user's)."""
