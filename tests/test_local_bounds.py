@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from moot.cli.app import main
-from moot.testing import FakeLLMServer
+from moot.testing import FakeLLMServer, Reply
 
 from .replies import CRITERIA, round1, round2
 
@@ -84,3 +84,19 @@ def test_a_step_that_outgrows_the_context_window_mid_debate_is_a_resumable_stop_
     debate_id = err.split("moot resume ")[1].rstrip("'")
     assert main(["show", debate_id, "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["status"] == "failed"
+
+
+def test_a_reply_cut_at_its_bound_is_reported_as_cut_not_as_unreadable(
+    llm_server: FakeLLMServer, artifact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = Reply(text='{"overall_score": 4, "position_statement": "The code', finish_reason="length")
+    llm_server.script("judge-a", cut, cut)
+    for m, score in (("judge-b", 4.0), ("judge-c", 4.0)):
+        llm_server.script(m, round1(score, int(score)))
+    assert main(evaluate_args(artifact, write_judges(tmp_path, llm_server, max_tokens=700))) == 0
+    result = json.loads(capsys.readouterr().out)
+    [judge] = [j for j in result["judges"] if j["judge"] == "judge-1"]
+    assert judge["status"] == "unparsed"
+    assert "cut off at its output bound (finish_reason: length; raise max_tokens)" in judge["reason"]
+    clarify = llm_server.calls_for("judge-a")[1].body["messages"][-1]["content"]
+    assert "cut off at its output bound" in clarify  # the judge is told too
