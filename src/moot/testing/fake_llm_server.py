@@ -266,7 +266,9 @@ def _openai_reply(model: str, reply: Reply, tokens_in: int, tokens_out: int, num
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": reply.finish_reason}],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": reply.finish_reason}
+        ],
         "usage": {
             "prompt_tokens": tokens_in,
             "completion_tokens": tokens_out,
