@@ -100,3 +100,21 @@ def test_a_reply_cut_at_its_bound_is_reported_as_cut_not_as_unreadable(
     assert "cut off at its output bound (finish_reason: length; raise max_tokens)" in judge["reason"]
     clarify = llm_server.calls_for("judge-a")[1].body["messages"][-1]["content"]
     assert "cut off at its output bound" in clarify  # the judge is told too
+
+
+def test_doctor_flags_a_max_tokens_below_a_protocols_minimum_and_shows_the_default_bound(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "judges.yaml"
+    entries = [
+        {"model": "small", "api_base": "http://127.0.0.1:9/v1", "max_tokens": 400},
+        {"model": "default", "api_base": "http://127.0.0.1:9/v1"},
+    ]
+    path.write_text(yaml.safe_dump({"debate_judges": entries}), encoding="utf-8")
+    main(["doctor", "--judges", str(path), "--format", "json"])
+    rows = {r["judge"]: r for r in json.loads(capsys.readouterr().out)["judges"]}
+    assert rows["small"]["output_bound"] == "400 tokens (max_tokens)"
+    short = rows["small"]["output_bound_short"]
+    assert "evaluate's replies need" in short and "decide" not in short and "challenge" not in short
+    assert rows["default"]["output_bound"] == "1024 tokens (moot's default for a judge on a local server)"
+    assert "output_bound_short" not in rows["default"]

@@ -13,7 +13,6 @@ reply off, so it is refused before any call, naming the judge and the minimum.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from moot.engine.budget import tokens_of
@@ -21,7 +20,7 @@ from moot.engine.core import Engine
 from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.schemas.messages import Prompt
-from moot.schemas.reply_bounds import FIT_SHARE, fit, worst_tokens
+from moot.schemas.reply_bounds import reply_minimum
 
 
 def context_problem(seat: Seat, prompt: Prompt, round_no: int, output_bound: int) -> str | None:
@@ -47,18 +46,11 @@ def check_context(engine: Engine, calls: Sequence[tuple[Seat, Prompt]], round_no
             raise UsageError(problem)
 
 
-def reply_minimum(prompt: Prompt) -> int:
-    """The smallest output bound under which the prompt's reply schema still fits (0 without a schema)."""
-    if not prompt.json_schema:
-        return 0
-    return math.ceil(worst_tokens(fit(prompt.json_schema, 1)) / FIT_SHARE)
-
-
 def check_bounds(calls: Sequence[tuple[Seat, Prompt]]) -> None:
     """Refuse (UsageError) a judge whose `max_tokens` is below what the replies of these calls need."""
     need: dict[str, tuple[Seat, int]] = {}
     for seat, prompt in calls:
-        minimum = reply_minimum(prompt)
+        minimum = reply_minimum(prompt.json_schema) if prompt.json_schema else 0
         if minimum > need.get(seat.id, (seat, 0))[1]:
             need[seat.id] = (seat, minimum)
     for seat, minimum in need.values():

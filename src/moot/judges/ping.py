@@ -19,7 +19,7 @@ from typing import Any
 
 from moot.errors import JudgeError, MootError
 from moot.judges.base import Judge
-from moot.judges.providers import grammar_server, with_output_bound
+from moot.judges.providers import grammar_server
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_bounds import GRAMMAR_MAX_LENGTH
@@ -132,10 +132,6 @@ async def check_ping(row: dict[str, Any], spec: Any) -> None:
         if not first.grammar.startswith("parses"):
             row["usable"] = False
             row["detail"] = f"{row.get('detail', '')}; {first.grammar}".strip("; ")
-    bounded = with_output_bound(spec)
-    if bounded.max_tokens is not None:
-        why = "max_tokens" if spec.max_tokens is not None else "moot's default for a judge on a local server"
-        row["output_bound"] = f"{bounded.max_tokens} tokens ({why})"
     if len(pings) > 1:
         row["fallbacks_ping"] = {p.model: _answers(p) for p in pings[1:]}
     if not any(p.ok for p in pings):

@@ -156,6 +156,12 @@ def _scaled(schema: Schema, factor: float, *, cap: int | None = None) -> Schema:
     return out
 
 
+def reply_minimum(*schemas: Schema) -> int:
+    """The smallest output bound under which every one of `schemas` still fits: the longest of them at its
+    shortest (every list at its fewest items, every text at `MIN_LENGTH`), over `FIT_SHARE`."""
+    return max((math.ceil(worst_tokens(fit(s, 1)) / FIT_SHARE) for s in schemas), default=0)
+
+
 def capped(schema: Schema, cap: int) -> Schema:
     """Every `maxLength` no longer than `cap` (nothing else changed)."""
     out = dict(schema)

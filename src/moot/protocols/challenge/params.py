@@ -100,3 +100,13 @@ def progress_total(_prepared: Prepared, values: Mapping[str, Any]) -> int | None
     """The MCP tool's progress runs to the rounds asked for (none when not given), as it always has."""
     total: int | None = values.get("max_rounds")
     return total
+
+
+def reply_minimum() -> int:
+    """The smallest output bound the challenge's replies need (every phase, two objections to answer)."""
+    from moot.protocols.challenge.calls import challenge_reply_schema
+    from moot.schemas.reply_bounds import reply_minimum as minimum
+
+    phases = [("opening", {}), ("challenge", {}), ("confront", {"objection_ids": ["O1", "O2"]}), ("rebuttal", {})]
+    phases += [("assumptions", {"proponent": True})]
+    return minimum(*(challenge_reply_schema(p, **kw) for p, kw in phases))
