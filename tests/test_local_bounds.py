@@ -118,3 +118,27 @@ def test_doctor_flags_a_max_tokens_below_a_protocols_minimum_and_shows_the_defau
     assert "evaluate's replies need" in short and "decide" not in short and "challenge" not in short
     assert rows["default"]["output_bound"] == "1024 tokens (moot's default for a judge on a local server)"
     assert "output_bound_short" not in rows["default"]
+
+
+def test_doctor_reports_the_servers_context_window_where_it_says_and_flags_one_too_small(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def props(server: FakeLLMServer, path: str, body: Any, headers: Any) -> tuple[int, dict[str, str], bytes]:
+        return 200, {}, json.dumps({"default_generation_settings": {"n_ctx": 2048}}).encode()  # llama-server's
+
+    llm_server.routes["/props"] = props
+    path = tmp_path / "judges.yaml"
+    path.write_text(yaml.safe_dump({"debate_judges": [{"model": "m", "api_base": llm_server.base_url}]}))
+    main(["doctor", "--judges", str(path), "--format", "json"])
+    [row] = json.loads(capsys.readouterr().out)["judges"]
+    assert row["context_window"].startswith("2048 tokens (the server's /props); too small: less than 4096")
+
+    def models(server: FakeLLMServer, path: str, body: Any, headers: Any) -> tuple[int, dict[str, str], bytes]:
+        return 200, {}, json.dumps({"data": [{"id": "m", "max_model_len": 32768}]}).encode()  # vLLM's
+
+    llm_server.routes = {"/models": models}
+    main(["doctor", "--judges", str(path)])
+    assert "context window: 32768 tokens (the server's /v1/models)" in capsys.readouterr().out
+    llm_server.routes = {}
+    main(["doctor", "--judges", str(path), "--format", "json"])
+    assert "context_window" not in json.loads(capsys.readouterr().out)["judges"][0]  # the server does not say

@@ -65,6 +65,12 @@ async def check_endpoint(row: Row, spec: Any) -> None:
     if state.startswith("not answering"):
         row["usable"] = False
         row["detail"] = f"endpoint {endpoint} {state}"
+        return
+    from moot.judges.server_context import context_note
+
+    note = await asyncio.to_thread(context_note, endpoint, spec)
+    if note:
+        row["context_window"] = note
 
 
 async def check_output_bound(row: Row, spec: Any) -> None:
