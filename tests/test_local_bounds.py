@@ -116,7 +116,7 @@ def test_doctor_flags_a_max_tokens_below_a_protocols_minimum_and_shows_the_defau
     assert rows["small"]["output_bound"] == "400 tokens (max_tokens)"
     short = rows["small"]["output_bound_short"]
     assert "evaluate's replies need" in short and "decide" not in short and "challenge" not in short
-    assert rows["default"]["output_bound"] == "1024 tokens (moot's default for a judge on a local server)"
+    assert rows["default"]["output_bound"] == "768 tokens (moot's default for a judge on a local server)"
     assert "output_bound_short" not in rows["default"]
 
 

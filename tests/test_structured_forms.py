@@ -191,7 +191,7 @@ def test_doctor_ping_tells_a_grammar_refusal_from_a_server_that_is_down_and_repo
     main(["doctor", "--judges", str(path), "--ping", "--format", "json"])
     rows = {r["judge"]: r for r in json.loads(capsys.readouterr().out)["judges"]}
     assert rows["ok-model"]["usable"] and rows["ok-model"]["grammar"] == "parses (strings up to 500 characters)"
-    assert rows["ok-model"]["output_bound"] == "1024 tokens (moot's default for a judge on a local server)"
+    assert rows["ok-model"]["output_bound"] == "768 tokens (moot's default for a judge on a local server)"
     assert not rows["refusing"]["usable"] and rows["refusing"]["output_bound"] == "600 tokens (max_tokens)"
     assert "cannot turn the reply schema into a grammar" in rows["refusing"]["grammar"]
     assert not rows["down"]["usable"] and "grammar" not in rows["down"]
@@ -202,4 +202,4 @@ def test_doctor_ping_tells_a_grammar_refusal_from_a_server_that_is_down_and_repo
     llm_server.script("refusing", '{"reply": "pong"}', Reply(status=500, raw_body=GRAMMAR_FAILED))
     main(["doctor", "--judges", str(path), "--ping"])
     text = capsys.readouterr().out
-    assert "grammar: parses" in text and "output bound: 1024 tokens" in text
+    assert "grammar: parses" in text and "output bound: 768 tokens" in text

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 TIMEOUT_S = 3.0
-# a three-round evaluate of a 5-line file: round 3's prompt (~2,100 tokens on SmolLM2) plus the 1,024-token default
+# a three-round evaluate of a 5-line file: round 3's prompt (~2,100 tokens on SmolLM2) plus the 768-token default
 # output bound, with room for a longer file; llama-cpp-python's default (2,048) fails every such debate in round 2
 SMALLEST_USEFUL = 4096
 
