@@ -25,7 +25,8 @@ from moot.schemas.redact import remember_secret
 DEFAULT_MAX_OUTPUT_TOKENS = 8192
 # ... except on a server that decodes under a grammar (any OpenAI-compatible server but the vendors' clouds):
 # there the enforced schema is fitted under the bound, and a bound of 8192 would ask a small local model for
-# pages, and a small context window for room it lacks. Enough for every protocol's schemas (evaluate's need about 520-620 tokens, by criteria and findings).
+# pages, and a small context window for room it lacks. Enough for every protocol's schemas (evaluate's need
+# about 520-620 tokens, by criteria and open findings).
 LOCAL_MAX_OUTPUT_TOKENS = 768
 VENDOR_CLOUDS = ("openai", "xai", "openrouter")  # OpenAI's wire, but the portable schema and no grammar
 
