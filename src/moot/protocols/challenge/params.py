@@ -107,6 +107,7 @@ def reply_minimum() -> int:
     from moot.protocols.challenge.calls import challenge_reply_schema
     from moot.schemas.reply_bounds import reply_minimum as minimum
 
-    phases = [("opening", {}), ("challenge", {}), ("confront", {"objection_ids": ["O1", "O2"]}), ("rebuttal", {})]
-    phases += [("assumptions", {"proponent": True})]
-    return minimum(*(challenge_reply_schema(p, **kw) for p, kw in phases))
+    schemas = [challenge_reply_schema(p) for p in ("opening", "challenge", "rebuttal")]
+    schemas += [challenge_reply_schema("confront", objection_ids=["O1", "O2"])]
+    schemas += [challenge_reply_schema("assumptions", proponent=True)]
+    return minimum(*schemas)
