@@ -66,7 +66,8 @@ def test_dry_run_estimate_grows_with_the_artifact_and_prices_by_the_overrides(
     assert grown > 3000
     # every call carries the artifact in its prompt: the input estimate grows by it, per call
     first_small, first_large = small["calls"][0], large["calls"][0]
-    assert first_large["input_tokens"] - first_small["input_tokens"] == pytest.approx(grown, abs=5)
+    # counted at 3.5 characters a token for a judge on a local (grammar) server, the artifact's size at 4
+    assert first_large["input_tokens"] - first_small["input_tokens"] == pytest.approx(grown * 4 / 3.5, rel=0.01)
     # input at $1 per million tokens: the typical cost is the input tokens priced (cached prefix cheaper)
     assert first_large["typical_usd"] == pytest.approx(first_large["input_tokens"] / 1e6, rel=1e-3)
     one_round = large["scenarios"][0]

@@ -3,8 +3,8 @@
 Checked for every step of the debate before round 1 is sent (the dry run's walk, `preflight`), so that a
 window too small is bad input (one line, exit 2), not a judge dropped after the calls before it were paid
 for; and again before each step of the run, with its real prompts: a step that still does not fit is a
-resumable stop (`ContextOverflow`, exit 4). Sizes are the engine's estimate (four characters a token) plus
-the seat's output bound.
+resumable stop (`ContextOverflow`, exit 4). Sizes are the engine's estimate (`Engine.prompt_tokens`, the one
+the dry run shows) plus the seat's output bound.
 
 The same walk checks each judge's `max_tokens` against the shortest reply its schemas allow (every list at
 its fewest items, every text at the fewest characters the fitting keeps): a bound below it would cut the
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from moot.engine.budget import tokens_of
 from moot.engine.core import Engine
 from moot.errors import UsageError
 from moot.judges.base import Seat
@@ -28,7 +27,7 @@ def context_problem(seat: Seat, prompt: Prompt, round_no: int, output_bound: int
     window = seat.spec.get("context_tokens")
     if not isinstance(window, int):
         return None
-    prompt_tokens = tokens_of(prompt.as_text())
+    prompt_tokens = Engine.prompt_tokens(seat, prompt)
     if prompt_tokens + output_bound <= window:
         return None
     return (

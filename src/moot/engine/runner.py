@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from moot.engine.ask import Answer, ask
-from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost
+from moot.engine.budget import GRAMMAR_TYPICAL_SHARE, TYPICAL_REPLY_TOKENS, CallCost
 from moot.engine.context_window import check_bounds, check_context
 from moot.engine.core import Engine
 from moot.engine.steps import Call, Outcome, ProtocolSteps, Step
@@ -139,7 +139,10 @@ async def run_steps(protocol: ProtocolSteps[R], engine: Engine) -> R:
 def typical_reply(engine: Engine, seat: Any) -> int:
     """A typical reply's tokens for the estimate: `TYPICAL_REPLY_TOKENS`, but never past the seat's output bound
     (a local judge's replies are fitted under it)."""
-    return min(TYPICAL_REPLY_TOKENS, engine.output_bound(seat))
+    bound = engine.output_bound(seat)
+    if getattr(seat.judge, "enforced", False):  # a grammar server: its replies are fitted under the bound
+        return min(TYPICAL_REPLY_TOKENS, int(bound * GRAMMAR_TYPICAL_SHARE))
+    return min(TYPICAL_REPLY_TOKENS, bound)
 
 
 def rehearse_plan(
