@@ -12,11 +12,16 @@ lineup and artifact, with a typical and a worst-case figure, before anything is 
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from moot.engine.pricing import PriceOverride, Pricing
+from moot.judges.base import Seat
+from moot.schemas.messages import Prompt
+from moot.schemas.reply_bounds import portable
 
 # A judge's position in the seeds' YAML template runs to about a thousand tokens; the typical estimate
 # uses this, the worst case uses the output bound.
@@ -159,3 +164,16 @@ def stored_pricing(request: Mapping[str, Any], given: Pricing | None = None) -> 
 
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def prompt_tokens(seat: Seat, prompt: Prompt) -> int:
+    """A prompt's input tokens as the seat's server will count them, estimated before it is sent: what the dry
+    run shows and what the context check adds the output bound to. Vendors count the reply schema as input
+    (their clouds are sent it); a grammar server turns it into a grammar instead, and its models' tokenizers
+    (with the chat template) make more tokens of a prompt: `GRAMMAR_CHARS_PER_TOKEN`, measured."""
+    if getattr(seat.judge, "enforced", False):
+        return math.ceil(len(prompt.as_text()) / GRAMMAR_CHARS_PER_TOKEN)
+    tokens = tokens_of(prompt.as_text())
+    if prompt.json_schema:
+        tokens += tokens_of(json.dumps(portable(prompt.json_schema)))
+    return tokens

@@ -3,7 +3,7 @@
 Checked for every step of the debate before round 1 is sent (the dry run's walk, `preflight`), so that a
 window too small is bad input (one line, exit 2), not a judge dropped after the calls before it were paid
 for; and again before each step of the run, with its real prompts: a step that still does not fit is a
-resumable stop (`ContextOverflow`, exit 4). Sizes are the engine's estimate (`Engine.prompt_tokens`, the one
+resumable stop (`ContextOverflow`, exit 4). Sizes are the engine's estimate (`budget.prompt_tokens`, the one
 the dry run shows) plus the seat's output bound.
 
 The same walk checks each judge's `max_tokens` against the shortest reply its schemas allow (every list at
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from moot.engine.budget import prompt_tokens
 from moot.engine.core import Engine
 from moot.errors import UsageError
 from moot.judges.base import Seat
@@ -27,11 +28,11 @@ def context_problem(seat: Seat, prompt: Prompt, round_no: int, output_bound: int
     window = seat.spec.get("context_tokens")
     if not isinstance(window, int):
         return None
-    prompt_tokens = Engine.prompt_tokens(seat, prompt)
-    if prompt_tokens + output_bound <= window:
+    tokens = prompt_tokens(seat, prompt)
+    if tokens + output_bound <= window:
         return None
     return (
-        f"judge '{seat.label}' ({seat.id}): the round {round_no} prompt is ~{prompt_tokens} tokens and its "
+        f"judge '{seat.label}' ({seat.id}): the round {round_no} prompt is ~{tokens} tokens and its "
         f"output bound {output_bound}, more than its context_tokens {window} "
         "(raise context_tokens, lower max_tokens or send less context)"
     )

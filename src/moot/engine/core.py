@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import random
 import time
 from collections.abc import Sequence
@@ -20,11 +19,11 @@ from dataclasses import dataclass, field, fields
 
 from moot.engine.budget import (
     CLARIFY_OVERHEAD_TOKENS,
-    GRAMMAR_CHARS_PER_TOKEN,
     TYPICAL_REPLY_TOKENS,
     Budget,
     CallCost,
     over_budget,
+    prompt_tokens,
     tokens_of,
 )
 from moot.engine.limits import Limits
@@ -35,7 +34,6 @@ from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.events import Event, EventSink, ignore
 from moot.schemas.messages import Completion, Prompt, Usage
-from moot.schemas.reply_bounds import portable
 from moot.schemas.spend import Spend
 from moot.store.db import CallRecord, Store, now_iso
 
@@ -139,25 +137,12 @@ class Engine:
 
     def call_cost(self, seat: Seat, prompt: Prompt, round_no: int, *, cached_prefix: bool = False) -> CallCost:
         """What one planned call should cost typically, and at worst (with a clarification, at the bound)."""
-        tokens_in = self.prompt_tokens(seat, prompt)
+        tokens_in = prompt_tokens(seat, prompt)
         cached = tokens_of(prompt.system) if cached_prefix else 0
         typical = self.seat_price(
             seat, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS, cached_tokens=cached)
         )
         return CallCost(seat.id, seat.label, round_no, tokens_in, typical, self.worst_cost(seat, tokens_in))
-
-    @staticmethod
-    def prompt_tokens(seat: Seat, prompt: Prompt) -> int:
-        """A prompt's input tokens as the seat's server will count them, estimated before it is sent: what the dry
-        run shows and what the context check adds the output bound to. Vendors count the reply schema as input
-        (their clouds are sent it); a grammar server turns it into a grammar instead, and its models' tokenizers
-        (with the chat template) make more tokens of a prompt: `GRAMMAR_CHARS_PER_TOKEN`, measured."""
-        if getattr(seat.judge, "enforced", False):
-            return math.ceil(len(prompt.as_text()) / GRAMMAR_CHARS_PER_TOKEN)
-        tokens = tokens_of(prompt.as_text())
-        if prompt.json_schema:
-            tokens += tokens_of(json.dumps(portable(prompt.json_schema)))
-        return tokens
 
     def worst_cost(self, seat: Seat, tokens_in: int) -> float | None:
         """A call of `tokens_in` input tokens answered at the output bound, then its clarification."""
