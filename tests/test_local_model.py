@@ -5,7 +5,8 @@ each as `python -m moot` in a store of its own.
 
 The panels are the docs' own: the README's local judge (model and api_base, no max_tokens, no structured key)
 runs a three-round `evaluate`, `decide` and `challenge`; the local recipes of docs/providers.md and
-docs/structured-replies.md, read from the docs, are the three judges of `decide`, as written; a bound below the
+docs/structured-replies.md, read from the docs and run as written, sit beside it on `decide`'s panel (providers.md's
+two) and `challenge`'s (structured-replies.md's); a bound below the
 schemas' minimum is refused before any call; and the server still answers at the end.
 
 Between moot and the server sits a recording proxy on 127.0.0.1, so that what the server said (its
@@ -162,15 +163,15 @@ def runs(server: UsageProxy, tmp_path_factory: pytest.TempPathFactory) -> dict[s
             {"median.py": MEDIAN, "judges.yaml": {"debate_judges": readme, "consensus": {"overall_score_range": 0.0,
              "dimension_score_range": 0.0}, "max_rounds": 3}}, *evaluate
         ),
-        # the three local recipes of the docs, as written, on one panel
+        # the README's judge beside providers.md's two recipes (its YAML line and its Python block), as written
         "decide": run(
             server, root, "decide",
-            {"judges.yaml": {"debate_judges": [{**structured_md, **slow}, {**providers_md, **slow}, {**python_md, **slow}],
+            {"judges.yaml": {"debate_judges": [plain[0], {**providers_md, **slow}, {**python_md, **slow}],
                              "debate_config": {"max_rounds": 2}}}, *decide,
         ),
         "challenge": run(
             server, root, "challenge",
-            {"judges.yaml": {"proponent": plain[0], "challengers": plain[1:]}}, *challenge,
+            {"judges.yaml": {"proponent": plain[0], "challengers": [plain[1], {**structured_md, **slow}]}}, *challenge,
         ),
     }  # fmt: skip
     return out
