@@ -133,6 +133,8 @@ def test_html_writes_one_page_with_the_chart_the_flips_and_each_source_escaped(
 ) -> None:
     rows = pairs(4, lambda i: i % 2 == 0, source="<script>alert(1)</script>")
     gold, judges = setup(tmp_path, llm_server, rows, [always_right, always_right, always_wrong])
+    # a vendor's models behind the server (a provider named): unpriced, unlike a server of one's own on this machine
+    Path(judges).write_text(Path(judges).read_text().replace("api_base:", "provider: remote-vendor\n  api_base:"))
     page = tmp_path / "bench.html"
     code, _, _ = run(capsys, gold, "--judges", judges, "--html", str(page), "--strategies", "vote,debate")
     assert code == 0

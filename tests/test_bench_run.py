@@ -215,6 +215,18 @@ def test_a_stance_set_in_the_judges_file_is_kept_and_a_missing_one_becomes_corre
     assert "Work the question out yourself" not in str(llm_server.calls_for("judge-a")[0].body)
 
 
+def test_an_explicit_neutral_stance_means_what_no_stance_means(tmp_path: Path, llm_server: FakeLLMServer) -> None:
+    """docs/bench.md: a judge whose stance the file does not set is neutral; writing `stance: neutral` is the same."""
+    rows = pairs(2, lambda i: True)
+    judges = tmp_path / "neutral.yaml"
+    entries = [{"model": m, "api_base": llm_server.base_url, "stance": "neutral"} for m in MODELS]
+    judges.write_text(yaml.safe_dump({"debate_judges": entries}), encoding="utf-8")
+    run = bench(tmp_path, llm_server, rows, [always_right] * 3, judges=judges, strategies=("vote",))
+    assert run.result is not None
+    assert list(run.result.per_item[0].judges) == ["correctness", "correctness-2", "correctness-3"]
+    assert "Work the question out yourself" in str(llm_server.calls_for("judge-a")[0].body)
+
+
 def test_bad_panels_are_refused_before_any_call(
     tmp_path: Path, llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

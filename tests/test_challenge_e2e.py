@@ -372,6 +372,8 @@ def test_cost_cap_that_cannot_be_kept_stops_before_any_call(
         [api(llm_server, "ch-a")],
         budget={"max_cost_usd": 0.5},
     )
+    # servers on another machine (one on this machine costs $0): their models need a price
+    judges.write_text(judges.read_text().replace(llm_server.base_url, "http://gpu-box.invalid:8000/v1"))
     code, out, err = run(capsys, judges)
     # bad configuration, found before any call (as for moot evaluate): exit 2 naming the models
     assert code == 2 and out == {}

@@ -11,6 +11,9 @@ import pytest
 
 from moot.cli.app import main
 from moot.engine.pricing import PriceOverride, Pricing
+from moot.judges.factory import build_judges
+from moot.judges.providers import LOCAL_MAX_OUTPUT_TOKENS
+from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Usage
 from moot.testing import FakeLLMServer, Reply
 
@@ -63,7 +66,8 @@ def test_dry_run_estimate_grows_with_the_artifact_and_prices_by_the_overrides(
     assert grown > 3000
     # every call carries the artifact in its prompt: the input estimate grows by it, per call
     first_small, first_large = small["calls"][0], large["calls"][0]
-    assert first_large["input_tokens"] - first_small["input_tokens"] == pytest.approx(grown, abs=5)
+    # counted at 3.5 characters a token for a judge on a local (grammar) server, the artifact's size at 4
+    assert first_large["input_tokens"] - first_small["input_tokens"] == pytest.approx(grown * 4 / 3.5, rel=0.01)
     # input at $1 per million tokens: the typical cost is the input tokens priced (cached prefix cheaper)
     assert first_large["typical_usd"] == pytest.approx(first_large["input_tokens"] / 1e6, rel=1e-3)
     one_round = large["scenarios"][0]
@@ -136,7 +140,8 @@ def test_max_cost_bounds_every_call_when_judges_set_no_max_tokens(
         llm_server.script(m, round1(4.0, 4))
     code, _, _ = run(capsys, *args(artifact, judges_file(pricing=PRICES)), "--max-cost", "5")
     assert code == 0
-    assert [r.body.get("max_tokens") for r in llm_server.requests] == [8192] * 3
+    # judges on an api_base decode under a grammar: their default bound is the local one, not 8192
+    assert [r.body.get("max_tokens") for r in llm_server.requests] == [LOCAL_MAX_OUTPUT_TOKENS] * 3
 
 
 def test_max_cost_below_round_1_worst_case_makes_no_call(
@@ -147,8 +152,15 @@ def test_max_cost_below_round_1_worst_case_makes_no_call(
     assert "stopped before round 1" in err
 
 
+def remote(path: Path, server: FakeLLMServer) -> Path:
+    """The judges as if their server were a vendor's (`provider:` named): unpriced unless the file prices them.
+    (An `api_base` on this machine with no provider is the user's own server, and costs $0.)"""
+    path.write_text(path.read_text().replace("  api_base:", "  provider: remote-vendor\n  api_base:"))
+    return path
+
+
 def test_max_cost_needs_a_price_for_every_model(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    code, _, err = run(capsys, *args(artifact, judges_file()), "--max-cost", "1")
+    code, _, err = run(capsys, *args(artifact, remote(judges_file(), llm_server)), "--max-cost", "1")
     assert code == 2 and llm_server.requests == []
     assert err.strip().splitlines() == [
         "moot: error: --max-cost needs a price for judge-a, judge-b, judge-c: add it under 'pricing:' in the "
@@ -192,7 +204,8 @@ def test_text_says_an_unknown_price_is_unknown_as_html_does(
     for m in MODELS:
         llm_server.script(m, Reply(text=round1(4.0, 4), input_tokens=1000, output_tokens=1000))
     prices = {m: PRICES[m] for m in priced}
-    code = main(["evaluate", *args(artifact, judges_file(pricing=prices)), "--no-reports", "--quiet"])
+    judges = remote(judges_file(pricing=prices), llm_server)
+    code = main(["evaluate", *args(artifact, judges), "--no-reports", "--quiet"])
     text = capsys.readouterr().out
     assert code == 0 and "+?" not in text
     (row,) = [line for line in text.splitlines() if line.startswith("| **Total** |")]
@@ -218,6 +231,16 @@ def test_pricing_table_local_free_and_unknown_unpriced() -> None:
         assert cost is not None and cost > 1, (provider, model)
     assert p.cost("ollama", "llama3.3", usage) == 0.0
     assert p.cost("custom", "my-finetune-xyz", usage) is None
+
+
+def test_a_judge_on_this_machine_costs_nothing_and_one_elsewhere_needs_a_price() -> None:
+    usage = Usage(input_tokens=1_000_000, output_tokens=1_000_000)
+    for base, cost in [("http://127.0.0.1:8000/v1", 0.0), ("http://localhost:11434/v1", 0.0), ("http://[::1]:9/v1", 0.0),
+                       ("http://gpu-box:8000/v1", None), ("http://10.0.0.5:8000/v1", None)]:  # fmt: skip
+        [judge] = build_judges(JudgeSpec(model="my-model", api_base=base))
+        assert Pricing().judge_cost(judge, usage) == cost, base
+    [local] = build_judges(JudgeSpec(model="my-model", api_base="http://127.0.0.1:8000/v1"))
+    assert Pricing({"my-model": PriceOverride(1, 2)}).judge_cost(local, usage) == 3.0  # a price given wins
     assert Pricing({"my-finetune-xyz": PriceOverride(1, 2)}).cost("custom", "my-finetune-xyz", usage) == 3.0
 
 

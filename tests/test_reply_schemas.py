@@ -25,7 +25,7 @@ from moot.protocols.evaluate.moderator import parse_moderator as _parse_moderato
 from moot.protocols.evaluate.parsing import parse_scored_reply
 from moot.protocols.evaluate.schemas import CriticalFinding, ScoredPosition
 from moot.schemas.criteria import Criterion
-from moot.schemas.reply_bounds import fit, portable, worst_tokens
+from moot.schemas.reply_bounds import GRAMMAR_MAX_LENGTH, capped, fit, portable, worst_tokens
 from moot.schemas.reply_schemas import (
     SCORE_STEPS,
     assumptions_schema,
@@ -389,7 +389,27 @@ def test_the_longest_reply_a_fitted_schema_allows_fits_the_output_bound(name: st
     for bound in (512, 800, 1024, 2048, 8192):
         fitted = fit(schema, bound)
         assert worst_tokens(fitted) <= bound, (bound, worst_tokens(fitted))
-    assert fit(schema, None) == schema  # no bound, nothing to fit
+    assert fit(schema, None) == capped(schema, GRAMMAR_MAX_LENGTH)  # no bound: only the grammar's cap
+
+
+def longest_string(schema: dict[str, Any]) -> int:
+    own = int(schema.get("maxLength", 0))
+    subs = [
+        *schema.get("properties", {}).values(),
+        *([schema["items"]] if isinstance(schema.get("items"), dict) else []),
+    ]
+    return max([own, *(longest_string(s) for s in subs)])
+
+
+@pytest.mark.parametrize(("name", "schema"), every_schema(), ids=[n for n, _ in every_schema()])
+def test_no_string_of_an_enforced_schema_is_longer_than_a_grammar_parses(name: str, schema: dict[str, Any]) -> None:
+    """llama-cpp-python's server dies on a maxLength above 1000 (measured; see reply_bounds): whatever the bound,
+    or none, every string sent to a grammar stays at or under the cap, and the cap under that limit."""
+    assert GRAMMAR_MAX_LENGTH <= 1000
+    for bound in (None, 512, 8192, 100_000):
+        fitted = fit(schema, bound)
+        assert longest_string(fitted) <= GRAMMAR_MAX_LENGTH, bound
+        assert enforced_problems(fitted) == [] and portable(fitted) == portable(schema)
 
 
 def test_a_small_bound_shortens_lists_before_texts_get_too_short() -> None:

@@ -155,10 +155,51 @@ def test_doctor_ping_names_the_form_the_server_took(
     llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     llm_server.refuse_forms = {"json_schema"}
-    llm_server.script("judge-a", '{"reply": "pong"}')
+    llm_server.script("judge-a", '{"reply": "pong"}', "{")
     path = tmp_path / "judges.yaml"
     path.write_text(yaml.safe_dump({"debate_judges": [{"model": "judge-a", "api_base": llm_server.base_url}]}))
     assert main(["doctor", "--judges", str(path), "--ping", "--format", "json"]) == 0
     out = capsys.readouterr().out
     assert "answers in" in out and "structured: json_object" in out
-    assert forms(llm_server) == ["json_schema", "json_object"]
+    assert forms(llm_server) == ["json_schema", "json_object", "json_object"]  # the last: the grammar probe
+
+
+GRAMMAR_FAILED = json.dumps({"error": {"message": "failed to parse grammar", "type": "server_error", "code": 500}})
+
+
+def test_a_server_that_cannot_build_the_grammar_is_one_line_naming_it_not_retried(llm_server: FakeLLMServer) -> None:
+    llm_server.script("m", Reply(status=500, raw_body=GRAMMAR_FAILED))
+    with pytest.raises(JudgeError) as caught:
+        ask(JudgeSpec(model="m", api_base=llm_server.base_url, structured="json_object"))
+    assert str(caught.value).startswith("the server cannot turn the reply schema into a grammar (HTTP 500")
+    assert "structured: off" in str(caught.value) and "\n" not in str(caught.value)
+    assert type(caught.value) is JudgeError  # not transient: asking again builds the same grammar
+
+
+def test_doctor_ping_tells_a_grammar_refusal_from_a_server_that_is_down_and_reports_the_output_bound(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm_server.script("ok-model", '{"reply": "pong"}', "{")
+    llm_server.script("refusing", '{"reply": "pong"}', Reply(status=500, raw_body=GRAMMAR_FAILED))
+    path = tmp_path / "judges.yaml"
+    entries = [
+        {"model": "ok-model", "api_base": llm_server.base_url, "structured": "json_object"},
+        {"model": "refusing", "api_base": llm_server.base_url, "structured": "json_object", "max_tokens": 600},
+        {"model": "down", "api_base": "http://127.0.0.1:9/v1"},
+    ]
+    path.write_text(yaml.safe_dump({"debate_judges": entries}))
+    main(["doctor", "--judges", str(path), "--ping", "--format", "json"])
+    rows = {r["judge"]: r for r in json.loads(capsys.readouterr().out)["judges"]}
+    assert rows["ok-model"]["usable"] and rows["ok-model"]["grammar"] == "parses (strings up to 500 characters)"
+    assert rows["ok-model"]["output_bound"] == "768 tokens (moot's default for a judge on a local server)"
+    assert not rows["refusing"]["usable"] and rows["refusing"]["output_bound"] == "600 tokens (max_tokens)"
+    assert "cannot turn the reply schema into a grammar" in rows["refusing"]["grammar"]
+    assert not rows["down"]["usable"] and "grammar" not in rows["down"]
+    assert "not answering" in rows["down"]["detail"]
+    probe = llm_server.calls_for("ok-model")[1].body
+    assert probe["max_tokens"] == 1 and probe["response_format"]["schema"]["properties"]["position"]["maxLength"] == 500
+    llm_server.script("ok-model", '{"reply": "pong"}', "{")
+    llm_server.script("refusing", '{"reply": "pong"}', Reply(status=500, raw_body=GRAMMAR_FAILED))
+    main(["doctor", "--judges", str(path), "--ping"])
+    text = capsys.readouterr().out
+    assert "grammar: parses" in text and "output bound: 768 tokens" in text

@@ -179,3 +179,21 @@ def test_challenge_at_a_terminal_renders_its_markdown_one_fact_a_line(
     lines = [line.strip() for line in shown.splitlines()]
     assert "Confidence: MEDIUM" in lines and any(line.startswith("Core disagreement: ") for line in lines)
     assert re.search(r"wall \d+\.\d s, call time \(sum over calls\)", " ".join(lines))
+
+
+def test_challenge_plain_text_shows_judge_text_unescaped_as_evaluate_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Escaping is for renderers (files, GitHub, the terminal's Markdown): piped text shows `<` and `|` as written."""
+    from moot.protocols.challenge.schemas import ChallengeResult
+    from moot.protocols.challenge.text import challenge_markdown, challenge_report
+
+    from .scripted_panels import challenge_args, challenge_panel
+
+    assert main([*challenge_args(challenge_panel(tmp_path)), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    data["topic"] = "Is a <b> tag | a pipe safe?\x1b[31m"
+    result = ChallengeResult.model_validate(data)
+    plain = challenge_report(result).plain()
+    assert "**Topic:** Is a <b> tag | a pipe safe?" in plain and "&lt;" not in plain and "\x1b" not in plain
+    assert "Is a &lt;b> tag \\| a pipe safe?" in challenge_markdown(result)  # the Markdown stays inert

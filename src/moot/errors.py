@@ -5,6 +5,7 @@
     │   ├── MissingExtra    an optional vendor SDK is not installed (message carries the pip hint)
     │   └── NotUsableHere   a judge the debate needs cannot run here (no key, SDK, agent CLI or login)
     ├── DebateAborted       the debate cannot go on (too few judges left, no challengers): exit 3
+    │   └── ContextOverflow a step mid-debate does not fit a judge's context window: resumable, exit 4
     ├── Interrupted         Ctrl-C: the debate is resumable (exit 130)
     └── JudgeError          one call to one judge failed; the engine turns it into an outcome
         ├── TransientJudgeError   worth retrying (429, 5xx, connection reset); may carry Retry-After
@@ -69,6 +70,11 @@ class NotUsableHere(UsageError):
 
 class DebateAborted(MootError):
     """The debate stopped because it could not reach a trustworthy end (CLI exit code 3)."""
+
+
+class ContextOverflow(DebateAborted):
+    """A step after round 1 began does not fit a judge's context window (the check before round 1 estimated
+    it would): nothing of that step was sent, the debate is kept and resumable (CLI exit code 4)."""
 
 
 class Interrupted(MootError):

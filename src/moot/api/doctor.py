@@ -65,10 +65,38 @@ async def check_endpoint(row: Row, spec: Any) -> None:
     if state.startswith("not answering"):
         row["usable"] = False
         row["detail"] = f"endpoint {endpoint} {state}"
+        return
+    from moot.judges.server_context import context_note
+
+    note = await asyncio.to_thread(context_note, endpoint, spec)
+    if note:
+        row["context_window"] = note
+
+
+async def check_output_bound(row: Row, spec: Any) -> None:
+    """A judge's output bound (its `max_tokens`, or the default of a judge on a local server), and each protocol
+    whose replies need more: such a judge is refused by that protocol before any call."""
+    from moot.judges.providers import with_output_bound
+    from moot.protocols import specs as protocol_specs
+
+    if row.get("kind") != "api":
+        return
+    bound = with_output_bound(spec).max_tokens
+    if bound is None:
+        return
+    why = "max_tokens" if spec.max_tokens is not None else "moot's default for a judge on a local server"
+    row["output_bound"] = f"{bound} tokens ({why})"
+    needs = {p.name: p.reply_minimum() for p in protocol_specs() if p.reply_minimum is not None}
+    short = {name: need for name, need in needs.items() if bound < need}
+    if short:
+        row["output_bound_short"] = "; ".join(
+            f"below the {need} tokens {name}'s replies need: set max_tokens: {need} or more to use it with {name}"
+            for name, need in short.items()
+        )
 
 
 # Extra checks run on each row after the preflight check, in order: (row, spec) -> None, updating the row.
-CHECKS: list[Callable[[Row, Any], Awaitable[None]]] = [check_endpoint]
+CHECKS: list[Callable[[Row, Any], Awaitable[None]]] = [check_endpoint, check_output_bound]
 
 
 async def _row(role: str, spec: Any, ping: bool = False, probe: bool = True) -> Row:

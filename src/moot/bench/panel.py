@@ -4,8 +4,9 @@ Pairwise items ask which of two responses is correct, and go to the protocol who
 (`bench.kind == "pairwise"`; decide). It gives a judge without a stance of its own one of Risk, Value and
 Effort: stances for choosing what to build, not for grading answers. So here each such judge gets the
 neutral correctness stance, and the bench writes that panel beside its items; the batch runs (and resumes)
-with it. A judge whose stance the judges file sets keeps it. The role supplies the default judge model and
-checks the debate settings.
+with it. A judge whose stance the judges file sets keeps it, except `neutral`, which means the same (an
+explicit `neutral` is the default written out). The role supplies the default judge model and checks the
+debate settings.
 
 With two options and three judges, seed 002's 2/3 threshold is always met in round 1, and the debate
 would always equal the vote: pairwise debates need unanimity (1.0) unless the judges file's
@@ -95,8 +96,8 @@ def _graded(spec: JudgeSpec, n: int, source: str | None) -> JudgeSpec:
             f"{where}: judge {n} ({spec.label}) holds its api_key in the file; moot bench writes its panel "
             "beside its items, so name the key with api_key_env instead"
         )
-    if "stance" in spec.model_fields_set:
-        return spec
+    if "stance" in spec.model_fields_set and spec.stance != "neutral":
+        return spec  # an explicit `neutral` means what no stance means (docs/bench.md): correctness
     return spec.model_copy(update={"stance": STANCE, "stance_prompt": spec.stance_prompt or STANCE_PROMPT})
 
 

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from moot.cli.commands import DESCRIPTION, commands, top_help, version_line
-from moot.errors import DebateAborted, Interrupted, MootError, UsageError
+from moot.errors import ContextOverflow, DebateAborted, Interrupted, MootError, UsageError
 
 __all__ = ["DESCRIPTION", "commands", "main", "run", "top_help", "version_line"]
 
@@ -104,6 +104,8 @@ def _main(args: list[str], argv: list[str] | None) -> int:
         return _fail(str(e), 2)
     except Interrupted as e:
         return _fail(str(e), 130)
+    except ContextOverflow as e:
+        return _fail(str(e), 4)
     except DebateAborted as e:
         return _fail(str(e), 3)
     except MootError as e:

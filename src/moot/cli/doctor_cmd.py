@@ -49,6 +49,11 @@ def _text(rows: list[Row], in_effect: dict[str, str | None], clients: list[dict[
         if r.get("ping"):
             extra.append(f"ping: {r['ping']}")
             extra += [f"fallback {m}: {v}" for m, v in r.get("fallbacks_ping", {}).items()]
+        extra += [
+            f"{key.replace('_', ' ')}: {r[key]}" for key in ("grammar", "output_bound", "context_window") if r.get(key)
+        ]
+        if r.get("output_bound_short"):
+            extra.append(f"max_tokens {r['output_bound_short']}")
         if extra:
             lines.append(" " * 4 + "; ".join(extra))
     lines += _clients(clients)

@@ -67,7 +67,7 @@ async def ask(
     try:
         return Answer(await parsed(parse, first.text), first.text, "ok", answered_by=first.answered_by)
     except ReplyError as e:
-        reason = str(e)
+        reason = _why(first, e)
     engine.emit(Event("clarification", round_no, seat.id, {"reason": reason}))
     followup = prompt.followed_by(first.text, clarify(reason))
     followup = followup.model_copy(update={"meta": {**prompt.meta, "kind": f"{kind}-clarify"}})
@@ -78,7 +78,20 @@ async def ask(
         value = await parsed(parse, second.text)
         return Answer(value, second.text, "ok", clarified=True, answered_by=second.answered_by)
     except ReplyError as e:
-        return Answer(None, second.text, "unparsed", f"unusable reply after clarification: {e}", clarified=True)
+        return Answer(
+            None, second.text, "unparsed", f"unusable reply after clarification: {_why(second, e)}", clarified=True
+        )
+
+
+CUT_REASONS = ("length", "max_tokens", "MAX_TOKENS")  # OpenAI-compatible servers, Anthropic, Gemini
+
+
+def _why(o: CallOutcome, e: ReplyError) -> str:
+    """Why a reply could not be used: a reply the server ended at its output bound is said to be cut off (the
+    finish reason), which is what to fix, rather than only what the parser missed in it."""
+    if o.finish_reason in CUT_REASONS:
+        return f"the reply was cut off at its output bound (finish_reason: {o.finish_reason}; raise max_tokens): {e}"
+    return str(e)
 
 
 def _failed(o: CallOutcome, *, clarified: bool = False) -> Answer[T]:

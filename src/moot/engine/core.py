@@ -17,7 +17,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
-from moot.engine.budget import CLARIFY_OVERHEAD_TOKENS, TYPICAL_REPLY_TOKENS, Budget, CallCost, over_budget, tokens_of
+from moot.engine.budget import (
+    CLARIFY_OVERHEAD_TOKENS,
+    TYPICAL_REPLY_TOKENS,
+    Budget,
+    CallCost,
+    over_budget,
+    prompt_tokens,
+    tokens_of,
+)
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
 from moot.engine.spend import SpendAccount
@@ -26,7 +34,6 @@ from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.events import Event, EventSink, ignore
 from moot.schemas.messages import Completion, Prompt, Usage
-from moot.schemas.reply_bounds import portable
 from moot.schemas.spend import Spend
 from moot.store.db import CallRecord, Store, now_iso
 
@@ -128,14 +135,12 @@ class Engine:
 
     def seat_price(self, seat: Seat, usage: Usage) -> float | None:
         """The cost of `usage` at the dearest model of the seat (a fallback may take the seat)."""
-        costs = [self.pricing.cost(j.provider, j.model, usage) for j in seat.judges]
+        costs = [self.pricing.judge_cost(j, usage) for j in seat.judges]
         return None if any(c is None for c in costs) else max(c for c in costs if c is not None)
 
     def call_cost(self, seat: Seat, prompt: Prompt, round_no: int, *, cached_prefix: bool = False) -> CallCost:
         """What one planned call should cost typically, and at worst (with a clarification, at the bound)."""
-        tokens_in = tokens_of(prompt.as_text())
-        if prompt.json_schema:  # vendors count the reply schema as input too (as their clouds are sent it)
-            tokens_in += tokens_of(json.dumps(portable(prompt.json_schema)))
+        tokens_in = prompt_tokens(seat, prompt)
         cached = tokens_of(prompt.system) if cached_prefix else 0
         typical = self.seat_price(
             seat, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS, cached_tokens=cached)
@@ -282,7 +287,7 @@ class Engine:
                 ok=True,
                 text=completion.text,
                 usage=completion.usage,
-                cost_usd=self.pricing.cost(judge.provider, completion.model or judge.model, completion.usage),
+                cost_usd=self.pricing.judge_cost(judge, completion.usage, completion.model or judge.model),
                 latency_s=round(time.monotonic() - t0, 4),
                 retries=retries_total,
                 answered_by=completion.model or judge.model,

@@ -198,7 +198,7 @@ def check_priced(seats: Sequence[Seat], pricing: Pricing | None, flag: str = "--
     """Under a cap every model needs a price, or the cap could not be kept: say which, before any call."""
     table = pricing or Pricing()
     probe = Usage(input_tokens=1000, output_tokens=1000)
-    missing = sorted({j.model for s in seats for j in s.judges if table.cost(j.provider, j.model, probe) is None})
+    missing = sorted({j.model for s in seats for j in s.judges if table.judge_cost(j, probe) is None})
     if missing:
         raise UsageError(
             f"{flag} needs a price for {', '.join(missing)}: add it under 'pricing:' in the judges file "

@@ -124,6 +124,8 @@ def input_cap_warning(p: Prepared, max_input_tokens: int | None) -> str | None:
 async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = False) -> Any:
     """Run (or resume) a prepared debate in the store, its file writers subscribed to its events: its
     result, or (a debate with host seats) the `Waiting` state where host replies are due."""
+    if not resuming:
+        preflight(p, options.pricing)
     store = options.store or Store.open_default()
     options.store = store
     report = p.panel_check()
@@ -144,6 +146,12 @@ async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = Fal
         return await run_debate(p.protocol, p.request, p.title[:200], p.seats, body, options, resuming=resuming)
     except HostWaiting as w:  # host replies are due: the waiting state, in the store and returned
         return Waiting(debate_id=str(options.debate_id), protocol=p.protocol, requests=w.requests)
+
+
+def preflight(p: Prepared, pricing: Pricing | None) -> None:
+    """Before the debate exists: every step's prompts, as the dry run estimates them, fit each judge's context
+    window, and each judge's output bound holds its replies' schemas (UsageError, exit 2, when not)."""
+    rehearse_plan(p.make("preflight"), p.make("preflight"), Engine(Store(":memory:"), "preflight", pricing=pricing))
 
 
 ASSUMPTIONS = {

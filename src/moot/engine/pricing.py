@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
-from moot.judges.providers import PROVIDERS
+from moot.judges.providers import PROVIDERS, is_loopback
 from moot.schemas.messages import Usage
 
 if TYPE_CHECKING:
@@ -36,6 +36,16 @@ class PriceOverride:
 @dataclass
 class Pricing:
     overrides: dict[str, PriceOverride] = field(default_factory=dict)
+
+    def judge_cost(self, judge: object, usage: Usage, model: str | None = None) -> float | None:
+        """What a call of `judge` cost: as `cost`, except that a judge on the user's own server on this
+        machine (an `api_base` on a loopback address) costs nothing, as the local presets do, unless the
+        judges file prices its model."""
+        provider, name = str(getattr(judge, "provider", "")), model or str(getattr(judge, "model", ""))
+        own = provider == "custom" and is_loopback(getattr(judge, "base_url", None))
+        if own and name not in self.overrides and f"{provider}/{name}" not in self.overrides:
+            return 0.0
+        return self.cost(provider, name, usage)
 
     def cost(self, provider: str, model: str, usage: Usage) -> float | None:
         override = self.overrides.get(model) or self.overrides.get(f"{provider}/{model}")

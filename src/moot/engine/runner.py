@@ -17,12 +17,12 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from moot.engine.ask import Answer, ask
-from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost
-from moot.engine.context_window import check_context
+from moot.engine.budget import GRAMMAR_TYPICAL_SHARE, TYPICAL_REPLY_TOKENS, CallCost
+from moot.engine.context_window import check_bounds, check_context
 from moot.engine.core import Engine
 from moot.engine.host import host_answer, settle_host
 from moot.engine.steps import Call, Outcome, ProtocolSteps, Step
-from moot.errors import DebateAborted
+from moot.errors import ContextOverflow, DebateAborted, UsageError
 from moot.judges.host import is_host
 from moot.schemas.events import Event
 
@@ -55,7 +55,7 @@ class Runner(Generic[R]):
     async def run(self) -> R:
         t0 = time.monotonic()
         while (step := self.protocol.plan()) is not None:
-            check_context(self.engine, [(c.seat, c.prompt) for c in step.calls], step.round)
+            self._check_context(step)
             if step.gated and self._stopped_by_budget(step):
                 break
             answers = await self._step(step)
@@ -65,6 +65,16 @@ class Runner(Generic[R]):
                 break
         spend = self.engine.spend(wall_seconds=time.monotonic() - t0, final_name=self.protocol.final_name)
         return self.protocol.result(spend)
+
+    def _check_context(self, step: Step) -> None:
+        """A step whose real prompt does not fit, although the check before round 1 found room for its estimate:
+        a resumable stop with its own exit code (nothing of the step is sent), not bad input."""
+        try:
+            check_context(self.engine, [(c.seat, c.prompt) for c in step.calls], step.round)
+        except UsageError as e:
+            raise ContextOverflow(
+                f"{e}; the debate is kept: make room, then continue with 'moot resume {self.engine.debate_id}'"
+            ) from None
 
     def _stopped_by_budget(self, step: Step) -> bool:
         planned = [(c.seat, c.prompt, c.key) for c in step.calls]
@@ -136,6 +146,15 @@ async def run_steps(protocol: ProtocolSteps[R], engine: Engine) -> R:
     return await Runner(protocol, engine).run()
 
 
+def typical_reply(engine: Engine, seat: Any) -> int:
+    """A typical reply's tokens for the estimate: `TYPICAL_REPLY_TOKENS`, but never past the seat's output bound
+    (a local judge's replies are fitted under it)."""
+    bound = engine.output_bound(seat)
+    if getattr(seat.judge, "enforced", False):  # a grammar server: its replies are fitted under the bound
+        return min(TYPICAL_REPLY_TOKENS, int(bound * GRAMMAR_TYPICAL_SHARE))
+    return min(TYPICAL_REPLY_TOKENS, bound)
+
+
 def rehearse_plan(
     typical: ProtocolSteps[Any], worst: ProtocolSteps[Any], engine: Engine, *, cached_after_first: bool = True
 ) -> list[CallCost]:
@@ -145,8 +164,10 @@ def rehearse_plan(
     estimate), one with replies at each seat's output bound (the worst case).
     """
     costs: list[CallCost] = []
+    planned: list[tuple[Any, Any]] = []
     while (t_step := typical.plan()) is not None and (w_step := worst.plan()) is not None:
         check_context(engine, [(c.seat, c.prompt) for c in t_step.calls], t_step.round)
+        planned += [(c.seat, c.prompt) for c in w_step.calls]
         for t_call, w_call in zip(t_step.calls, w_step.calls, strict=True):
             cached = cached_after_first and t_step.round != 1
             t = engine.call_cost(t_call.seat, t_call.prompt, t_step.round, cached_prefix=cached)
@@ -154,8 +175,9 @@ def rehearse_plan(
             costs.append(
                 CallCost(t.seat, t.model, t_step.round, t.input_tokens, t.typical_usd, w.worst_usd, t_step.phase)
             )
-        t_out = typical.absorb(t_step, [typical.rehearse(c, TYPICAL_REPLY_TOKENS) for c in t_step.calls])
+        t_out = typical.absorb(t_step, [typical.rehearse(c, typical_reply(engine, c.seat)) for c in t_step.calls])
         w_out = worst.absorb(w_step, [worst.rehearse(c, engine.output_bound(c.seat)) for c in w_step.calls])
         if not (t_out.go_on and w_out.go_on):
             break
+    check_bounds(planned)
     return costs

@@ -196,6 +196,9 @@ class ProtocolSpec:
     html_view: Callable[[DebateRecord], View] | None = None
     # the judges `moot doctor` checks when no judges file is in effect, each with the role it names
     default_judges: tuple[tuple[str, JudgeSpec], ...] = ()
+    # the smallest `max_tokens` its replies need with a default request (`moot doctor` flags a judge below it;
+    # a run checks its own request's schemas before round 1)
+    reply_minimum: Callable[[], int] | None = None
     # --- demo ---
     demo: DemoSpec | None = None  # what `moot demo NAME` runs and exports (none: the protocol has no demo)
 

@@ -16,7 +16,15 @@ from moot.errors import NotUsableHere, UsageError
 from moot.judges.base import Judge, Seat
 from moot.judges.effort import check_effort
 from moot.judges.host import HostJudge
-from moot.judges.providers import Resolved, api_key_for, key_hint, needs_key, resolve, sdk_missing
+from moot.judges.providers import (
+    Resolved,
+    api_key_for,
+    key_hint,
+    needs_key,
+    resolve,
+    sdk_missing,
+    with_output_bound,
+)
 from moot.judges.scripted import ScriptedJudge
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt
@@ -128,6 +136,7 @@ def build_seat(
     default_timeout: float = 120.0,
     base_dir: Path | None = None,
 ) -> Seat:
+    spec = with_output_bound(spec)  # a local judge with no max_tokens gets the documented default
     return Seat(
         id=seat_id,
         number=number,

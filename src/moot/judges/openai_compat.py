@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from moot.errors import JudgeError, MissingExtra
 from moot.judges import structured
-from moot.judges.providers import api_key_for, resolve
+from moot.judges.providers import VENDOR_CLOUDS, api_key_for, resolve
 from moot.judges.vendor import VendorJudge
 from moot.judges.wire_errors import map_stainless_error
 from moot.schemas.config import JudgeSpec
@@ -158,7 +158,7 @@ def build(spec: JudgeSpec, model: str) -> OpenAICompatJudge:
         import openai  # noqa: F401  (fail now, with the install hint, rather than at the first call)
     except ImportError:
         raise MissingExtra("openai", "openai") from None
-    vendor_cloud = resolved.provider.name in ("openai", "xai", "openrouter")
+    vendor_cloud = resolved.provider.name in VENDOR_CLOUDS
     judge = OpenAICompatJudge(
         model=resolved.model,
         base_url=resolved.base_url,

@@ -23,6 +23,12 @@ from moot.schemas.redact import remember_secret
 # The most output tokens a judge may write when its spec sets no `max_tokens`: Anthropic requires a bound,
 # and under a cost cap every vendor gets it, so that a round's worst case is a real bound.
 DEFAULT_MAX_OUTPUT_TOKENS = 8192
+# ... except on a server that decodes under a grammar (any OpenAI-compatible server but the vendors' clouds):
+# there the enforced schema is fitted under the bound, and a bound of 8192 would ask a small local model for
+# pages, and a small context window for room it lacks. Enough for every protocol's schemas (evaluate's need
+# about 520-620 tokens, by criteria and open findings).
+LOCAL_MAX_OUTPUT_TOKENS = 768
+VENDOR_CLOUDS = ("openai", "xai", "openrouter")  # OpenAI's wire, but the portable schema and no grammar
 
 
 @dataclass(frozen=True)
@@ -159,6 +165,44 @@ def resolve(spec: JudgeSpec, aliases: dict[str, str] | None = None) -> Resolved:
         f"judge '{spec.label}': cannot tell which provider serves model '{spec.model}' "
         f"(write it as provider/model with provider one of {', '.join(PROVIDERS)}, or give api_base)"
     )
+
+
+def is_loopback(url: str | None) -> bool:
+    """Whether `url` points at this machine (127.0.0.0/8, ::1, localhost): a server there costs nothing."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url or "").hostname or ""
+    except ValueError:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def grammar_server(spec: JudgeSpec) -> bool:
+    """Whether an API judge's server decodes under a grammar made from the enforced schema: an
+    OpenAI-compatible server that is not a vendor's cloud (a local preset, or an `api_base` of the user's)."""
+    if spec.replies is not None or spec.script or spec.cli or spec.command:
+        return False
+    try:
+        provider = resolve(spec).provider
+    except UsageError:
+        return False
+    return provider.wire == "openai" and provider.name not in VENDOR_CLOUDS
+
+
+def with_output_bound(spec: JudgeSpec) -> JudgeSpec:
+    """The spec with `LOCAL_MAX_OUTPUT_TOKENS` as its `max_tokens` when it sets none and its server is a
+    grammar server; otherwise unchanged. Applied when a seat is built, so that the judge, the engine's context
+    and cost checks and the stored spec all see the one bound."""
+    if spec.max_tokens is not None or not grammar_server(spec):
+        return spec
+    return spec.model_copy(update={"max_tokens": LOCAL_MAX_OUTPUT_TOKENS})
 
 
 def sdk_missing(wire: str) -> str | None:

@@ -18,6 +18,10 @@ TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
 # "maximum context length"; llama.cpp's llama-server: "exceeds the available context size"; others "context
 # window"/"context_length_exceeded"). Asking again cannot help, whatever the status.
 _CONTEXT_WORDS = ("context_length_exceeded", "maximum context length", "context window", "available context size")
+# How a server that decodes under a grammar says it cannot build one from the reply schema (llama.cpp's
+# "failed to parse grammar", llama-server's "JSON schema conversion failed"). Not a server fault to retry.
+_GRAMMAR_WORDS = ("grammar", "json schema conversion", "json_schema conversion")
+GRAMMAR_REFUSED = "the server cannot turn the reply schema into a grammar"
 
 
 def retry_after(headers: Any) -> float | None:
@@ -50,6 +54,8 @@ def status_error(status: int, message: str, headers: Any = None) -> JudgeError:
     short = " ".join(redact(str(message)).split())[:200]  # redacted before the cut: no key prefix is left
     if any(w in short.lower() for w in _CONTEXT_WORDS):
         return JudgeError(f"the prompt does not fit the model's context window ({status}): {short}")
+    if any(w in short.lower() for w in _GRAMMAR_WORDS):
+        return JudgeError(f"{GRAMMAR_REFUSED} (HTTP {status}: {short}); set structured: off for this judge")
     if status == 429:
         return TransientJudgeError("rate limited (429)", retry_after=retry_after(headers), status=status)
     if status >= 500 or status in TRANSIENT_STATUSES:

@@ -5,6 +5,8 @@ the bounds they refuse or ignore taken out, which leaves exactly the schema they
 Servers that decode under a grammar get `fit(schema, max_tokens)`: the bounds kept, and every string's
 `maxLength` scaled down (and, for a small bound, the longest lists shortened) until the longest reply the
 schema allows fits the call's output bound, so that a reply cannot be cut off however small the model.
+Every `maxLength` is also capped at `GRAMMAR_MAX_LENGTH`, whatever the bound: grammar converters expand a
+bounded string into one nested rule per character, and a long one is more than their parsers take.
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ SYNTAX_CHARS_PER_TOKEN = 2.0
 FIT_SHARE = 0.85  # the share of the output bound the longest reply may take (the rest: tokenizer slack)
 MIN_LENGTH = 24  # no string is cut below this; a bound too small for it is the user's to raise
 COMFORTABLE_LENGTH = 80  # lists are shortened until every field could be this long within the bound
+# The longest `maxLength` an enforced schema carries. Measured on llama-cpp-python 0.3.36's server (json_object
+# with schema): a string of maxLength 1000 parses, 1001 is "failed to parse grammar" ("number of rules that are
+# going to be repeated ... exceeds sane defaults") and the server process dies. Half of it leaves room for other
+# converters and for the rules around a field; llama.cpp's own server refuses repetitions above 2000.
+GRAMMAR_MAX_LENGTH = 500
 
 
 def portable(schema: Schema) -> Schema:
@@ -75,8 +82,13 @@ def fit(schema: Schema, max_tokens: int | None) -> Schema:
 
     First, while even fields of `COMFORTABLE_LENGTH` characters would not fit, the longest list loses an
     item (never below its `minItems`, nor below one); then every `maxLength` is scaled by one factor so
-    that the longest reply fits `FIT_SHARE` of the bound (never below `MIN_LENGTH`).
+    that the longest reply fits `FIT_SHARE` of the bound (never below `MIN_LENGTH`). Without a bound, or
+    within it, every `maxLength` is still capped at `GRAMMAR_MAX_LENGTH`.
     """
+    return capped(_fitted(schema, max_tokens), GRAMMAR_MAX_LENGTH)
+
+
+def _fitted(schema: Schema, max_tokens: int | None) -> Schema:
     if not max_tokens:
         return schema
     budget = max_tokens * FIT_SHARE
@@ -141,4 +153,22 @@ def _scaled(schema: Schema, factor: float, *, cap: int | None = None) -> Schema:
         out["properties"] = {k: _scaled(v, factor, cap=cap) for k, v in out["properties"].items()}
     if isinstance(out.get("items"), dict):
         out["items"] = _scaled(out["items"], factor, cap=cap)
+    return out
+
+
+def reply_minimum(*schemas: Schema) -> int:
+    """The smallest output bound under which every one of `schemas` still fits: the longest of them at its
+    shortest (every list at its fewest items, every text at `MIN_LENGTH`), over `FIT_SHARE`."""
+    return max((math.ceil(worst_tokens(fit(s, 1)) / FIT_SHARE) for s in schemas), default=0)
+
+
+def capped(schema: Schema, cap: int) -> Schema:
+    """Every `maxLength` no longer than `cap` (nothing else changed)."""
+    out = dict(schema)
+    if "maxLength" in out:
+        out["maxLength"] = min(int(out["maxLength"]), cap)
+    if "properties" in out:
+        out["properties"] = {k: capped(v, cap) for k, v in out["properties"].items()}
+    if isinstance(out.get("items"), dict):
+        out["items"] = capped(out["items"], cap)
     return out

@@ -35,6 +35,7 @@ class Reply:
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     raw_body: str | None = None  # sent as-is instead of a well-formed completion
+    finish_reason: str = "stop"  # "length": the server ended the reply at its output bound
 
 
 Responder = Callable[[str, dict[str, Any]], Reply]
@@ -265,7 +266,9 @@ def _openai_reply(model: str, reply: Reply, tokens_in: int, tokens_out: int, num
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": reply.finish_reason}
+        ],
         "usage": {
             "prompt_tokens": tokens_in,
             "completion_tokens": tokens_out,

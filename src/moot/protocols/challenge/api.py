@@ -381,6 +381,7 @@ SPEC = ProtocolSpec(
     default_judges=DOCTOR_JUDGES,
     demo=DEMO,
     params=params.PARAMS,
+    reply_minimum=params.reply_minimum,
     description=params.DESCRIPTION,
     mcp_description=params.MCP_DESCRIPTION,
     mcp_summary=params.MCP_SUMMARY,

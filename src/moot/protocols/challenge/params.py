@@ -101,3 +101,14 @@ def progress_total(_prepared: Prepared, values: Mapping[str, Any]) -> int | None
     """The MCP tool's progress runs to the rounds asked for (none when not given), as it always has."""
     total: int | None = values.get("max_rounds")
     return total
+
+
+def reply_minimum() -> int:
+    """The smallest output bound the challenge's replies need (every phase, two objections to answer)."""
+    from moot.protocols.challenge.calls import challenge_reply_schema
+    from moot.schemas.reply_bounds import reply_minimum as minimum
+
+    schemas = [challenge_reply_schema(p) for p in ("opening", "challenge", "rebuttal")]
+    schemas += [challenge_reply_schema("confront", objection_ids=["O1", "O2"])]
+    schemas += [challenge_reply_schema("assumptions", proponent=True)]
+    return minimum(*schemas)

@@ -14,7 +14,7 @@ itself), and in `--output` too. This is the spec's `show` hook: the CLI lends it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +33,9 @@ from moot.reports.github import (
     verdict_of,
 )
 from moot.reports.serialize import atomic_write
-from moot.reports.terminal import Markdown, TextReport
+from moot.reports.terminal import Faces, Markdown, TextReport
 from moot.schemas.envelope import headline
-from moot.schemas.safe_text import inert_markdown
+from moot.schemas.safe_text import inert_markdown, safe_text
 
 # `markdown` is the tradeoff document itself; a dry run prints its plan as text for both Markdown formats
 FORMATS = ("markdown",)
@@ -87,23 +87,28 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _history(result: ChallengeResult) -> list[str]:
+def _prose(text: str) -> str:
+    """Judge text on a line of the plain-text outcome: on one line, otherwise as written (no Markdown escapes)."""
+    return " ".join(text.split())
+
+
+def _history(result: ChallengeResult, prose: Callable[[str], str] = _cell) -> list[str]:
     out = ["**Position history:**", ""]
     last = result.position_history[-1].version
     for v in result.position_history:
-        out.append(f"- {_version_line(v, last)}")
+        out.append(f"- {_version_line(v, last, prose)}")
     return out
 
 
-def _version_line(v: PositionVersion, last: int) -> str:
+def _version_line(v: PositionVersion, last: int, prose: Callable[[str], str] = _cell) -> str:
     label = "opening" if v.version == 1 else f"after round {v.round}"
     if v.version == last and v.version > 1:
         label += ", final"
-    line = f"v{v.version} ({label}, confidence {v.confidence}): {_cell(v.position)}"
+    line = f"v{v.version} ({label}, confidence {v.confidence}): {prose(v.position)}"
     if v.version > 1:
         if v.changed_because:
             why = "; ".join(
-                f"{c.decision} {c.objection_id} from {c.raised_by}: {_cell(c.objection)}" for c in v.changed_because
+                f"{c.decision} {c.objection_id} from {c.raised_by}: {prose(c.objection)}" for c in v.changed_because
             )
             line += f" — Changed because: {why}"
         elif not v.changed:
@@ -111,9 +116,13 @@ def _version_line(v: PositionVersion, last: int) -> str:
     return line
 
 
-def challenge_markdown(result: ChallengeResult) -> str:
+def challenge_markdown(result: ChallengeResult, *, plain: bool = False) -> str:
+    """The outcome as Markdown (inert: for files, GitHub and the terminal's renderer), or `plain`: the same
+    lines as text, judge text shown as written (control characters still stripped), as evaluate's text
+    output shows it. Escaping is for what a renderer reads; only table cells keep their pipes escaped."""
     r = result
-    out = [f"## DEBATE OUTCOME: {r.outcome}", "", f"**Topic:** {_cell(r.topic)}", ""]
+    prose = _prose if plain else _cell
+    out = [f"## DEBATE OUTCOME: {r.outcome}", "", f"**Topic:** {prose(r.topic)}", ""]
     if r.outcome == "CONSENSUS":
         rounds = f"{r.rounds}" + (" (fast exit)" if r.fast_exit else "")
         out += [
@@ -122,7 +131,7 @@ def challenge_markdown(result: ChallengeResult) -> str:
             f"**Rounds to consensus:** {rounds}",
             "**What changed:**" + ("" if r.what_changed else " nothing; the position held as stated"),
         ]
-        out += [f"- {_cell(c)}" for c in r.what_changed]
+        out += [f"- {prose(c)}" for c in r.what_changed]
     else:
         out += [
             f"**Final position (contested):** {r.final_position}",
@@ -141,22 +150,24 @@ def challenge_markdown(result: ChallengeResult) -> str:
         if r.statements:
             out += ["", "**Why each party disagrees, and what would change its mind:**", ""]
             out += [
-                f"- {s.seat}: {_cell(s.why_disagree)} — would change its mind if: {_cell(s.what_would_change_my_mind)}"
+                f"- {s.seat}: {prose(s.why_disagree)} — would change its mind if: {prose(s.what_would_change_my_mind)}"
                 for s in r.statements
             ]
-    out += ["", *_history(r)]
+    out += ["", *_history(r, prose)]
     if r.skepticism:
         out += ["", "**Skepticism rule:**", ""] + [f"- {s}" for s in r.skepticism]
     out += ["", "**Challengers:**", ""]
     out += [f"- {c.seat}: {c.model} ({c.kind}) — {c.status}" for c in r.challengers]
     out += [f"- skipped {s}" for s in r.skipped_challengers]
     if r.notes:
-        out += ["", "**Notes:**", ""] + [f"- {_cell(n)}" for n in r.notes]
-    return inert_markdown("\n".join(out) + "\n")
+        out += ["", "**Notes:**", ""] + [f"- {prose(n)}" for n in r.notes]
+    text = "\n".join(out) + "\n"
+    return safe_text(text) if plain else inert_markdown(text)
 
 
 def challenge_report(result: ChallengeResult) -> TextReport:
     """The terminal form: the Markdown outcome (rendered at a terminal), then what the debate spent."""
     sp = result.spend
     spent = f"Debate {result.debate_id}: " + spend_line(sp).removeprefix("Spent: ")
-    return TextReport("", blocks=[Markdown(challenge_markdown(result)), *effect_blocks(result.debate_effect), spent])
+    outcome = Faces(plain=challenge_markdown(result, plain=True), terminal=Markdown(challenge_markdown(result)))
+    return TextReport("", blocks=[outcome, *effect_blocks(result.debate_effect), spent])

@@ -155,3 +155,11 @@ def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     write_files = values["feature_dir"] is not None if no_files is None else not no_files
     renamed = {"options": values["option"], "context_files": values["context"], "write_files": write_files}
     return {n: values[n] for n in names} | renamed
+
+
+def reply_minimum() -> int:
+    """The smallest output bound decide's replies need with two options and three judges."""
+    from moot.schemas.reply_bounds import reply_minimum as minimum
+    from moot.schemas.reply_schemas import decide_reply_schema
+
+    return minimum(*(decide_reply_schema(["A", "B"], round_no=n, others=["value", "effort"]) for n in (1, 2)))

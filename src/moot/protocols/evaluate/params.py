@@ -168,3 +168,18 @@ def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
     names = ["solution", "task", "criteria", "judges", "max_rounds", "mode", "moderator", "redact_secrets"]
     names += ["diff", "patch", "follow_up"]
     return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}
+
+
+def reply_minimum() -> int:
+    """The smallest output bound evaluate's replies need with five criteria, open findings and acceptance asked."""
+    from moot.schemas.reply_bounds import reply_minimum as minimum
+    from moot.schemas.reply_schemas import evaluate_reply_schema
+
+    keys = [f"criterion-{n}" for n in range(5)]
+    found = [("C1", False), ("C2", True)]
+    return minimum(
+        *(
+            evaluate_reply_schema(keys, phase=p, open_findings=found, require_acceptance=True)
+            for p in ("round_1", "rebuttal", "final")
+        )
+    )
