@@ -208,3 +208,34 @@ def test_the_pre_commit_hook_gates_the_staged_diff(tmp_path: Path, llm_server: F
     assert "gate failed" in done.stderr
     sent = json.dumps([r.body for r in llm_server.requests])
     assert "b = eval(input())" in sent and "never sent" not in sent
+
+
+def test_the_pre_commit_hook_passes_a_commit_with_nothing_to_judge(tmp_path: Path, llm_server: FakeLLMServer) -> None:
+    """Nothing staged (an amend of the message), only a deletion, a pure rename or a binary file: the hook lets
+    the commit through without asking a judge (moot alone would say 'nothing to judge', exit 2)."""
+    import shlex
+
+    [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "old.py").write_text("a = 1\n")
+    (repo / "gone.py").write_text("b = 2\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env |= {"MOOT_HOME": str(tmp_path / "home")}
+
+    def hook_exit() -> int:
+        done = subprocess.run(shlex.split(hook["entry"]), cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+        return done.returncode
+
+    assert hook_exit() == 0  # nothing staged
+    git(repo, "rm", "-q", "gone.py")
+    assert hook_exit() == 0  # a deletion
+    git(repo, "mv", "old.py", "new.py")
+    assert hook_exit() == 0  # and a pure rename
+    (repo / "logo.png").write_bytes(bytes(range(256)) * 4)
+    git(repo, "add", "logo.png")
+    assert hook_exit() == 0  # and a binary file
+    assert llm_server.requests == []

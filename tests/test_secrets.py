@@ -239,3 +239,31 @@ def test_decide_context_files_and_questions_are_screened(tmp_path: Path, llm_ser
         moot.decide_sync(f"Rotate {AWS}?", options, judges=seats, write_files=False)
     assert AWS not in str(caught.value)
     assert llm_server.requests == []
+
+
+def test_a_key_in_a_file_name_or_an_error_is_never_echoed(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file's name is sent with its text, so a key pasted into a name refuses the run (the message names the
+    file by its redacted name); an error that quotes what the user gave (a path, a diff where a path was
+    expected) is one line with the key redacted."""
+    judges = _judges(tmp_path, llm_server)
+    folder = tmp_path / "sol"
+    folder.mkdir()
+    (folder / f"notes-{AWS}.txt").write_text("plain notes\n", encoding="utf-8")
+    code = main(["evaluate", "-s", str(folder), "--criteria", CRITERIA, "--judges", str(judges), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and AWS not in err and "holds a secret (AWS Access Key in the file's name)" in err
+    patch_text = f"--- a/k.py\n+++ b/k.py\n@@ -0,0 +1 @@\n+K = '{AWS}'\n"
+    code = main(["evaluate", "-s", patch_text, "--criteria", CRITERIA, "--judges", str(judges), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and AWS not in err and err.count("\n") == 1
+    assert llm_server.requests == []
+    redacted = tmp_path / "redacted"
+    redacted.mkdir()
+    (redacted / f"notes-{AWS}.txt").write_text("plain notes\n", encoding="utf-8")
+    llm_server.script("a", round1(4.0))
+    llm_server.script("b", round1(4.0))
+    args = ["evaluate", "-s", str(redacted), "--criteria", CRITERIA, "--judges", str(judges), "--redact-secrets"]
+    assert main([*args, "--max-rounds", "1", "--no-reports", "--format", "json", "--no-progress"]) == 0
+    assert AWS not in json.dumps([r.body for r in llm_server.requests]) and AWS not in capsys.readouterr().out

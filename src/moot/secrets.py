@@ -210,6 +210,19 @@ def _screen(text: str, source: str, *, redact: bool, path: str | None = None) ->
     return _redact_lines(text, source) if hits else (text, [])
 
 
+def _screen_name(path: str, redact: bool) -> tuple[str, list[Hit]]:
+    """A file's name is sent with its text (`<artifact path=...>`), so a key pasted into a name is screened
+    too; the message and the record name the file by its redacted name, never the value."""
+    hits = _scan(path, "a file name")
+    if not hits:
+        return path, []
+    shown = _redact_lines(path, "a file name")[0]
+    hit = Hit(shown, 0, hits[0].kind, f"{hits[0].detector} in the file's name")
+    if not redact:
+        raise SecretFound(hit.message())
+    return shown, [hit]
+
+
 def redact_text(text: str) -> str:
     """`text` with every secret the detectors find in it redacted (a title made from redacted inputs)."""
     with _settings():
@@ -236,11 +249,13 @@ def _screen_model(model: BaseModel, redact: bool, where: str) -> list[Hit]:
     hits: list[Hit] = []
     fields = type(model).model_fields
     if "path" in fields and "text" in fields:
-        path = str(model.path)  # type: ignore[attr-defined]
+        path, named = _screen_name(str(model.path), redact)  # type: ignore[attr-defined]
+        if named:
+            model.path = path  # type: ignore[attr-defined]
         text, found = _screen(model.text, path, redact=redact, path=path)  # type: ignore[attr-defined]
         if found:
             model.text = text  # type: ignore[attr-defined]
-        return found
+        return named + found
     for name in fields:
         if name in _NOT_SENT:
             continue
@@ -273,3 +288,13 @@ def _screen_value(value: Any, label: str, redact: bool) -> tuple[Any, list[Hit]]
             hits.extend(found)
         return (pairs if hits else value), hits
     return value, []
+
+
+def quoted_safely(message: str) -> str:
+    """An error message as one line with every secret the detectors find in it redacted: a message quotes
+    what the user gave (a path, a diff passed where a path was expected), and that may hold a key."""
+    line = " ".join(message.split("\n")) if "\n" in message else message
+    try:
+        return redact_text(line)
+    except Exception:  # the screen itself failing must not hide the error being reported
+        return line

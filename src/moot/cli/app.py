@@ -35,10 +35,12 @@ def _quick(args: list[str]) -> bool:
 
 
 def _fail(message: str, code: int) -> int:
-    """One line on stderr; inert, as a message may quote a server's or a judge's text."""
+    """One line on stderr; inert, as a message may quote a server's or a judge's text, and with any secret
+    it quotes redacted (a path or an argument the user gave may hold one: `moot.secrets.quoted_safely`)."""
     from moot.schemas.safe_text import safe_text
+    from moot.secrets import quoted_safely
 
-    sys.stderr.write(f"moot: error: {safe_text(message)}\n")
+    sys.stderr.write(f"moot: error: {safe_text(quoted_safely(message))}\n")
     return code
 
 

@@ -169,7 +169,10 @@ async def with_progress(ctx: Context, total: int | None, run: Callable[[EventSin
 
 
 def _tool_error(e: MootError) -> ToolError:
-    return ToolError(str(e))
+    """The CLI's one line, as a tool error: any secret it quotes (from a path or an argument) redacted."""
+    from moot.secrets import quoted_safely
+
+    return ToolError(quoted_safely(str(e)))
 
 
 # the tools
