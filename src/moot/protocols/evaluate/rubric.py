@@ -43,7 +43,7 @@ def rubric_call(seat: Seat, templates: Templates, task: str, artifacts: list[Art
         system=SYSTEM,
         messages=[Message(role="user", content=text)],
         json_schema=rubric_schema(),
-        meta={"round": 0, "kind": "rubric", "seat": seat.id},
+        meta={"round": 0, "kind": "rubric", "seat": seat.id, "role": "rubric"},  # a host request's role
     )
     return Call(
         seat,
