@@ -174,3 +174,32 @@ def test_a_host_writer_before_vendor_judges(
     assert out["summary"]["final_verdict"] == "PASS" and out["rubric"]["checklist"] == [CHECK]
     systems = [next(m["content"] for m in r.body["messages"] if m["role"] == "system") for r in llm_server.requests]
     assert len(systems) == 3 and all(CHECK in _block(s) for s in systems)
+
+
+def test_mcp_evaluate_auto_with_host_judges(tmp_path: Path) -> None:
+    """Over MCP (the SDK's in-memory client): `criteria: "auto"`, `judges: "host"` waits for the rubric, a bad
+    one is a tool error with its reason, and `submit_replies` with a good one brings round 1's requests."""
+    import anyio
+    from mcp import Client
+
+    from moot.mcp import build_server
+
+    got: dict[str, Any] = {}
+
+    async def run() -> None:
+        async with Client(build_server()) as client:
+            arguments = {"solution": [str(_artifact(tmp_path))], "task": "A users API", "criteria": "auto"}
+            first = await client.call_tool("evaluate", {**arguments, "judges": "host", "no_reports": True})
+            got["first"] = first.structured_content
+            debate_id = got["first"]["debate_id"]
+            bad = [{"seat": "rubric", "reply": "a rubric? correctness matters most"}]
+            got["bad"] = await client.call_tool("submit_replies", {"debate_id": debate_id, "replies": bad})
+            good = [{"seat": "rubric", "reply": rubric()}]
+            got["next"] = await client.call_tool("submit_replies", {"debate_id": debate_id, "replies": good})
+
+    anyio.run(run)
+    _assert_rubric_request(got["first"]["requests"])
+    assert got["bad"].is_error and "still pending: rubric:" in str(got["bad"].content)
+    state = got["next"].structured_content
+    assert [r["seat"] for r in state["requests"]] == ["judge-1", "judge-2", "judge-3"]
+    assert all(CHECK in _block(r["system"]) for r in state["requests"])

@@ -1,7 +1,8 @@
 """`--criteria auto`: one call writes the task's rubric before round 1 (issue 30 §5).
 
-The call goes to the judges file's `rubric_model:`, else its moderator, else the first judge's model. Its
-reply is checked like a judge's: the rubric schema is enforced where the server allows it, an unusable reply
+The call goes to the judges file's `rubric_model:`, else the moderator, else the first judge's model; a host
+one is answered by the caller like any host seat (the debate's first request). Its reply is checked like a
+judge's: the rubric schema is enforced where the server allows it, an unusable reply
 is sent back once naming the problem, and a second failure ends the debate with one line (exit 3). The
 rubric then becomes the debate's criteria, and its anchors and checklist join the judges' system prompt,
 unchanged for every judge in every round. The call is keyed `rubric`, so resume replays it.
