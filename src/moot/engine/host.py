@@ -91,7 +91,7 @@ def request_of(step: Step, call: Call[Any]) -> dict[str, Any]:
     return {
         "request_id": call.key,
         "seat": call.seat.id,
-        "role": call.seat.stance,
+        "role": str(prompt.meta.get("role") or call.seat.stance),  # a seat outside the panel may name its part
         "round": step.round,
         "phase": phase,
         "system": prompt.system,

@@ -75,7 +75,7 @@ def build_evaluation_request(
     base_dir = panel.base_dir if panel else None
     seats, specs = make_seats(entries, base_dir=base_dir, stance_prompts=STANCE_PROMPTS)
     moderator_spec = judge_spec(moderator, "moderator") if moderator else panel.moderator if panel else None
-    writer = rubric_writer(panel, specs) if auto else None
+    writer = rubric_writer(panel, specs, moderator_spec) if auto else None
     moderator_seat = _moderator(moderator_spec, base_dir)
     cons, thr = _settings(consensus, thresholds, panel)
     name = solution_name([a.path for a in arts])
@@ -104,10 +104,11 @@ def build_evaluation_request(
 AUTO = "auto"  # `--criteria auto`: a rubric written for the task by one call before round 1
 
 
-def rubric_writer(panel: PanelFile | None, specs: Sequence[JudgeSpec]) -> JudgeSpec:
-    """Who writes an `auto` rubric: the judges file's `rubric_model:`, else its moderator, else the first judge
-    (as a plain seat: no stance)."""
-    chosen = (panel.rubric_model or panel.moderator) if panel else None
+def rubric_writer(panel: PanelFile | None, specs: Sequence[JudgeSpec], moderator: JudgeSpec | None) -> JudgeSpec:
+    """Who writes an `auto` rubric: the judges file's `rubric_model:`, else the moderator (`--moderator`, else
+    the judges file's), else the first judge (as a plain seat: no stance). A host one makes the rubric call a
+    host request, as `--judges host` alone does."""
+    chosen = (panel.rubric_model if panel else None) or moderator
     if chosen is None:
         chosen = specs[0].model_copy(update={"stance": "neutral", "stance_prompt": None, "name": None})
     return chosen

@@ -1,7 +1,8 @@
 """`--criteria auto`: one call writes the task's rubric before round 1 (issue 30 §5).
 
-The call goes to the judges file's `rubric_model:`, else its moderator, else the first judge's model. Its
-reply is checked like a judge's: the rubric schema is enforced where the server allows it, an unusable reply
+The call goes to the judges file's `rubric_model:`, else the moderator, else the first judge's model; a host
+one is answered by the caller like any host seat (the debate's first request). Its reply is checked like a
+judge's: the rubric schema is enforced where the server allows it, an unusable reply
 is sent back once naming the problem, and a second failure ends the debate with one line (exit 3). The
 rubric then becomes the debate's criteria, and its anchors and checklist join the judges' system prompt,
 unchanged for every judge in every round. The call is keyed `rubric`, so resume replays it.
@@ -43,7 +44,7 @@ def rubric_call(seat: Seat, templates: Templates, task: str, artifacts: list[Art
         system=SYSTEM,
         messages=[Message(role="user", content=text)],
         json_schema=rubric_schema(),
-        meta={"round": 0, "kind": "rubric", "seat": seat.id},
+        meta={"round": 0, "kind": "rubric", "seat": seat.id, "role": "rubric"},  # a host request's role
     )
     return Call(
         seat,
