@@ -60,6 +60,7 @@ async def _debates(client: Client, folder: Path, debates: int, steps: list[float
     args = {"solution": [str(folder / "users.ts")], "criteria": CRITERIA, "judges": "host", "no_reports": True}
     for n in range(debates + 1):
         r = await client.call_tool("evaluate", args)
+        assert not r.is_error, r.content
         state: dict[str, Any] = r.structured_content  # type: ignore[assignment]
         while state.get("status") == "waiting":
             t0 = time.perf_counter()
@@ -165,9 +166,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "users.ts").write_text(ARTIFACT, encoding="utf-8")
-        in_process, in_floor = bench_mcp_in_process(folder, a.debates)
-        http, http_floor = bench_mcp_http(folder, a.debates)
-        cli_steps, cli_replies = bench_cli(folder, a.cli_debates)
+        here = Path.cwd()
+        os.chdir(folder)  # the MCP server reads only inside its roots: its working folder, the artifact's
+        try:
+            in_process, in_floor = bench_mcp_in_process(folder, a.debates)
+            http, http_floor = bench_mcp_http(folder, a.debates)
+            cli_steps, cli_replies = bench_cli(folder, a.cli_debates)
+        finally:
+            os.chdir(here)
     print("moot's own time per host step: 3-judge evaluate --judges host, 3 rounds, no vendor seat")
     print(_line("MCP step, running server in-process", in_process))
     print(_line("  floor: list_debates in-process", in_floor))

@@ -62,9 +62,11 @@ def test_host_judges_wait_and_a_bad_reply_is_refused_with_its_request_pending(tm
     row = store.require_debate(state.debate_id)
     assert row.status == "waiting"
     shown = debate_view(store, row)
-    # judge-2's reply was read and kept; judge-1's request (and judge-3's) is still pending, nothing lost
-    assert [r["seat"] for r in shown["requests"]] == ["judge-1", "judge-2", "judge-3"]
+    # judge-2's reply was read and kept, so it is no longer pending; judge-1's request (and judge-3's) is
+    assert [r["seat"] for r in shown["requests"]] == ["judge-1", "judge-3"]
     assert [c.call_key for c in store.calls(row.id)] == ["r1/judge-2"]
+    with pytest.raises(moot.errors.UsageError, match="seat judge-2 has no pending request"):  # kept, not replaced
+        moot.submit_replies_sync(state.debate_id, [{"seat": "judge-2", "reply": SCRIPT["judge-1"][0]}], store=store)
     state = moot.submit_replies_sync(
         state.debate_id,
         [
@@ -84,9 +86,18 @@ def test_a_reply_for_no_pending_request_is_bad_input(tmp_path: Path) -> None:
     )
     with pytest.raises(moot.errors.UsageError, match="seat judge-9 has no pending request"):
         moot.submit_replies_sync(state.debate_id, [{"seat": "judge-9", "reply": "x"}], store=store)
+    mismatched = {"seat": "judge-2", "request_id": "r1/judge-1", "reply": SCRIPT["judge-1"][0]}
+    with pytest.raises(moot.errors.UsageError, match="request r1/judge-1 is seat judge-1's, not judge-2's"):
+        moot.submit_replies_sync(state.debate_id, [mismatched], store=store)
+    huge = "overall_score: 4\n" + "x" * 4_000_001
+    with pytest.raises(moot.errors.UsageError, match="over 4,000,000 bytes"):
+        moot.submit_replies_sync(state.debate_id, [{"seat": "judge-1", "reply": huge}], store=store)
+    assert store.calls(state.debate_id) == []  # nothing of the refused replies was stored
     assert moot.cancel_debate(state.debate_id, store=store)["status"] == "cancelled"
     with pytest.raises(moot.errors.UsageError, match="not waiting for host replies"):
         moot.submit_replies_sync(state.debate_id, [{"seat": "judge-1", "reply": SCRIPT["judge-1"][0]}], store=store)
+    with pytest.raises(moot.errors.UsageError, match="was cancelled: nothing continues it"):
+        moot.resume_sync(state.debate_id, store=store)
     assert store.require_debate(state.debate_id).status == "cancelled"
 
 

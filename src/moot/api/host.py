@@ -26,6 +26,7 @@ from moot.store.db import DebateRow, Store
 from moot.store.host import clear_requests, pending_requests
 
 ENDED = ("finished", "failed", "cancelled")
+MAX_REPLY_BYTES = 4_000_000  # one cap for a host reply, whichever door it comes by (API, MCP, `moot reply`)
 
 
 def waiting_state(store: Store, row: DebateRow) -> Waiting:
@@ -56,6 +57,8 @@ def match_replies(pending: Sequence[Mapping[str, Any]], replies: Sequence[Mappin
         text = reply.get("reply")
         if not isinstance(text, str) or not text.strip():
             raise UsageError(f"reply {n}: 'reply' must be the reply's text")
+        if len(text.encode("utf-8", "replace")) > MAX_REPLY_BYTES:
+            raise UsageError(f"reply {n}: over {MAX_REPLY_BYTES:,} bytes, more than any judge reply needs")
         key = _request_id(reply, n, by_id, by_seat)
         if key in matched:
             raise UsageError(f"reply {n}: request {key} is answered twice")
@@ -68,6 +71,10 @@ def _request_id(reply: Mapping[str, Any], n: int, by_id: Mapping[str, Any], by_s
     if request_id is not None:
         if str(request_id) not in by_id:
             raise UsageError(f"reply {n}: no pending request {request_id} (pending: {', '.join(by_id) or 'none'})")
+        if seat is not None and str(by_id[str(request_id)]["seat"]) != str(seat):
+            raise UsageError(
+                f"reply {n}: request {request_id} is seat {by_id[str(request_id)]['seat']}'s, not {seat}'s"
+            )
         return str(request_id)
     if seat is None:
         raise UsageError(f"reply {n}: give 'seat' or 'request_id'")

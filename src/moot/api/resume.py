@@ -39,6 +39,8 @@ async def resume(
     """
     store = store or Store.open_default()
     row = store.require_debate(debate_id)
+    if row.status == "cancelled":  # ended by the user: continuing it would spend again what they stopped
+        raise UsageError(f"debate {row.id} was cancelled: nothing continues it (see 'moot show {row.id}')")
     if row.status == "finished":
         dropped = [c.call_key for c in store.calls(row.id, prompts=False) if c.status != "ok"]
         if not dropped:

@@ -83,7 +83,8 @@ def mcp(
         ),
     ] = None,
 ) -> None:
-    """Serve moot's MCP tools: one per protocol, then show_debate, list_debates and doctor (stdio by default).
+    """Serve moot's MCP tools: one per protocol, then show_debate, list_debates, doctor, submit_replies and
+    cancel_debate (stdio by default).
 
     It runs until stopped: Ctrl-C or SIGTERM ends it with `moot mcp: stopped` and exit 0."""
     from moot.cli.serving import until_stopped

@@ -16,12 +16,11 @@ from typing import Annotated
 
 import typer
 
+from moot.api.host import MAX_REPLY_BYTES  # a reply longer than any judge's output bound is not a reply
 from moot.cli.live import progress_sink, showing
 from moot.cli.options import DataFormatOption, ProgressOption
 from moot.cli.output import check_format, emit, render_result
 from moot.errors import Interrupted, UsageError
-
-MAX_REPLY_BYTES = 4_000_000  # a reply longer than any judge's output bound is not a reply
 
 
 def _reply_text(file: str | None) -> str:

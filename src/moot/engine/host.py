@@ -40,7 +40,13 @@ class HostWaiting(Exception):
 
 
 class HostReplyRefused(UsageError):
-    """A host reply the protocol's parser could not read: bad input; its request stays pending."""
+    """A host reply the protocol's parser could not read: bad input; its request stays pending. `pending`
+    is what the step still waits for (the refused requests and those not answered), so that a good reply
+    given in the same submit, stored, is no longer listed."""
+
+    def __init__(self, message: str, pending: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.pending = pending
 
 
 async def host_answer(engine: Engine, call: Call[Any], round_no: int) -> Answer[Any]:
@@ -102,9 +108,10 @@ def request_of(step: Step, call: Call[Any]) -> dict[str, Any]:
 
 def settle_host(step: Step, answers: Sequence[Answer[Any]]) -> None:
     """After a step's calls: a refused host reply is bad input; a missing one stops the debate waiting."""
-    refused = [f"{c.seat.id}: {a.reason}" for c, a in zip(step.calls, answers, strict=True) if a.status == REFUSED]
+    pairs = list(zip(step.calls, answers, strict=True))
+    refused = [f"{c.seat.id}: {a.reason}" for c, a in pairs if a.status == REFUSED]
+    pending = [request_of(step, c) for c, a in pairs if a.status in (WAITING, REFUSED)]
     if refused:
-        raise HostReplyRefused("reply refused, still pending: " + "; ".join(refused))
-    pending = [request_of(step, c) for c, a in zip(step.calls, answers, strict=True) if a.status == WAITING]
+        raise HostReplyRefused("reply refused, still pending: " + "; ".join(refused), pending)
     if pending:
         raise HostWaiting(pending)

@@ -66,7 +66,8 @@ async def run_debate(
         save_requests(store, debate_id, w.requests)
         store.set_status(debate_id, "waiting")
         raise
-    except HostReplyRefused:  # a host reply that cannot be read: its request stays pending
+    except HostReplyRefused as r:  # a host reply that cannot be read: its request stays pending
+        save_requests(store, debate_id, r.pending)  # a good reply given beside it is stored, no longer pending
         store.set_status(debate_id, "waiting")
         raise
     except DebateAborted as e:

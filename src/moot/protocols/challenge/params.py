@@ -67,16 +67,22 @@ PARAMS = (
         "proponent",
         str | None,
         None,
-        help="Who forms and defends the position: a model, or an agent CLI (claude, ...).",
+        help="Who forms and defends the position: a model, an agent CLI (claude, ...), or 'host' (you: the "
+        "debate waits for your replies; submit_replies / moot reply).",
     ),
     Param(
         "challenger",
         list[str] | None,
         None,
-        help="A challenger: a model or an agent CLI (gemini, codex, qwen, claude); repeatable.",
-        mcp_help="Challengers: models or agent CLIs (gemini, codex, qwen, claude).",
+        help="A challenger: a model, an agent CLI (gemini, codex, qwen, claude) or 'host'; repeatable.",
+        mcp_help="Challengers: models, agent CLIs (gemini, codex, qwen, claude) or 'host' (your replies).",
     ),
-    Param("judges", str | None, None, help="Judges file with 'proponent:' and 'challengers:' (and max_rounds, ...)."),
+    Param(
+        "judges",
+        str | None,
+        None,
+        help="Judges file with 'proponent:' and 'challengers:' (and max_rounds, ...), or 'host': every seat yours.",
+    ),
     Param("max_rounds", int | None, None, help="Most confrontation rounds (default 5)."),
     FORMAT,
     Param(

@@ -105,8 +105,9 @@ PARAMS = (
         "judges",
         str | None,
         None,
-        help="Judges file (YAML): a judge list and/or a debate_config block.",
-        mcp_help="Judges file (YAML). Default: Risk, Value and Effort judges on sonnet.",
+        help="Judges file (YAML): a judge list and/or a debate_config block; or 'host': every seat's reply is yours.",
+        mcp_help="Judges file (YAML). Default: Risk, Value and Effort judges on sonnet. 'host': you give every "
+        "seat's reply (the tool returns a waiting state; submit_replies continues it).",
     ),
     Param(
         "threshold",

@@ -151,8 +151,9 @@ PARAMS = (
         "judges",
         str | None,
         None,
-        help="Judges file (YAML with a debate_judges list).",
-        mcp_help="Judges file (YAML). Default: gemini-3-pro-preview, gpt-5.2 and grok-4.",
+        help="Judges file (YAML with a debate_judges list), or 'host': every judge's reply is yours.",
+        mcp_help="Judges file (YAML). Default: gemini-3-pro-preview, gpt-5.2 and grok-4. 'host': you give every "
+        "judge's reply, e.g. from sub-agents (the tool returns a waiting state; submit_replies continues it).",
     ),
     Param("max_rounds", int | None, None, help="Most rounds (default 3)."),
     Param("mode", str, "complete", help="complete (up to max rounds) or quick (one round)."),
