@@ -53,11 +53,8 @@ def installer_env(home: Path) -> dict[str, str]:
     """The user's environment with a fresh HOME (so pipx and uv use their defaults: ~/.local/bin), the user's
     own pip and uv caches, and no setting that would send an install elsewhere."""
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("PIPX_", "UV_")) and k not in {"VIRTUAL_ENV", "XDG_BIN_HOME", "XDG_DATA_HOME"}
-    }
+    elsewhere = {"UV_TOOL_DIR", "UV_TOOL_BIN_DIR", "UV_PYTHON", "VIRTUAL_ENV", "XDG_BIN_HOME", "XDG_DATA_HOME"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIPX_") and k not in elsewhere}
     # uv may not fetch a Python build here: it uses the machine's python3 (moot needs 3.11+)
     return env | {"HOME": str(home), "XDG_CACHE_HOME": cache, "UV_PYTHON_DOWNLOADS": "never"}
 
