@@ -322,11 +322,13 @@ def test_criteria_auto_writes_a_rubric_every_judge_reads_on_the_real_model(
     spend names the `rubric` call. (SmolLM2's weights need not sum to 100: moot rescales them and says so.)"""
     root = tmp_path_factory.mktemp("local-rubric")
     panel = [readme_local_judge(server, s) for s in PROTOCOL_STANCES]
-    # the writer is the README's local judge at temperature 0: the same rubric on every run (the server's
-    # default samples, and a sampled 135M-model rubric is sometimes unusable: a criterion named twice)
+    # the writer is the README's local judge at temperature 0 (the server's default samples, and a sampled
+    # 135M-model rubric is sometimes unusable: a criterion named twice, which moot rightly refuses)
     writer = {**readme_local_judge(server, None), "temperature": 0}
     files = {"median.py": MEDIAN, "judges.yaml": {"debate_judges": panel, "rubric_model": writer}}
-    args = ["evaluate", "-s", "@median.py", "--task", "A median function", "--criteria", "auto"]
+    # the artifact by a relative path (moot runs in the run's folder): the writer's prompt is the same on every
+    # run, so at temperature 0 the rubric is too
+    args = ["evaluate", "-s", "median.py", "--task", "A median function", "--criteria", "auto"]
     r = run(server, root, "rubric", files, *args, "--judges", "@judges.yaml", "--max-rounds", "1", "--format", "json", "--no-reports", "--quiet")  # fmt: skip
     assert r.code == 0, r.stderr[-1500:]
     rubric = r.result["rubric"]
