@@ -7,7 +7,8 @@ The panels are the docs' own: the README's local judge (model and api_base, no m
 runs a three-round `evaluate`, `decide` and `challenge`; the local recipes of docs/providers.md and
 docs/structured-replies.md, read from the docs and run as written, sit beside it on `decide`'s panel (providers.md's
 two) and `challenge`'s (structured-replies.md's); a bound below the
-schemas' minimum is refused before any call; and the server still answers at the end.
+schemas' minimum is refused before any call; a one-round `evaluate --criteria auto` on the README's judges has
+the model write the rubric every judge then reads; and the server still answers at the end.
 
 Between moot and the server sits a recording proxy on 127.0.0.1, so that what the server said (its
 `usage`, its `finish_reason`, its refusals) is counted independently of moot's own record.
