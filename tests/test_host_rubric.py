@@ -68,12 +68,12 @@ def test_host_judges_write_the_rubric_first_and_every_judge_gets_it(tmp_path: Pa
     assert state.status == "waiting"
     _assert_rubric_request(state.requests)
 
-    # a rubric whose weights sum to 90 is refused at once with the parser's reason; the request is kept
+    # a rubric of two criteria is refused at once with the parser's reason; the request is kept
     with pytest.raises(
-        moot.errors.UsageError, match=r"^reply refused, still pending: rubric: .*weights sum to 90, not 100"
+        moot.errors.UsageError, match=r"^reply refused, still pending: rubric: criteria: List should have at least 3"
     ):
         moot.submit_replies_sync(
-            state.debate_id, [{"seat": "rubric", "reply": rubric({**WEIGHTS, "correctness": 20})}], store=store
+            state.debate_id, [{"seat": "rubric", "reply": rubric({"correctness": 50, "design": 50})}], store=store
         )
     row = store.require_debate(state.debate_id)
     assert row.status == "waiting" and store.calls(row.id) == []

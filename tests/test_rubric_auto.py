@@ -75,8 +75,8 @@ def _args(artifact: Path, judges: Path, *extra: str) -> list[str]:
 def test_auto_criteria_end_to_end(
     llm_server: FakeLLMServer, artifact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # the first rubric's weights sum to 90: sent back once, naming the problem; the second is kept
-    llm_server.script("writer", rubric_reply({**ANCHORS, "correctness": 20}), rubric_reply())
+    # the first rubric has two criteria: sent back once, naming the problem; the second is kept
+    llm_server.script("writer", rubric_reply({"correctness": 50, "design": 50}), rubric_reply())
     llm_server.script("judge-a", round1(4.0, 4), round2(4.0))
     llm_server.script("judge-b", round1(4.8, 5), round2(4.3, {"security": 4, "design": 4}))
     llm_server.script("judge-c", round1(3.0, 3), round2(3.9, dict.fromkeys(KEYS, 4)))
@@ -86,7 +86,7 @@ def test_auto_criteria_end_to_end(
     assert code == 0, cap.err
     out = json.loads(cap.out)
     writer = llm_server.calls_for("writer")
-    assert len(writer) == 2 and "weights sum to" in writer[1].body["messages"][-1]["content"]
+    assert len(writer) == 2 and "criteria: List should have at least 3" in writer[1].body["messages"][-1]["content"]
     assert writer[0].body["response_format"]["type"] in ("json_schema", "json_object")  # enforced where allowed
     # stored as `rubric`, and it is the debate's criteria
     assert [c["name"] for c in out["rubric"]["criteria"]] == list(ANCHORS)
@@ -105,6 +105,21 @@ def test_auto_criteria_end_to_end(
     assert main(_args(artifact, judges, "--dry-run", "--format", "json")) == 0
     plan = json.loads(capsys.readouterr().out)
     assert plan["calls"][0]["seat"] == "rubric" and plan["calls"][1]["seat"] == "judge-1"
+
+
+def test_weights_that_do_not_sum_to_100_are_rescaled_and_said_so() -> None:
+    """A writer's 40/40/50 keeps its proportions (31/31/38, largest remainder), the sum it wrote is kept
+    as `rescaled_from` and printed first; a `rescaled_from` the writer sends itself is ignored."""
+    from moot.protocols.evaluate.rubric import parse_rubric
+
+    r = parse_rubric(rubric_reply({"correctness": 40, "design": 40, "docs": 50}))
+    assert [c.weight for c in r.criteria] == [31, 31, 38] and r.rescaled_from == 130
+    assert r.lines()[0] == "rubric: the writer's weights summed to 130; rescaled to sum to 100"
+    r = parse_rubric(rubric_reply({"a": 1, "b": 1, "c": 98, "d": 500}))
+    assert sum(c.weight for c in r.criteria) == 100 and min(c.weight for c in r.criteria) == 1
+    forged = {**yaml.safe_load(rubric_reply().strip("`").removeprefix("yaml")), "rescaled_from": 7}
+    honest = parse_rubric(json.dumps(forged))
+    assert honest.rescaled_from is None and [c.weight for c in honest.criteria] == list(ANCHORS.values())
 
 
 def test_a_rubric_that_fails_twice_ends_the_debate_in_one_line(

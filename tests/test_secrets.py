@@ -93,6 +93,46 @@ def test_a_credential_file_is_refused_by_its_name(
     assert f"{name} holds a secret (credential file" in err
 
 
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_a_credential_file_in_a_solution_folder_is_refused_even_a_dot_file(
+    name: str, tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder walk leaves dot-files out, but not one that holds credentials (`.env`, `.netrc`, ...): the run
+    is refused, naming it, with no call; `--redact-secrets` withholds it whole and the debate goes on."""
+    folder = tmp_path / "sol"
+    (folder / name).parent.mkdir(parents=True, exist_ok=True)
+    (folder / "ok.py").write_text("x = 1\n", encoding="utf-8")
+    (folder / name).write_text(FILES[name] + "MARKER-NEVER-SENT\n", encoding="utf-8")
+    judges = str(_judges(tmp_path, llm_server))
+    assert main(["evaluate", "-s", "sol", "--judges", judges, "--no-reports", "--no-progress"]) == 2
+    assert f"sol/{name} holds a secret (credential file" in capsys.readouterr().err
+    assert llm_server.requests == []
+    for model in ("a", "b"):
+        llm_server.script(model, round1(4.0))
+    args = ["evaluate", "-s", "sol", "--criteria", CRITERIA, "--judges", judges, "--no-reports", "--no-progress"]
+    args += ["--max-rounds", "1"]
+    assert main([*args, "--redact-secrets", "--format", "json"]) == 0
+    assert "MARKER-NEVER-SENT" not in json.dumps([r.body for r in llm_server.requests])
+    assert json.loads(capsys.readouterr().out)["redactions"][0]["source"] == f"sol/{name}"
+
+
+def test_ordinary_dot_files_in_a_folder_stay_home_unremarked(tmp_path: Path, llm_server: FakeLLMServer) -> None:
+    folder = tmp_path / "sol"
+    folder.mkdir()
+    (folder / "ok.py").write_text("x = 1\n", encoding="utf-8")
+    (folder / ".npmrc").write_text("registry=https://registry.npmjs.org/\n", encoding="utf-8")
+    (folder / ".env.example").write_text("KEY=\n", encoding="utf-8")
+    (folder / ".editorconfig").write_text("root = true\n", encoding="utf-8")
+    for model in ("a", "b"):
+        llm_server.script(model, round1(4.0))
+    judges = str(_judges(tmp_path, llm_server))
+    args = ["evaluate", "-s", "sol", "--criteria", CRITERIA, "--judges", judges, "--no-reports", "--no-progress"]
+    args += ["--max-rounds", "1"]
+    assert main(args) == 0
+    sent = json.dumps([r.body for r in llm_server.requests])
+    assert "ok.py" in sent and "registry.npmjs" not in sent and ".editorconfig" not in sent
+
+
 def test_registry_files_without_a_token_and_env_examples_are_ordinary_files() -> None:
     assert credential_file_kind(".npmrc", "registry=https://registry.npmjs.org/\n") is None
     assert credential_file_kind(".pypirc", "[distutils]\nindex-servers = pypi\n") is None

@@ -101,13 +101,32 @@ def _read_text(path: Path) -> str:
 
 
 def _files_under(folder: Path) -> list[Path]:
+    """A folder's files, without tool folders (`.git`, `node_modules`, ...) and dot-files, except a dot-file
+    that holds credentials (`.env`, `.netrc`, `.aws/credentials`, `.npmrc` with a token): that one is listed,
+    so that the screen for secrets refuses the debate (or, with `--redact-secrets`, withholds it) instead of
+    the folder's secrets passing unremarked."""
     out = []
     for p in sorted(folder.rglob("*")):
-        if any(part in _SKIP_DIRS or part.startswith(".") for part in p.relative_to(folder).parts):
+        parts = p.relative_to(folder).parts
+        if any(part in _SKIP_DIRS for part in parts) or not p.is_file():
             continue
-        if p.is_file():
-            out.append(p)
+        if any(part.startswith(".") for part in parts) and not _credential_file(p, parts):
+            continue
+        out.append(p)
     return out
+
+
+def _credential_file(path: Path, parts: tuple[str, ...]) -> bool:
+    from moot.secrets import credential_file_kind
+
+    if credential_file_kind("/".join(parts)) is not None:
+        return True
+    if path.name.lower() not in (".npmrc", ".pypirc"):
+        return False
+    try:  # these two hold credentials only with a token or password in them
+        return credential_file_kind("/".join(parts), path.read_text(encoding="utf-8", errors="replace")) is not None
+    except OSError:
+        return False
 
 
 def load_artifacts(specs: list[str]) -> list[Artifact]:

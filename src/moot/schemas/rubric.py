@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from moot.schemas.criteria import Criterion, criterion_key
 from moot.schemas.reply_schemas import array, integer, obj, text
 
-__all__ = ["Rubric", "RubricCriterion", "rubric_schema"]
+__all__ = ["Rubric", "RubricCriterion", "rescale_weights", "rubric_schema"]
 
 MIN_CRITERIA, MAX_CRITERIA = 3, 6
 MAX_CHECKLIST = 10
@@ -35,6 +35,7 @@ class RubricCriterion(BaseModel):
 class Rubric(BaseModel):
     criteria: list[RubricCriterion] = Field(min_length=MIN_CRITERIA, max_length=MAX_CRITERIA)
     checklist: list[str] = Field(min_length=1, max_length=MAX_CHECKLIST)
+    rescaled_from: int | None = None  # the writer's weights summed to this; moot rescaled them to 100
 
     @field_validator("checklist")
     @classmethod
@@ -63,7 +64,42 @@ class Rubric(BaseModel):
     def lines(self) -> list[str]:
         """The rubric as a person reads it, one line each (shown before round 1)."""
         out = [f"rubric: {c.key} ({c.weight}%): 2 = {c.score_2}; 4 = {c.score_4}" for c in self.criteria]
+        if self.rescaled_from is not None:
+            out.insert(0, f"rubric: the writer's weights summed to {self.rescaled_from}; rescaled to sum to 100")
         return out + [f"rubric checklist: {item}" for item in self.checklist]
+
+
+def rescale_weights(data: dict[str, Any]) -> dict[str, Any]:
+    """A written rubric whose whole-number weights do not sum to 100, rescaled to 100 and marked so.
+
+    The weights say how much each criterion counts relative to the others; a small model that writes
+    40, 40, 50 means the same proportions as 31, 31, 38. Moot keeps the proportions (largest remainder,
+    every weight at least 1) and records the writer's sum as `rescaled_from`, rather than refusing the
+    rubric. Anything else wrong (a weight that is not a whole number of at least 1) is left to validation.
+    A `rescaled_from` the writer sent itself is dropped: only moot sets it.
+    """
+    data = {k: v for k, v in data.items() if k != "rescaled_from"}
+    criteria = data.get("criteria")
+    if not isinstance(criteria, list) or not all(isinstance(c, dict) for c in criteria):
+        return data
+    weights = [c.get("weight") for c in criteria]
+    if not weights or not all(isinstance(w, int) and not isinstance(w, bool) and w >= 1 for w in weights):
+        return data
+    ints = [int(w) for w in weights if isinstance(w, int)]
+    total = sum(ints)
+    if total == 100 or len(ints) > 100:
+        return data
+    exact = [w * 100 / total for w in ints]
+    new = [max(1, int(x)) for x in exact]
+    by_remainder = sorted(range(len(new)), key=lambda i: exact[i] - int(exact[i]), reverse=True)
+    while sum(new) < 100:
+        new[by_remainder[0]] += 1
+        by_remainder = by_remainder[1:] + by_remainder[:1]
+    while sum(new) > 100:
+        new[max(range(len(new)), key=lambda i: new[i])] -= 1
+    data["criteria"] = [{**c, "weight": w} for c, w in zip(criteria, new, strict=True)]
+    data["rescaled_from"] = total
+    return data
 
 
 def rubric_schema() -> dict[str, Any]:

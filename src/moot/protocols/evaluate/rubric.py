@@ -2,7 +2,8 @@
 
 The call goes to the judges file's `rubric_model:`, else the moderator, else the first judge's model; a host
 one is answered by the caller like any host seat (the debate's first request). Its reply is checked like a
-judge's: the rubric schema is enforced where the server allows it, an unusable reply
+judge's: the rubric schema is enforced where the server allows it (weights that do not sum to 100 are
+rescaled to 100 and the writer's sum kept as `rescaled_from`), an unusable reply
 is sent back once naming the problem, and a second failure ends the debate with one line (exit 3). The
 rubric then becomes the debate's criteria, and its anchors and checklist join the judges' system prompt,
 unchanged for every judge in every round. The call is keyed `rubric`, so resume replays it.
@@ -21,7 +22,7 @@ from moot.parsing.extract import ReplyError, extract_mapping, reply_parser
 from moot.prompts import Templates
 from moot.schemas.config import Artifact
 from moot.schemas.messages import Message, Prompt
-from moot.schemas.rubric import Rubric, rubric_schema
+from moot.schemas.rubric import Rubric, rescale_weights, rubric_schema
 
 SYSTEM = "You write concise, task-specific scoring rubrics for panels of expert judges."
 
@@ -31,7 +32,7 @@ def parse_rubric(text: str) -> Rubric:
     """A rubric from a reply, or a ReplyError naming what is wrong with it (sent back once)."""
     data = extract_mapping(text, required_any=("criteria",))
     try:
-        return Rubric.model_validate(data)
+        return Rubric.model_validate(rescale_weights(data))
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "the rubric"
