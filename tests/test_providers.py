@@ -324,7 +324,12 @@ def test_fallback_takes_the_seat_when_the_primary_is_down(llm_server: FakeLLMSer
     )
     assert out.ok and out.answered_by == "claude-sonnet-4-6"
     assert [r.model for r in llm_server.requests] == ["claude-haiku-4-5"] * 2 + ["claude-sonnet-4-6"]
-    assert [e.kind for e in events] == ["call_started", "retry", "fallback", "call_done"]  # call_done: spend for live views
+    assert [e.kind for e in events] == [
+        "call_started",
+        "retry",
+        "fallback",
+        "call_done",
+    ]  # call_done: spend for live views
 
 
 def test_output_bound_uses_the_parameter_each_server_knows(llm_server: FakeLLMServer) -> None:

@@ -151,7 +151,7 @@ def test_ctrl_c_leaves_the_debate_resumable(
                 pass
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
+    out, err = proc.communicate(timeout=90)  # a loaded machine may take its time to unwind
     assert proc.returncode == 130, err
     assert out == ""
     assert "moot resume" in err and "Traceback" not in err
