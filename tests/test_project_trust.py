@@ -54,13 +54,13 @@ def test_a_moot_yaml_above_the_repository_root_is_not_used(
 def test_a_moot_yaml_in_a_world_writable_folder_is_ignored_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    shared = tmp_path / "shared"
-    write_yaml(shared / "moot.yaml", {"debate_judges": ["ollama/planted-1", "ollama/planted-2"]})
-    shared.chmod(0o777)
-    monkeypatch.chdir(shared)
+    open_folder = tmp_path / "world-writable"
+    write_yaml(open_folder / "moot.yaml", {"debate_judges": ["ollama/planted-1", "ollama/planted-2"]})
+    open_folder.chmod(0o777)
+    monkeypatch.chdir(open_folder)
     seen = doctor(capsys)
     assert seen["judges_file"]["path"] is None
-    assert seen["stderr"] == f"moot: warning: ignoring {shared / 'moot.yaml'}: its folder is world-writable\n"
+    assert seen["stderr"] == f"moot: warning: ignoring {open_folder / 'moot.yaml'}: its folder is world-writable\n"
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
