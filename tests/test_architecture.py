@@ -28,9 +28,10 @@ LAYERS = {
     "project": 1,
     "trust": 1,
     "reports": 1,
+    "render": 1,  # the shared rendering kit every protocol draws with
     "testing": 1,
     "engine": 2,
-    "protocol": 3,  # the protocol packages, moot.protocols.<name>.*
+    "protocol": 3,  # the protocol framework (moot.protocol) and the protocol packages, moot.protocols.<name>.*
     "protocols": 4,  # the registry, moot.protocols
     "api": 5,
     "batch": 6,  # many debates of any protocol, through the API's specs
@@ -42,7 +43,7 @@ LAYERS = {
     "__main__": 9,
 }
 # what reports may read: typed results and the store, nothing that runs a debate
-REPORTS_MAY_IMPORT = {"schemas", "store", "reports", "errors", "access"}
+REPORTS_MAY_IMPORT = {"schemas", "store", "reports", "render", "errors", "access"}
 # the kernel: what every protocol is built on, which therefore knows none of them (nor their registry)
 KERNEL = {
     "engine",
@@ -50,6 +51,7 @@ KERNEL = {
     "store",
     "schemas",
     "reports",
+    "render",
     "parsing",
     "prompts",
     "errors",

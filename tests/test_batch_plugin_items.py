@@ -12,8 +12,8 @@ import pytest
 
 import moot.batch.items as items_module
 from moot.batch.items import item_fields, load_items
-from moot.engine.spec import ProtocolSpec
 from moot.errors import UsageError
+from moot.protocol.spec import ProtocolSpec
 from moot.protocols import names, spec_for
 
 

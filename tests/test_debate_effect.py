@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from moot.cli.app import main
-from moot.engine.debate_effect import plurality
 from moot.judges.base import Seat
+from moot.protocol.effect import plurality
 from moot.protocols.challenge.result import challenge_effect
 from moot.protocols.challenge.schemas import ChallengerReply, PositionChange, PositionVersion, RoundRecord
 from moot.protocols.challenge.state import ChallengeState
@@ -26,8 +26,8 @@ from moot.protocols.evaluate.result import evaluate_effect
 from moot.protocols.evaluate.schemas import EvaluationResult, RoundSummary, ScoredPosition, Summary
 from moot.protocols.evaluate.state import DebateState
 from moot.protocols.evaluate.text import evaluation_report
-from moot.reports.effect_text import summary
-from moot.reports.html_effect import effect_section
+from moot.render.effect_text import summary
+from moot.render.html_effect import effect_section
 from moot.schemas.config import VerdictThresholds
 from moot.store import Store
 from moot.testing import FakeLLMServer

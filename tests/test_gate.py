@@ -10,7 +10,7 @@ import pytest
 from moot.api.report import github_markdown
 from moot.cli.app import main
 from moot.cli.gate import gate_failure
-from moot.reports.github import cell, md
+from moot.render.github import cell, md
 
 from .scripted_panels import (
     challenge_args,

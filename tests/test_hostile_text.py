@@ -336,7 +336,7 @@ def test_a_challenge_at_a_terminal_draws_no_escape_of_a_judge_and_no_hyperlink(
 
 
 def test_inert_text_rules() -> None:
-    from moot.reports.serialize import to_json
+    from moot.render.serialize import to_json
     from moot.schemas.safe_text import ZWSP, safe_text
 
     assert safe_text("a\r\nb\tc") == "a\nb\tc"  # a CRLF is a newline, a tab stays

@@ -16,8 +16,8 @@ import yaml
 
 from moot.api.report import build_view, load_record, render_html
 from moot.cli.app import main
-from moot.reports.html_chart import MARKER_R, build_chart
-from moot.reports.html_common import DebateRecord, View
+from moot.render.html_chart import MARKER_R, build_chart
+from moot.render.html_common import DebateRecord, View
 from moot.schemas.spend import Spend, SpendLine
 from moot.store import Store
 from moot.store.db import CallRecord

@@ -15,8 +15,8 @@ import moot
 from moot.api.report import build_view, load_record, render_html
 from moot.cli.app import main
 from moot.protocols.challenge.protocol import PositionChallenge
-from moot.reports.html_chart import build_chart
-from moot.reports.html_common import DebateRecord
+from moot.render.html_chart import build_chart
+from moot.render.html_common import DebateRecord
 from moot.store import Store
 from moot.store.db import CallRecord
 from moot.testing import FakeLLMServer, Reply
@@ -229,9 +229,9 @@ def test_reports_import_neither_protocols_nor_engine_nor_parsers() -> None:
     code = (
         "import sys\n"
         "from moot.reports.html import render_view\n"
-        "from moot.reports.html_common import DebateRecord\n"
-        "from moot.reports.html_page import generic_view\n"
-        "from moot.reports.github import render_github\n"
+        "from moot.render.html_common import DebateRecord\n"
+        "from moot.render.html_page import generic_view\n"
+        "from moot.render.github import render_github\n"
         "from moot.store.db import CallRecord\n"
         "calls = [CallRecord('d', 'k', 1, 'judge-1', 'judge', 'm', '{}', 'ok', reply='x', cost_usd=0.01)]\n"
         "for p in ('evaluate', 'decide', 'challenge', 'other'):\n"

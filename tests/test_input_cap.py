@@ -12,9 +12,9 @@ import pytest
 from mcp import Client
 
 from moot.cli.app import main
-from moot.engine.prepared import DEFAULT_MAX_INPUT_TOKENS
 from moot.errors import UsageError
 from moot.mcp import build_server
+from moot.protocol.prepared import DEFAULT_MAX_INPUT_TOKENS
 from moot.protocols.evaluate.api import evaluate_sync
 from moot.store import Store
 from moot.testing import FakeLLMServer

@@ -112,8 +112,8 @@ def test_a_blank_author_model_is_bad_input(judges_file, artifact: Path, capsys: 
 
 def test_decide_and_the_api_take_the_author_model(llm_server: FakeLLMServer, tmp_path: Path) -> None:
     import moot
-    from moot.engine.panel import Panelist
     from moot.judges.scripted import ScriptedJudge
+    from moot.protocol.panel import Panelist
 
     from .test_decide_support import r1
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from moot.engine.panel import load_panel
 from moot.judges.agent_cli import command_template
 from moot.judges.factory import build_judges
 from moot.judges.scripted import ScriptedJudge
 from moot.panel_file import load_panel_file
+from moot.protocol.panel import load_panel
 
 
 def write_panel(folder: Path, data: dict[str, object]) -> Path:

@@ -15,8 +15,8 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel
 
 from moot.cli import protocol_cmd
-from moot.engine.spec import FORMAT, REQUIRED, Param, ProtocolSpec
 from moot.mcp.server import protocol_tool, protocol_tools
+from moot.protocol.spec import FORMAT, REQUIRED, Param, ProtocolSpec
 from moot.protocols import spec_for, specs
 
 

@@ -20,9 +20,9 @@ from moot.bench.runner import run_bench
 from moot.bench.suites import load_suite
 from moot.cli.app import main
 from moot.engine.aggregate import aggregate, trimmed_mean
+from moot.render.terminal import plain_text
 from moot.reports.bench_html import render_bench_html
 from moot.reports.bench_text import bench_report
-from moot.reports.terminal import plain_text
 from moot.testing import FakeLLMServer, Reply
 
 from .bench_judges import judges_file, pairs, write_jsonl

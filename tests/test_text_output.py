@@ -17,7 +17,7 @@ from moot.judges.function import FunctionJudge
 from moot.judges.scripted import ScriptedJudge
 from moot.protocols.evaluate.schemas import EvaluationResult
 from moot.protocols.evaluate.text import evaluation_report
-from moot.reports.terminal import render_terminal
+from moot.render.terminal import render_terminal
 from moot.schemas.messages import SCRIPTED_JUDGE, Message, Prompt
 
 ESCAPE = re.compile(r"\x1b\[")

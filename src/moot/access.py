@@ -3,7 +3,7 @@ inside a few folders (a tool call of the MCP server, which an LLM reading untrus
 
 The rule is a context variable, set for the length of one tool call (`confined`), and consulted where moot
 opens a file it was pointed at (`moot.inputs`, scripted judges) and where it writes one
-(`moot.reports.serialize.atomic_write`). Outside a call nothing is checked: a person typing a path is
+(`moot.render.serialize.atomic_write`). Outside a call nothing is checked: a person typing a path is
 trusted. Paths are compared by their real path (`os.path.realpath`: symlinks and `..` resolved), so a link
 inside a root that points outside it is outside.
 

@@ -18,7 +18,7 @@ from moot.schemas.criteria import Criterion, parse_criteria_string, parse_rubric
 
 MAX_ARTIFACT_BYTES = 2_000_000
 # the most files one input may name (its globs and folders together), checked before any is read; the
-# tokens they hold are capped after reading (`moot.engine.prepared.DEFAULT_MAX_INPUT_TOKENS`)
+# tokens they hold are capped after reading (`moot.protocol.prepared.DEFAULT_MAX_INPUT_TOKENS`)
 MAX_INPUT_FILES = 5_000
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".specs"}
 T = TypeVar("T")

@@ -3,7 +3,7 @@
 Precedence, highest first: an explicit judges file (`--judges`, `judges=`), the `MOOT_JUDGES` environment
 variable, the nearest `moot.yaml` found by searching upward from the working folder, the built-in default
 lineup. A `moot.yaml` is an ordinary judges file. Every command and API function reaches a judges file
-through `moot.engine.panel.load_panel`, which asks this module, so the rule lives in one place.
+through `moot.protocol.panel.load_panel`, which asks this module, so the rule lives in one place.
 
 A project file is found, not given, so it is held to more (git's CVE-2022-24765 is the same pattern): the
 search stops at the first folder holding `.git` and at the user's home; a file owned by another user or in

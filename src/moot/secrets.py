@@ -1,6 +1,6 @@
 """No secret leaves the machine: every text a debate would put in a prompt is screened before any call.
 
-Two screens, both run on what a protocol built (`moot.engine.prepared.Prepared`), so that every way in
+Two screens, both run on what a protocol built (`moot.protocol.prepared.Prepared`), so that every way in
 (the command line, the MCP tools, the Python API, batch items, diffs) passes the same gate:
 
 - by name: files that hold credentials whatever their content (private keys, `*.pem`/`*.key`/`*.p12`,

@@ -15,14 +15,14 @@ from moot.api.host import submit_replies as submit_replies
 from moot.api.host import submit_replies_sync as submit_replies_sync
 from moot.api.resume import resume as resume
 from moot.api.resume import resume_sync as resume_sync
-from moot.engine.panel import Panelist as Panelist
-from moot.engine.panel import apply_max_cost as apply_max_cost
-from moot.engine.panel import make_seats as make_seats
-from moot.engine.panel import options_from_panel as options_from_panel
-from moot.engine.prepared import Prepared as Prepared
-from moot.engine.prepared import estimate_prepared as estimate_prepared
-from moot.engine.prepared import run_prepared as run_prepared
-from moot.engine.spec import ProtocolSpec as ProtocolSpec
+from moot.protocol.panel import Panelist as Panelist
+from moot.protocol.panel import apply_max_cost as apply_max_cost
+from moot.protocol.panel import make_seats as make_seats
+from moot.protocol.panel import options_from_panel as options_from_panel
+from moot.protocol.prepared import Prepared as Prepared
+from moot.protocol.prepared import estimate_prepared as estimate_prepared
+from moot.protocol.prepared import run_prepared as run_prepared
+from moot.protocol.spec import ProtocolSpec as ProtocolSpec
 from moot.protocols import spec_for as spec_for
 from moot.protocols import specs as specs
 

@@ -17,9 +17,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from moot.engine.budget import stored_budget, stored_pricing
-from moot.engine.panel import options_from_panel
-from moot.engine.prepared import run_prepared
 from moot.errors import UsageError
+from moot.protocol.panel import options_from_panel
+from moot.protocol.prepared import run_prepared
 from moot.protocols import entry, spec_for
 from moot.schemas.host import Waiting
 from moot.store.db import DebateRow, Store

@@ -17,11 +17,11 @@ from typing import Any
 from moot.api.results import with_envelope
 from moot.errors import UsageError
 from moot.protocols import entry, spec_for
-from moot.reports.github import render_github
+from moot.render.github import render_github
+from moot.render.html_common import DebateRecord, View
+from moot.render.html_page import generic_view
+from moot.render.serialize import atomic_write
 from moot.reports.html import render_view
-from moot.reports.html_common import DebateRecord, View
-from moot.reports.html_page import generic_view
-from moot.reports.serialize import atomic_write
 from moot.store.db import Store
 
 

@@ -11,11 +11,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from moot.engine.budget import stored_budget, stored_pricing
-from moot.engine.panel import options_from_panel, with_author, with_max_cost
 from moot.engine.panel_check import stored_author
-from moot.engine.prepared import run_prepared
 from moot.errors import UsageError
 from moot.panel_file import load_panel_file
+from moot.protocol.panel import options_from_panel, with_author, with_max_cost
+from moot.protocol.prepared import run_prepared
 from moot.protocols import entry, spec_for
 from moot.store.db import Store
 

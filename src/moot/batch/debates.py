@@ -17,14 +17,14 @@ from moot.batch.cap import CostCap
 from moot.batch.items import BatchItem
 from moot.engine.budget import Budget, stored_budget
 from moot.engine.limits import Limits
-from moot.engine.panel import check_priced, options_from_panel, with_author
 from moot.engine.panel_check import stored_author
-from moot.engine.prepared import Prepared, estimate_prepared, run_prepared
 from moot.engine.pricing import Pricing
-from moot.engine.runs import RunOptions
-from moot.engine.spec import ProtocolSpec
 from moot.panel_file import PanelFile
-from moot.reports.serialize import to_data
+from moot.protocol.panel import check_priced, options_from_panel, with_author
+from moot.protocol.prepared import Prepared, estimate_prepared, run_prepared
+from moot.protocol.runs import RunOptions
+from moot.protocol.spec import ProtocolSpec
+from moot.render.serialize import to_data
 from moot.schemas.events import EventSink
 from moot.store import batches
 from moot.store.db import Store, StoreError

@@ -101,7 +101,7 @@ def check_types(
             raise UsageError(f"{where}: field {name!r}: {_first(e, value)}") from None
     rounds = arguments.get("max_rounds")
     if rounds_limit is not None and isinstance(rounds, int):
-        from moot.engine.panel import check_rounds
+        from moot.protocol.panel import check_rounds
 
         most, kinds = rounds_limit
         check_rounds(rounds, most, kinds, protocol=protocol, where=f"{where}: field 'max_rounds'")

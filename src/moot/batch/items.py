@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from moot.batch.item_checks import NotJson, check_types, check_values, json_line
-from moot.engine.spec import ProtocolSpec
 from moot.errors import UsageError
 from moot.inputs import MAX_ARTIFACT_BYTES, file_kind, numbered_items, read_text_file
+from moot.protocol.spec import ProtocolSpec
 from moot.protocols import names, spec_for
 from moot.schemas.safe_text import lone_surrogate_at
 

@@ -45,8 +45,8 @@ from moot.batch.debates import ItemEnded, ItemOutcome, Ready, Shared, Started, W
 from moot.batch.ray_journal import NAMESPACE, CallJournal, Drain, journal_name
 from moot.batch.ray_limiter import ClusterLimiter
 from moot.batch.ray_worker import Unit, UnitResult, run_units
-from moot.engine.runs import storable
 from moot.errors import MissingExtra, UsageError
+from moot.protocol.runs import storable
 from moot.store import batches
 from moot.store.transfer import export_debate, import_debates
 

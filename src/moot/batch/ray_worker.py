@@ -20,13 +20,13 @@ from moot.batch.ray_journal import JournaledStore
 from moot.batch.ray_leases import LeasedLimits
 from moot.engine.budget import Budget
 from moot.engine.limits import Limits, ProviderLimit
-from moot.engine.panel import options_from_panel
-from moot.engine.prepared import run_prepared
 from moot.engine.pricing import Pricing
 from moot.errors import MootError
 from moot.panel_file import PanelFile
+from moot.protocol.panel import options_from_panel
+from moot.protocol.prepared import run_prepared
 from moot.protocols import spec_for
-from moot.reports.serialize import to_data
+from moot.render.serialize import to_data
 from moot.store.db import Store
 from moot.store.transfer import export_debate, import_debates
 

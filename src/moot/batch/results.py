@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from moot.errors import UsageError
-from moot.reports.serialize import json_inert, open_private
+from moot.render.serialize import json_inert, open_private
 from moot.schemas.redact import redact_known
 
 

@@ -18,11 +18,11 @@ from moot.batch.cap import CostCap
 from moot.batch.debates import Shared
 from moot.batch.items import BatchItem
 from moot.engine.limits import Limits
-from moot.engine.panel import load_panel, options_from_panel
 from moot.engine.pricing import PriceOverride, Pricing
 from moot.errors import UsageError
 from moot.inputs import validation_message
 from moot.panel_file import PanelFile, load_panel_file
+from moot.protocol.panel import load_panel, options_from_panel
 from moot.protocols import spec_for
 from moot.schemas.events import EventSink
 from moot.store.db import Store

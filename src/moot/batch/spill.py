@@ -14,7 +14,7 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
-from moot.reports.serialize import open_private
+from moot.render.serialize import open_private
 from moot.store.db import CallRecord, Store, StoreFull
 
 

@@ -1,5 +1,5 @@
 """What a bench would cost, sending nothing: each gold item's debate priced as `moot decide --dry-run` (or
-`evaluate`) prices it (`moot.engine.spec.estimate`, from the very prompts the debate would send), then
+`evaluate`) prices it (`moot.protocol.spec.estimate`, from the very prompts the debate would send), then
 multiplied out over the run's debates.
 
 A bench's cost is a range, because how many rounds each debate takes is what the bench measures:

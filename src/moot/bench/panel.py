@@ -28,11 +28,11 @@ from pydantic import ValidationError
 
 from moot.bench.cache import write_atomic
 from moot.bench.roles import bench_role
-from moot.engine.panel import judge_spec, load_panel
-from moot.engine.spec import BenchRole
 from moot.errors import UsageError
 from moot.inputs import validation_message
 from moot.panel_file import PanelFile
+from moot.protocol.panel import judge_spec, load_panel
+from moot.protocol.spec import BenchRole
 from moot.schemas.bench import SuiteKind
 from moot.schemas.config import JudgeSpec
 

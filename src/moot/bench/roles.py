@@ -3,8 +3,8 @@ through the registry, so that the bench names no protocol and a protocol package
 
 from __future__ import annotations
 
-from moot.engine.spec import BenchRole, ProtocolSpec
 from moot.errors import UsageError
+from moot.protocol.spec import BenchRole, ProtocolSpec
 from moot.protocols import specs
 
 

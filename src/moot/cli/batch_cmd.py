@@ -112,7 +112,7 @@ def batch(
 def _batch(given: dict[str, Any]) -> int:
     from moot.batch import run_batch, summary_text
     from moot.batch.runner import batch_id_for
-    from moot.reports.serialize import to_json
+    from moot.render.serialize import to_json
 
     items, protocol, fmt, progress = given["items"], given["protocol"], given["fmt"], given["progress"]
     check_format(fmt, ("text", "json"))

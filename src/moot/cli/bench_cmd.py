@@ -113,8 +113,8 @@ async def _run(
 
 def _dry_run(suite: Any, judges: str | None, strategies: tuple[str, ...], swap: bool | None, fmt: str) -> int:
     from moot.bench.dry_run import estimate_bench
+    from moot.render.serialize import to_json
     from moot.reports.bench_text import estimate_text
-    from moot.reports.serialize import to_json
 
     data = asyncio.run(estimate_bench(suite, judges=judges, strategies=strategies, swap=swap))
     emit(to_json(data) if fmt == "json" else estimate_text(data))
@@ -122,8 +122,8 @@ def _dry_run(suite: Any, judges: str | None, strategies: tuple[str, ...], swap: 
 
 
 def _report(run: BenchRun, fmt: str, html: str | None) -> int:
+    from moot.render.serialize import to_json
     from moot.reports.bench_text import bench_report
-    from moot.reports.serialize import to_json
 
     for warning in run.plan.warnings:  # also among the result's notes
         sys.stderr.write(f"moot: warning: {warning}\n")

@@ -1,6 +1,6 @@
 """`moot demo [PROTOCOL|bench]`: a complete debate of a protocol on its bundled inputs, with scripted judges
 (no API key, no agent CLI), and the bench on a bundled gold file. `moot demo` alone is the first registered
-protocol's demo (the evaluation). What each demo holds is its protocol's `SPEC.demo` (`moot.engine.demo`):
+protocol's demo (the evaluation). What each demo holds is its protocol's `SPEC.demo` (`moot.protocol.demo`):
 this module names no protocol."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from moot.cli.running import run_cli
 from moot.errors import UsageError
 
 if TYPE_CHECKING:
-    from moot.engine.demo import DemoSpec
+    from moot.protocol.demo import DemoSpec
 
 BENCH = "bench"  # not a protocol: the bench's own demo
 
@@ -104,9 +104,9 @@ def _run_built(which: str, arguments: dict[str, Any], first_line: str, fmt: str,
     the demo's progress (`first_line` names the number of judges as `{judges}`)."""
     import asyncio
 
-    from moot.engine.prepared import run_prepared
-    from moot.engine.runs import RunOptions
     from moot.judges.factory import require_credentials, seat_judges
+    from moot.protocol.prepared import run_prepared
+    from moot.protocol.runs import RunOptions
     from moot.protocols import spec_for
 
     prepared = asyncio.run(spec_for(which).build(**arguments))

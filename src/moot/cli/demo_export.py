@@ -3,7 +3,7 @@ edit.
 
 The copy is self-contained: the judges file names its scripts by relative paths, which resolve against
 the file's own folder, so the exported panel runs from any working folder (a CI job, a fresh checkout).
-What a protocol's demo holds, and the command that runs it, is its `SPEC.demo` (`moot.engine.demo`).
+What a protocol's demo holds, and the command that runs it, is its `SPEC.demo` (`moot.protocol.demo`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from moot.engine.demo import DemoSpec
 from moot.errors import UsageError
+from moot.protocol.demo import DemoSpec
 
 
 def demos() -> dict[str, DemoSpec]:

@@ -16,7 +16,7 @@ from moot.api.gate import VERDICT_RANK, check_gate_options, gate_failure
 from moot.cli.output import FORMATS
 
 if TYPE_CHECKING:
-    from moot.engine.spec import ProtocolSpec
+    from moot.protocol.spec import ProtocolSpec
 
 __all__ = [
     "GATE_EXIT",

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from pydantic import BaseModel
 
 from moot.errors import UsageError
-from moot.reports.serialize import to_json, to_yaml
-from moot.reports.terminal import Drawn, TextReport
+from moot.render.serialize import to_json, to_yaml
+from moot.render.terminal import Drawn, TextReport
 from moot.schemas.safe_text import safe_text
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def text_for(report: TextReport | str, stream: TextIO | None = None) -> str:
     console = terminal_console(stream or sys.stdout)
     if console is None:
         return report.plain()
-    from moot.reports.terminal import render_terminal
+    from moot.render.terminal import render_terminal
 
     return render_terminal(report, console)
 
@@ -96,7 +96,7 @@ def say(text: str) -> None:
 def dry_run_exit(prepared: Any, options: Any, fmt: str, max_input_tokens: int | None = None) -> int:
     """`--dry-run` for any protocol: the plan priced from the protocol's own prompts (warning when the input
     nears or passes its cap), printed; exit 0."""
-    from moot.engine.prepared import estimate_prepared
+    from moot.protocol.prepared import estimate_prepared
     from moot.reports.dry_run import dry_run_output
 
     emit(dry_run_output(estimate_prepared(prepared, options.pricing, max_input_tokens), fmt))

@@ -1,9 +1,9 @@
 """Every protocol's command (one per protocol the registry lists), built from the protocol's spec alone:
 nothing in cli/ names a protocol.
 
-A protocol gets its command by what its SPEC declares (`moot.engine.spec.ProtocolSpec`), nothing else:
+A protocol gets its command by what its SPEC declares (`moot.protocol.spec.ProtocolSpec`), nothing else:
 
-- `params` (`moot.engine.spec.Param`), in their order: typer options, or an argument, with the CLI's help
+- `params` (`moot.protocol.spec.Param`), in their order: typer options, or an argument, with the CLI's help
   texts; `--format` stands where the params put `FORMAT` (else after them), its choices the generic ones
   plus the spec's `formats`;
 - then the options every protocol command takes, worded here and from the spec: `--progress/--quiet`,
@@ -30,7 +30,7 @@ import typer
 from moot.cli.gate import protocol_formats
 from moot.cli.options import HtmlOption, ProgressOption
 from moot.cli.running import run_command
-from moot.engine.spec import FORMAT, MAX_INPUT_TOKENS, REQUIRED, Param, ProtocolSpec
+from moot.protocol.spec import FORMAT, MAX_INPUT_TOKENS, REQUIRED, Param, ProtocolSpec
 
 FAIL_UNDER_HELP = "Exit 1 when the final score is under this (CI gate)."
 DRY_RUN_HELP = "Print the calls and estimated cost of 1, 2, all rounds; spend nothing."

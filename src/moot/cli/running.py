@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 from moot.cli.gate import check_gate_options, finish, protocol_formats, render
 from moot.cli.live import announce, progress_sink, showing
 from moot.cli.output import check_format, dry_run_exit, emit, render_result, say, text_for
-from moot.engine.runs import RunOptions
 from moot.errors import Interrupted
+from moot.protocol.runs import RunOptions
 
 if TYPE_CHECKING:
-    from moot.engine.prepared import Prepared
-    from moot.reports.terminal import TextReport
+    from moot.protocol.prepared import Prepared
+    from moot.render.terminal import TextReport
     from moot.schemas.events import EventSink
 
 T = TypeVar("T")
@@ -44,7 +44,7 @@ def prepare_cli(
     MCP tools do), with the progress the command should show on stderr. `planning` (a dry run) lets a judge
     whose only problem is a missing key be planned. The cap is not applied here: a dry run never checks
     it, and a run checks it in the command's words (`--max-cost`)."""
-    from moot.engine.panel import options_from_panel, with_author
+    from moot.protocol.panel import options_from_panel, with_author
     from moot.protocols import spec_for
 
     spec = spec_for(protocol)
@@ -76,7 +76,7 @@ def judges_line(given: str | None) -> str:
 
 
 class CommandTerminal:
-    """The CLI's output, lent to a protocol's `show` hook (`moot.engine.spec.Terminal`) for its own result."""
+    """The CLI's output, lent to a protocol's `show` hook (`moot.protocol.spec.Terminal`) for its own result."""
 
     def __init__(self, protocol: str) -> None:
         self.protocol = protocol
@@ -114,8 +114,8 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     prepared, options, sink = prepare_cli(protocol, own, values["progress"], fmt, planning=dry_run, author_model=author)
     if dry_run:
         return dry_run_exit(prepared, options, fmt, values.get("max_input_tokens"))
-    from moot.engine.prepared import check_input_cap
     from moot.judges.factory import require_credentials, seat_judges
+    from moot.protocol.prepared import check_input_cap
 
     check_input_cap(prepared, values.get("max_input_tokens"))  # one line, exit 2, nothing stored or sent
     require_credentials(seat_judges(prepared.seats))  # a missing key stays one line of bad input, before any progress

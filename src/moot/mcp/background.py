@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from moot.engine.prepared import Prepared, run_prepared
-from moot.engine.runs import RunOptions, new_debate_id
+from moot.protocol.prepared import Prepared, run_prepared
+from moot.protocol.runs import RunOptions, new_debate_id
 
 _RUNNING: set[asyncio.Task[Any]] = set()  # held until done: the event loop keeps only weak references
 

@@ -38,7 +38,7 @@ from moot.mcp.written import WrittenFiles
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from moot.engine.spec import ProtocolSpec
+    from moot.protocol.spec import ProtocolSpec
 
 # the `html` argument's value that returns the report in the tool result instead of writing a file
 HTML_IN_RESULT = "-"

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from moot.errors import MootError
 from moot.mcp.server import json_result, with_progress
-from moot.reports.serialize import json_inert
+from moot.render.serialize import json_inert
 from moot.schemas.events import EventSink
 from moot.store.shared import shared_store
 

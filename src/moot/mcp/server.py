@@ -30,16 +30,16 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from moot.engine.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
 from moot.errors import MootError
 from moot.mcp.confine import HTML_IN_RESULT, ROOTS_ARG, ClientRoots, configure, confined_debate, tool_call, with_html
 from moot.mcp.progress import KEEPALIVE_SECONDS, CallsInFlight, nudge
-from moot.reports.serialize import to_json
+from moot.protocol.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
+from moot.render.serialize import to_json
 from moot.schemas.events import Event, EventSink
 
 if TYPE_CHECKING:
-    from moot.engine.prepared import Prepared
-    from moot.engine.spec import ProtocolSpec
+    from moot.protocol.prepared import Prepared
+    from moot.protocol.spec import ProtocolSpec
 
 T = TypeVar("T")
 # the server's instructions: these, with each protocol's sentence (its spec's `mcp_summary`) between them
@@ -239,8 +239,8 @@ async def _debate(
     """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
     own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
     progress; bad input is a tool error."""
-    from moot.engine.panel import options_from_panel, with_author
-    from moot.engine.prepared import estimate_prepared, run_prepared
+    from moot.protocol.panel import options_from_panel, with_author
+    from moot.protocol.prepared import estimate_prepared, run_prepared
     from moot.store.shared import shared_store
 
     arguments = spec.adapt(values)

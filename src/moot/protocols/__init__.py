@@ -1,5 +1,5 @@
 """The registry of protocols: each protocol is one package here exposing one `SPEC` (a
-`moot.engine.spec.ProtocolSpec`), listed by one line of `BUILT_IN`. The CLI, the Python API, the MCP server,
+`moot.protocol.spec.ProtocolSpec`), listed by one line of `BUILT_IN`. The CLI, the Python API, the MCP server,
 `moot batch`, `moot bench`, the reports and the viewer reach a protocol only through this registry, by the
 name a user typed or a result carries; none of them knows which protocols exist.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from moot.engine.spec import ProtocolSpec
+    from moot.protocol.spec import ProtocolSpec
 
 
 class Entry(NamedTuple):

@@ -16,6 +16,8 @@ from pathlib import Path
 import jinja2
 
 from moot.errors import UsageError
+from moot.render.html_chart import COLOURS, MARKERS, LegendEntry, Tick, marker_path
+from moot.render.html_common import Section, Table
 from moot.reports.bench_reliability import Reliability, reliability
 from moot.reports.bench_text import (
     CALIBRATION_COLUMNS,
@@ -35,8 +37,6 @@ from moot.reports.bench_text import (
     strategy_rows,
     usd,
 )
-from moot.reports.html_chart import COLOURS, MARKERS, LegendEntry, Tick, marker_path
-from moot.reports.html_common import Section, Table
 from moot.schemas.bench import AnyFigures, BenchResult, DebateFigures, SingleFigures
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -292,7 +292,7 @@ def render_bench_html(result: BenchResult) -> str:
 
 def write_bench_html(result: BenchResult, path: str | Path) -> Path:
     """Render `result` to `path` (written atomically)."""
-    from moot.reports.serialize import atomic_write
+    from moot.render.serialize import atomic_write
 
     target = Path(path)
     try:

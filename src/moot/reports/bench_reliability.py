@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from moot.render.html_chart import COLOURS
 from moot.reports.bench_text import LEVELS, named_figures, pct
-from moot.reports.html_chart import COLOURS
 from moot.schemas.bench import BenchResult
 
 STATED = {"HIGH": 0.9, "MEDIUM": 0.7, "LOW": 0.5}  # as moot.bench.calibration reads the levels

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from moot.reports.terminal import Paragraph, TextReport, TextSection, TextTable
+from moot.render.terminal import Paragraph, TextReport, TextSection, TextTable
 from moot.schemas.bench import (
     AnyFigures,
     BenchResult,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from moot.reports.serialize import to_json, to_yaml
+from moot.render.serialize import to_json, to_yaml
 
 
 def _usd(v: float | None) -> str:

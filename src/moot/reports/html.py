@@ -27,7 +27,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
-from moot.reports.html_common import View
+from moot.render.html_common import View
 from moot.schemas.safe_text import strip_controls
 
 SAFE_SCHEMES = ("http://", "https://", "mailto:")

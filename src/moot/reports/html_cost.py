@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from moot.reports.cost_table import dollars
-from moot.reports.html_common import Section, Table, as_dict, num
+from moot.render.cost_table import dollars
+from moot.render.html_common import Section, Table, as_dict, num
 from moot.store.db import CallRecord
 
 COLUMNS = ["Calls", "Input tokens", "Output tokens", "Cost", "Seconds"]

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from moot.engine.budget import scenarios, tokens_of
-from moot.engine.panel import JudgeLike, blocking, check_rounds, load_panel, make_seats, resumed_judges
-from moot.engine.prepared import Prepared
-from moot.engine.spec import Param, ProtocolSpec, run_spec
 from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
-from moot.reports.terminal import TextReport, TextTable
+from moot.protocol.panel import JudgeLike, blocking, check_rounds, load_panel, make_seats, resumed_judges
+from moot.protocol.prepared import Prepared
+from moot.protocol.spec import Param, ProtocolSpec, run_spec
+from moot.render.terminal import TextReport, TextTable
 from moot.store.db import Store
 from moot_toy.demo_spec import DEMO
 from moot_toy.protocol import Vote

@@ -15,7 +15,16 @@ from typing import Any
 import moot.protocols.challenge.params as params
 import moot.protocols.challenge.text as text
 from moot.engine.budget import tokens_of
-from moot.engine.panel import (
+from moot.errors import NotUsableHere, UsageError
+from moot.inputs import load_artifacts
+from moot.judges.agent_cli import PROFILES, command_template
+from moot.judges.base import Seat
+from moot.judges.factory import build_seat
+from moot.judges.host import HOST
+from moot.judges.preflight import Availability, check_all
+from moot.judges.providers import resolve
+from moot.panel_file import PanelFile
+from moot.protocol.panel import (
     JudgeLike,
     Panelist,
     blocking,
@@ -27,18 +36,9 @@ from moot.engine.panel import (
     panelist_seat,
     stored_spec,
 )
-from moot.engine.prepared import Prepared, run_prepared
-from moot.engine.runs import RunOptions
-from moot.engine.spec import ProtocolSpec, run_spec
-from moot.errors import NotUsableHere, UsageError
-from moot.inputs import load_artifacts
-from moot.judges.agent_cli import PROFILES, command_template
-from moot.judges.base import Seat
-from moot.judges.factory import build_seat
-from moot.judges.host import HOST
-from moot.judges.preflight import Availability, check_all
-from moot.judges.providers import resolve
-from moot.panel_file import PanelFile
+from moot.protocol.prepared import Prepared, run_prepared
+from moot.protocol.runs import RunOptions
+from moot.protocol.spec import ProtocolSpec, run_spec
 from moot.protocols.challenge.calls import challenge_scenarios
 from moot.protocols.challenge.html import challenge_view
 from moot.protocols.challenge.params import DEMO
@@ -46,7 +46,7 @@ from moot.protocols.challenge.protocol import CHALLENGER_PROMPT, PROPONENT_PROMP
 from moot.protocols.challenge.result import is_legacy_result
 from moot.protocols.challenge.schemas import MAX_ROUNDS, OUTCOME_WORDS, ROUNDS, ChallengeRequest, ChallengeResult
 from moot.protocols.challenge.text import challenge_github
-from moot.reports.terminal import TextReport
+from moot.render.terminal import TextReport
 from moot.schemas.config import Artifact, JudgeSpec
 from moot.store.db import Store
 

@@ -2,7 +2,7 @@
 fields and the demo's inputs.
 
 `challenge`'s command and tool: its parameters, written once for `moot challenge` and the MCP tool
-`challenge` (both built from them, see `moot.engine.spec.Param`), and how their values become the API's
+`challenge` (both built from them, see `moot.protocol.spec.Param`), and how their values become the API's
 arguments (`adapt`). `--output` is the command's alone: it is read by
 `moot.protocols.challenge.text.show`, which also prints `--format markdown`.
 
@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from moot.engine.demo import DemoSpec
-from moot.engine.prepared import Prepared
-from moot.engine.spec import FORMAT, REDACT_SECRETS, BatchSpec, Param
 from moot.errors import UsageError
+from moot.protocol.demo import DemoSpec
+from moot.protocol.prepared import Prepared
+from moot.protocol.spec import FORMAT, REDACT_SECRETS, BatchSpec, Param
 from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS
 
 TOPIC = "Should the orders table be sharded, and by what key?"

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from moot.engine.debate_effect import assemble, plurality
 from moot.judges.base import Seat
+from moot.protocol.effect import assemble, plurality
 from moot.protocols.challenge.rules import final_confidence
 from moot.protocols.challenge.schemas import (
     AssumptionRow,

@@ -9,7 +9,7 @@ disagreement and the assumptions behind it (`ProtocolSpec.github_markdown`).
 
 `moot challenge` at the terminal: the outcome on stdout (`--format markdown`: the tradeoff document
 itself), and in `--output` too. This is the spec's `show` hook: the CLI lends it its output
-(`moot.engine.spec.Terminal`).
+(`moot.protocol.spec.Terminal`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from moot.engine.spec import Terminal
+from moot.protocol.spec import Terminal
 from moot.protocols.challenge.schemas import OUTCOME_WORDS, ChallengeResult, PositionVersion
-from moot.reports.cost_table import spend_line
-from moot.reports.effect_text import effect_blocks
-from moot.reports.github import (
+from moot.render.cost_table import spend_line
+from moot.render.effect_text import effect_blocks
+from moot.render.github import (
     as_dict,
     as_list,
     cell,
@@ -32,8 +32,8 @@ from moot.reports.github import (
     rounds_text,
     verdict_of,
 )
-from moot.reports.serialize import atomic_write
-from moot.reports.terminal import Faces, Markdown, TextReport
+from moot.render.serialize import atomic_write
+from moot.render.terminal import Faces, Markdown, TextReport
 from moot.schemas.envelope import headline
 from moot.schemas.safe_text import inert_markdown, safe_text
 

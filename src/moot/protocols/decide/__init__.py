@@ -3,7 +3,7 @@ to a person, and anti-sycophancy rules for every change of mind.
 
 The package holds the whole protocol: its request and result (`schemas`), its reply parser (`parsing`), its
 pure rules (`rules`), its steps and state, its renderings and its prompt templates; `SPEC` is all the rest
-of moot sees of it (see `moot.engine.spec`).
+of moot sees of it (see `moot.protocol.spec`).
 """
 
 from moot.protocols.decide.api import SPEC

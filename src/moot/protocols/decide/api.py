@@ -9,13 +9,13 @@ from typing import Any
 import moot.protocols.decide.params as params
 import moot.protocols.decide.terminal as terminal
 from moot.engine.budget import scenarios, tokens_of
-from moot.engine.panel import JudgeLike, blocking, resumed_judges
-from moot.engine.prepared import Prepared, run_prepared
-from moot.engine.runs import RunOptions
-from moot.engine.spec import ProtocolSpec, run_spec
 from moot.inputs import load_artifacts
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
+from moot.protocol.panel import JudgeLike, blocking, resumed_judges
+from moot.protocol.prepared import Prepared, run_prepared
+from moot.protocol.runs import RunOptions
+from moot.protocol.spec import ProtocolSpec, run_spec
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.html import decide_view
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
@@ -39,7 +39,7 @@ from moot.protocols.decide.schemas import (
 from moot.protocols.decide.stances import DEFAULT_MODEL
 from moot.protocols.decide.terminal import record_choice as record_choice
 from moot.protocols.decide.text import decision_github
-from moot.reports.terminal import TextReport
+from moot.render.terminal import TextReport
 from moot.schemas.config import JudgeSpec
 from moot.secrets import refuse_files
 from moot.store.db import Store

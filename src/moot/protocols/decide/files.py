@@ -24,8 +24,8 @@ from moot.protocols.decide.schemas import (
     round_file_path,
 )
 from moot.protocols.decide.text import round_cells
-from moot.reports.cost_table import cost_section
-from moot.reports.serialize import atomic_write, fence
+from moot.render.cost_table import cost_section
+from moot.render.serialize import atomic_write, fence
 from moot.schemas.events import Event
 from moot.schemas.safe_text import inert_markdown, safe_text
 

@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from moot.protocols.decide.schemas import OUTCOME_WORDS
-from moot.reports import html_common as h
-from moot.reports.html_chart import Chart, build_chart
-from moot.reports.html_common import JUDGE_COLUMNS, Cell, Columns, DebateRecord, Section, VerdictBox, View
-from moot.reports.html_effect import effect_section
-from moot.reports.html_page import make_view
+from moot.render import html_common as h
+from moot.render.html_chart import Chart, build_chart
+from moot.render.html_common import JUDGE_COLUMNS, Cell, Columns, DebateRecord, Section, VerdictBox, View
+from moot.render.html_effect import effect_section
+from moot.render.html_page import make_view
 from moot.schemas.envelope import headline as envelope_headline
 
 CHANGE_COLUMNS: Columns = [

@@ -10,7 +10,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from moot.engine.panel import (
+from moot.errors import UsageError
+from moot.inputs import load_artifacts, load_yaml_file, validation_message
+from moot.judges.base import Seat
+from moot.judges.host import HOST
+from moot.panel_file import PanelFile
+from moot.protocol.panel import (
     JudgeLike,
     Panelist,
     check_rounds,
@@ -20,11 +25,6 @@ from moot.engine.panel import (
     load_panel,
     make_seats,
 )
-from moot.errors import UsageError
-from moot.inputs import load_artifacts, load_yaml_file, validation_message
-from moot.judges.base import Seat
-from moot.judges.host import HOST
-from moot.panel_file import PanelFile
 from moot.protocols.decide.schemas import (
     MAX_ROUNDS,
     ROUNDS,

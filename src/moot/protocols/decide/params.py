@@ -2,7 +2,7 @@
 fields, the bench's pairwise role and the demo's inputs.
 
 `decide`'s command and tool: its parameters, written once for `moot decide` and the MCP tool `decide`
-(both built from them, see `moot.engine.spec.Param`), and how their values become the API's arguments
+(both built from them, see `moot.protocol.spec.Param`), and how their values become the API's arguments
 (`adapt`). `--no-input` is the command's alone: it is read by `moot.protocols.decide.terminal.show`.
 
 How `moot batch` and `moot bench` read a decide item: a debate context as a file or inline, options as
@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from moot.engine.demo import DemoSpec
-from moot.engine.spec import FORMAT, REDACT_SECRETS, BatchSpec, BenchRole, Param
 from moot.errors import UsageError
+from moot.protocol.demo import DemoSpec
+from moot.protocol.spec import FORMAT, REDACT_SECRETS, BatchSpec, BenchRole, Param
 from moot.protocols.decide.schemas import DebateConfig
 from moot.protocols.decide.stances import DEFAULT_MODEL
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from moot.engine.debate_effect import assemble, plurality, seat_fate, stated_level
 from moot.judges.base import Seat
 from moot.prompts import Templates
+from moot.protocol.effect import assemble, plurality, seat_fate, stated_level
 from moot.protocols.decide.rules import OptionConsensus
 from moot.protocols.decide.schemas import DecisionJudge, DecisionRequest, DecisionResult, RoundTally
 from moot.protocols.decide.state import DecideState

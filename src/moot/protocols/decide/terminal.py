@@ -3,7 +3,7 @@ terminal, whose choice is recorded (`record_choice`) before the gate and the HTM
 
 With `--no-input`, without a terminal, or with `--format json`, a contested result is printed as it stands
 (the command's exit code is then 0). This is the spec's `show` hook: the CLI lends it its output
-(`moot.engine.spec.Terminal`).
+(`moot.protocol.spec.Terminal`).
 
 A person's choice for a contested decision, recorded after the debate (`record_choice`): by the CLI when
 it asks at the terminal, and by anyone from Python (`moot.api.record_choice`).
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from moot.engine.spec import Terminal
 from moot.errors import UsageError, shown_path
+from moot.protocol.spec import Terminal
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.schemas import DecisionRequest, DecisionResult
 from moot.protocols.decide.text import decision_report

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from moot.protocols.decide.schemas import OUTCOME_WORDS, DecisionJudge, DecisionResult
-from moot.reports.cost_table import spend_line, with_spend
-from moot.reports.effect_text import effect_blocks
-from moot.reports.github import (
+from moot.render.cost_table import spend_line, with_spend
+from moot.render.effect_text import effect_blocks
+from moot.render.github import (
     as_dict,
     as_list,
     cell,
@@ -26,7 +26,7 @@ from moot.reports.github import (
     rounds_text,
     verdict_of,
 )
-from moot.reports.terminal import (
+from moot.render.terminal import (
     Block,
     Faces,
     TextReport,

@@ -12,7 +12,13 @@ from pydantic import ValidationError
 
 import moot.protocols.evaluate.params as params
 from moot.engine.budget import scenarios, tokens_of
-from moot.engine.panel import (
+from moot.errors import UsageError
+from moot.inputs import load_artifacts, load_criteria, validation_message
+from moot.judges.base import Seat
+from moot.judges.factory import build_seat
+from moot.judges.host import HOST
+from moot.panel_file import PanelFile
+from moot.protocol.panel import (
     JudgeLike,
     blocking,
     check_rounds,
@@ -23,15 +29,9 @@ from moot.engine.panel import (
     make_seats,
     resumed_judges,
 )
-from moot.engine.prepared import Prepared, run_prepared
-from moot.engine.runs import RunOptions
-from moot.engine.spec import ProtocolSpec, run_spec
-from moot.errors import UsageError
-from moot.inputs import load_artifacts, load_criteria, validation_message
-from moot.judges.base import Seat
-from moot.judges.factory import build_seat
-from moot.judges.host import HOST
-from moot.panel_file import PanelFile
+from moot.protocol.prepared import Prepared, run_prepared
+from moot.protocol.runs import RunOptions
+from moot.protocol.spec import ProtocolSpec, run_spec
 from moot.protocols.evaluate.follow_up import load_earlier
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
@@ -39,7 +39,7 @@ from moot.protocols.evaluate.params import DEMO
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, EvaluationRequest, EvaluationResult
 from moot.protocols.evaluate.text import evaluation_github, show
-from moot.reports.terminal import TextReport
+from moot.render.terminal import TextReport
 from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictThresholds
 from moot.schemas.criteria import Criterion
 from moot.store.db import Store

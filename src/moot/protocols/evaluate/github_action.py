@@ -30,7 +30,7 @@ from typing import Any
 
 from moot.protocols.evaluate.locations import located, sarif
 from moot.protocols.evaluate.text import evaluation_github
-from moot.reports.github import md, render_github
+from moot.render.github import md, render_github
 
 FAILING = {"FAIL": {"FAIL"}, "CONDITIONAL": {"FAIL", "CONDITIONAL"}, "NEVER": set()}
 

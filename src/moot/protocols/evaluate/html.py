@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from moot.protocols.evaluate.follow_up import change_line
-from moot.reports import html_common as h
-from moot.reports.html_chart import Chart, Rule, build_chart
-from moot.reports.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, VerdictBox, View
-from moot.reports.html_effect import effect_section
-from moot.reports.html_page import make_view
+from moot.render import html_common as h
+from moot.render.html_chart import Chart, Rule, build_chart
+from moot.render.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, VerdictBox, View
+from moot.render.html_effect import effect_section
+from moot.render.html_page import make_view
 from moot.schemas.config import VerdictThresholds
 
 CriterionRow = tuple[int, str, dict[str, float], float]

@@ -15,9 +15,9 @@ from datetime import date
 from pathlib import Path
 
 from moot.protocols.evaluate.schemas import EvaluationResult, JudgeRoundRecord, ScoredPosition
-from moot.reports.cost_table import cost_section
-from moot.reports.serialize import atomic_append, atomic_write, fence
-from moot.reports.terminal import TextTable, table_lines
+from moot.render.cost_table import cost_section
+from moot.render.serialize import atomic_append, atomic_write, fence
+from moot.render.terminal import TextTable, table_lines
 from moot.schemas.config import Artifact
 from moot.schemas.events import Event
 from moot.schemas.rubric import Rubric

@@ -2,7 +2,7 @@
 fields, the bench's scored role and the demo's inputs.
 
 `evaluate`'s command and tool: its parameters, written once for `moot evaluate` and the MCP tool
-`evaluate` (both built from them, see `moot.engine.spec.Param`), and how their values become the API's
+`evaluate` (both built from them, see `moot.protocol.spec.Param`), and how their values become the API's
 arguments (`adapt`).
 
 How `moot batch` and `moot bench` read an evaluate item: the artifact paths to resolve, the inline
@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from moot.engine.demo import DemoSpec
-from moot.engine.spec import FORMAT, REDACT_SECRETS, BatchSpec, BenchRole, Param
 from moot.errors import UsageError
+from moot.protocol.demo import DemoSpec
+from moot.protocol.spec import FORMAT, REDACT_SECRETS, BatchSpec, BenchRole, Param
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS
 from moot.schemas.config import Artifact

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from moot.engine.debate_effect import assemble, seat_fate
 from moot.judges.base import Seat
+from moot.protocol.effect import assemble, seat_fate
 from moot.protocols.evaluate.follow_up import follow_up
 from moot.protocols.evaluate.moderator import engine_synthesis, merge_moderator
 from moot.protocols.evaluate.rules import decide_verdict, verdict_for

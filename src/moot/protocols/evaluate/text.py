@@ -14,14 +14,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from moot.engine.spec import Terminal
+from moot.protocol.spec import Terminal
 from moot.protocols.evaluate.follow_up import change_line
 from moot.protocols.evaluate.locations import located, sarif
 from moot.protocols.evaluate.markdown import score_grid
 from moot.protocols.evaluate.schemas import EvaluationResult, Summary
-from moot.reports.cost_table import cost_grid, with_spend
-from moot.reports.effect_text import effect_blocks
-from moot.reports.github import (
+from moot.render.cost_table import cost_grid, with_spend
+from moot.render.effect_text import effect_blocks
+from moot.render.github import (
     as_dict,
     as_list,
     bullets,
@@ -33,7 +33,7 @@ from moot.reports.github import (
     rounds_text,
     verdict_of,
 )
-from moot.reports.terminal import (
+from moot.render.terminal import (
     Block,
     Faces,
     Paragraph,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from moot.reports.html_chart import Chart
+from moot.render.html_chart import Chart
 from moot.store.db import CallRecord
 
 

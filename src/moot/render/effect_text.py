@@ -6,7 +6,7 @@ A result stored before the record existed has none, and shows nothing here.
 
 from __future__ import annotations
 
-from moot.reports.terminal import Block, TextSection
+from moot.render.terminal import Block, TextSection
 from moot.schemas.effect import DebateEffect, JudgeEffect
 
 TITLE = "What the debate changed"

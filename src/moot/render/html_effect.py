@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from moot.reports.effect_text import TITLE, answer, summary
-from moot.reports.html_common import Section, Table
+from moot.render.effect_text import TITLE, answer, summary
+from moot.render.html_common import Section, Table
 from moot.schemas.effect import DebateEffect, JudgeEffect
 
 COLUMNS = ["Judge", "Model", "Round 1", "Final", "Changed", "Why it changed"]

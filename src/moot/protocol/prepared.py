@@ -19,12 +19,12 @@ from moot.engine.host import HostWaiting
 from moot.engine.panel_check import STORED_AUTHOR_KEY, announce, panel_report, temper, warning_lines
 from moot.engine.pricing import Pricing
 from moot.engine.runner import rehearse_plan, run_steps
-from moot.engine.runs import RunOptions, run_debate
 from moot.engine.steps import ProtocolSteps
 from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.judges.readiness import merge_warnings, plan_warnings
 from moot.panel_file import PanelFile
+from moot.protocol.runs import RunOptions, run_debate
 from moot.schemas.events import Event, fan_out
 from moot.schemas.host import Waiting
 from moot.schemas.panel import PanelReport

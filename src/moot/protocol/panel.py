@@ -12,15 +12,15 @@ from typing import Any, ParamSpec, TypeVar
 from pydantic import ValidationError
 
 from moot.engine.budget import Budget
-from moot.engine.prepared import Prepared
 from moot.engine.pricing import Pricing
-from moot.engine.runs import RunOptions
 from moot.errors import UsageError
 from moot.inputs import validation_message
 from moot.judges.base import Judge, Seat
 from moot.judges.factory import build_seat
 from moot.judges.host import HOST
 from moot.panel_file import PanelFile, load_panel_file
+from moot.protocol.prepared import Prepared
+from moot.protocol.runs import RunOptions
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Usage
 

@@ -19,12 +19,12 @@ from typing import Any, Protocol, TextIO
 
 from pydantic import BaseModel
 
-from moot.engine.demo import DemoSpec
-from moot.engine.prepared import Prepared
-from moot.engine.runs import RunOptions
 from moot.panel_file import PanelFile
-from moot.reports.html_common import DebateRecord, View
-from moot.reports.terminal import TextReport
+from moot.protocol.demo import DemoSpec
+from moot.protocol.prepared import Prepared
+from moot.protocol.runs import RunOptions
+from moot.render.html_common import DebateRecord, View
+from moot.render.terminal import TextReport
 from moot.schemas.config import JudgeSpec
 from moot.store.db import Store
 
@@ -83,7 +83,7 @@ REDACT_SECRETS = Param(
 
 
 # Every protocol's command and tool take it (after their own params, as `--max-cost`): the cap on the input's
-# tokens (`moot.engine.prepared.DEFAULT_MAX_INPUT_TOKENS` unless given); the Python functions take it by name
+# tokens (`moot.protocol.prepared.DEFAULT_MAX_INPUT_TOKENS` unless given); the Python functions take it by name
 MAX_INPUT_TOKENS = Param(
     "max_input_tokens",
     int | None,
@@ -215,8 +215,8 @@ class ProtocolSpec:
         """`build`, with the run options the judges file sets and the API's caps checked (cost, input): one
         place, so that the protocols cannot differ in how they apply a cap. `author_model` (else the judges
         file's `author_model:`) is the model that wrote the artifact, for the panel check."""
-        from moot.engine.panel import apply_max_cost, options_from_panel, with_author
-        from moot.engine.prepared import check_input_cap
+        from moot.protocol.panel import apply_max_cost, options_from_panel, with_author
+        from moot.protocol.prepared import check_input_cap
 
         prepared = with_author(await self.build(*args, **kwargs), author_model)
         check_input_cap(prepared, max_input_tokens)
@@ -227,7 +227,7 @@ class ProtocolSpec:
 
 async def run_spec(spec: ProtocolSpec, arguments: dict[str, Any]) -> Any:
     """Run a protocol from its public function's arguments (as that function received them)."""
-    from moot.engine.prepared import run_prepared
+    from moot.protocol.prepared import run_prepared
 
     prepared, options = await spec.prepare(**arguments)
     return await run_prepared(prepared, options)

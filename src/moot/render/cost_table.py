@@ -7,7 +7,7 @@ table's seconds are call time summed over calls, and the wall time is said besid
 
 from __future__ import annotations
 
-from moot.reports.terminal import TextTable, table_lines
+from moot.render.terminal import TextTable, table_lines
 from moot.schemas.spend import Spend, SpendLine
 
 # "Seconds" is call time summed over calls; the note under the table says so, beside the wall time.

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from moot.reports import html_common as h
-from moot.reports.html_chart import Chart
-from moot.reports.html_common import DebateRecord, Figure, Section, Table, TranscriptEntry, VerdictBox, View
+from moot.render import html_common as h
+from moot.render.html_chart import Chart
+from moot.render.html_common import DebateRecord, Figure, Section, Table, TranscriptEntry, VerdictBox, View
 from moot.reports.html_cost import cost_sections
 from moot.schemas.envelope import headline
 from moot.store.db import CallRecord
