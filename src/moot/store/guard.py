@@ -35,7 +35,7 @@ class StoreError(UsageError):
 
 
 class StoreFull(StoreError):
-    """A write failed for want of space: what the run had answered is kept (see `moot.store.db.Store`)."""
+    """A write failed for want of space: what the run had answered is kept (see `moot.store.calls.CallTable`)."""
 
 
 def _problem(e: sqlite3.Error, path: str) -> tuple[str, str]:
