@@ -75,12 +75,15 @@ def test_the_gate_rule_has_a_public_home_and_the_old_import_still_works() -> Non
 
 
 def _type_names(folder: Path, root: Path = ROOT / "src") -> dict[str, set[str]]:
-    """Module-level classes and type aliases (`X = Literal[...]`) by name -> the modules defining them."""
+    """Classes, wherever they are defined (a handler class built inside a function included), and module-level
+    type aliases (`X = Literal[...]`), by name -> the modules defining them."""
     import ast
 
     defs: dict[str, set[str]] = {}
     for f in folder.rglob("*.py"):
-        for node in ast.parse(f.read_text(encoding="utf-8")).body:
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        nested = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n not in tree.body]
+        for node in [*tree.body, *nested]:
             name = None
             if isinstance(node, ast.ClassDef):
                 name = node.name
@@ -111,3 +114,12 @@ def test_the_type_name_check_can_fail(tmp_path: Path) -> None:
     (tmp_path / "b.py").write_text("Row = dict[str, int]\nKIND = ('x',)\n", encoding="utf-8")
     found = {n: {Path(m).name for m in ms} for n, ms in _type_names(tmp_path, tmp_path).items()}
     assert found == {"Row": {"a.py", "b.py"}, "Kind": {"a.py"}}
+
+
+def test_the_type_name_check_sees_classes_defined_inside_functions(tmp_path: Path) -> None:
+    """Issue 32: `moot.testing` built a class `Handler` inside three servers' methods; a class defined in a
+    function or a class counts as much as one at module level."""
+    (tmp_path / "a.py").write_text("def start():\n    class Handler:\n        pass\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("class Server:\n    class Handler:\n        pass\n", encoding="utf-8")
+    found = {n: {Path(m).name for m in ms} for n, ms in _type_names(tmp_path, tmp_path).items()}
+    assert found == {"Handler": {"a.py", "b.py"}, "Server": {"b.py"}}

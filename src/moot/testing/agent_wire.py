@@ -21,10 +21,11 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from moot.testing.agent_wire_formats import STREAMS, WHOLE, ToolCall, Turn, sse
+from moot.testing.loopback import LoopbackServer
 
 __all__ = ["STREAMS", "WHOLE", "AgentModelServer", "AgentRequest", "Brain", "ToolCall", "Turn", "answer", "hostile"]
 
@@ -125,30 +126,15 @@ def hostile(read_path: str, write_path: str, final_text: str) -> Brain:
     return brain
 
 
-class _WireServer(ThreadingHTTPServer):
-    request_queue_size = 64
-    daemon_threads = True
-
-
-class AgentModelServer:
+class AgentModelServer(LoopbackServer):
     """A scripted model behind the four wire protocols. `brain` answers; `requests` keeps every request."""
 
     def __init__(self, brain: Brain | None = None) -> None:
+        super().__init__()
         self.brain: Brain = brain or answer("ok")
         self.requests: list[AgentRequest] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd: _WireServer | None = None
-
-    @property
-    def root_url(self) -> str:
-        assert self._httpd is not None, "server not started"
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    @property
-    def base_url(self) -> str:
-        return self.root_url + "/v1"
 
     def saw(self, needle: str) -> bool:
         """Whether any request that reached the server carried `needle` (a planted secret)."""
@@ -159,42 +145,13 @@ class AgentModelServer:
         with self._lock:
             return [r for r in self.requests if r.wire != "other" and (wire is None or r.wire == wire)]
 
-    def start(self) -> AgentModelServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-            def do_POST(self) -> None:
-                server._serve(self)
-
-            def do_GET(self) -> None:
-                server._serve(self)
-
-        self._httpd = _WireServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
-
     def stop(self) -> None:
         self._stopping.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> AgentModelServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().stop()
 
     # serving
 
-    def _serve(self, h: BaseHTTPRequestHandler) -> None:
+    def serve(self, h: BaseHTTPRequestHandler) -> None:
         length = int(h.headers.get("content-length") or 0)
         raw = h.rfile.read(length) if length else b""
         try:

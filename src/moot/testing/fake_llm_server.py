@@ -20,8 +20,10 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from moot.testing.loopback import LoopbackServer
 
 
 @dataclass
@@ -51,21 +53,13 @@ class SeenRequest:
     wire: str = "openai"  # "openai" | "anthropic" | "gemini"
 
 
-class _Server(ThreadingHTTPServer):
-    # socketserver's default listen backlog is 5: a wide panel's simultaneous connections would wait for a
-    # SYN retry (a second) and show up as latency that is not the engine's
-    request_queue_size = 128
-    daemon_threads = True
-
-
-class FakeLLMServer:
+class FakeLLMServer(LoopbackServer):
     def __init__(self) -> None:
+        super().__init__()
         self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self._lock = threading.Lock()
         self.requests: list[SeenRequest] = []
         self.responder: Responder | None = None
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         # structured forms this server refuses, as llama-cpp-python's server refuses `json_schema`: a 500 whose
         # body names `response_format.type` (the request is still recorded; no scripted reply is used)
         self.refuse_forms: set[str] = set()
@@ -96,61 +90,19 @@ class FakeLLMServer:
         with self._lock:
             return [r for r in self.requests if r.model == model]
 
-    # lifecycle
+    # serving (the life of the server: `LoopbackServer`)
 
-    @property
-    def base_url(self) -> str:
-        assert self._httpd is not None, "server not started"
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    @property
-    def root_url(self) -> str:
-        return self.base_url.removesuffix("/v1")
-
-    def start(self) -> FakeLLMServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # headers and body go out as two writes: without TCP_NODELAY, Nagle's algorithm and the
-            # client's delayed ACK add ~40 ms to every reply, which benchmarks would blame on the engine
-            disable_nagle_algorithm = True
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
-                server._handle(self, body)
-
-            def do_GET(self) -> None:
-                server._handle(self, {})
-
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> FakeLLMServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    # serving
+    def serve(self, h: BaseHTTPRequestHandler) -> None:
+        if h.command != "POST":
+            self._handle(h, {})
+            return
+        length = int(h.headers.get("content-length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        self._handle(h, body)
 
     def _send(self, h: BaseHTTPRequestHandler, status: int, headers: dict[str, str], payload: bytes) -> None:
         try:

@@ -17,10 +17,12 @@ import json
 import sqlite3
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from moot.testing.loopback import LoopbackServer
 
 
 @dataclass
@@ -33,44 +35,20 @@ class Seen:
     forms: list[tuple[str, int]] = field(default_factory=list)  # (response_format type or "off", HTTP status)
 
 
-class UsageProxy:
+class UsageProxy(LoopbackServer):
     """Forwards every request to `upstream` (".../v1") and adds up the `usage` of each reply it relays."""
 
     def __init__(self, upstream: str, *, timeout: float = 1800.0) -> None:
+        super().__init__()
         parts = urlsplit(upstream)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.timeout = timeout
         self.seen = Seen()
         self._lock = threading.Lock()
-        proxy = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-            def do_GET(self) -> None:
-                proxy.relay(self, b"")
-
-            def do_POST(self) -> None:
-                proxy.relay(self, self.rfile.read(int(self.headers.get("content-length") or 0)))
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> UsageProxy:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+    def serve(self, h: BaseHTTPRequestHandler) -> None:
+        body = h.rfile.read(int(h.headers.get("content-length") or 0)) if h.command == "POST" else b""
+        self.relay(h, body)
 
     def reset(self) -> Seen:
         """What was seen since the last reset; counting starts again."""
