@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from moot.testing.agent_wire_formats import STREAMS, WHOLE, ToolCall, Turn, sse
-from moot.testing.loopback import LoopbackServer
+from moot.testing.loopback import LoopbackServer, json_body, read_body
 
 __all__ = ["STREAMS", "WHOLE", "AgentModelServer", "AgentRequest", "Brain", "ToolCall", "Turn", "answer", "hostile"]
 
@@ -152,12 +152,8 @@ class AgentModelServer(LoopbackServer):
     # serving
 
     def serve(self, h: BaseHTTPRequestHandler) -> None:
-        length = int(h.headers.get("content-length") or 0)
-        raw = h.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {}
+        raw = read_body(h)
+        body = json_body(raw)
         body = body if isinstance(body, dict) else {}
         path = h.path.split("?")[0]
         wire, model = _wire_of(path, body)

@@ -114,25 +114,18 @@ def _chat_whole(model: str, turn: Turn) -> dict[str, Any]:
     if turn.tool_calls:
         message["tool_calls"] = [{k: v for k, v in c.items() if k != "index"} for c in _chat_calls(turn)]
     finish = "tool_calls" if turn.tool_calls else "stop"
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": _CHAT_USAGE,
-    }
+    choice = {"index": 0, "message": message, "finish_reason": finish}
+    return {**_chat_object("chat.completion", model, choice), "usage": _CHAT_USAGE}
+
+
+def _chat_object(kind: str, model: str, choice: dict[str, Any]) -> dict[str, Any]:
+    """A whole chat completion and a streamed chunk of one wear the same envelope; `kind` tells them apart."""
+    return {"id": "chatcmpl-1", "object": kind, "created": int(time.time()), "model": model, "choices": [choice]}
 
 
 def _chat_stream(model: str, turn: Turn) -> Iterator[StreamEvent]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {
-            "id": "chatcmpl-1",
-            "object": "chat.completion.chunk",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }
+        return _chat_object("chat.completion.chunk", model, {"index": 0, "delta": delta, "finish_reason": finish})
 
     yield None, chunk({"role": "assistant", "content": ""})
     if turn.text:

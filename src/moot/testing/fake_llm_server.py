@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from moot.testing.loopback import LoopbackServer
+from moot.testing.loopback import LoopbackServer, json_body, read_body
 
 
 @dataclass
@@ -96,13 +96,7 @@ class FakeLLMServer(LoopbackServer):
         if h.command != "POST":
             self._handle(h, {})
             return
-        length = int(h.headers.get("content-length") or 0)
-        raw = h.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {}
-        self._handle(h, body)
+        self._handle(h, json_body(read_body(h)))
 
     def _send(self, h: BaseHTTPRequestHandler, status: int, headers: dict[str, str], payload: bytes) -> None:
         try:

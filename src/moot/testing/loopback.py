@@ -4,9 +4,25 @@ GET and POST to its owner's `serve`. Each server says only how it answers a requ
 
 from __future__ import annotations
 
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
+
+
+def read_body(h: BaseHTTPRequestHandler) -> bytes:
+    """The request's body: as many bytes as its content-length says, none without one."""
+    length = int(h.headers.get("content-length") or 0)
+    return h.rfile.read(length) if length else b""
+
+
+def json_body(raw: bytes) -> Any:
+    """The body as JSON, or `{}` when it is empty or not JSON: a scripted server answers it as it would a
+    request that said nothing."""
+    try:
+        return json.loads(raw or b"{}")
+    except ValueError:
+        return {}
 
 
 class OwnerHandler(BaseHTTPRequestHandler):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from moot.testing.loopback import LoopbackServer
+from moot.testing.loopback import LoopbackServer, read_body
 
 
 @dataclass
@@ -47,8 +47,7 @@ class UsageProxy(LoopbackServer):
         self._lock = threading.Lock()
 
     def serve(self, h: BaseHTTPRequestHandler) -> None:
-        body = h.rfile.read(int(h.headers.get("content-length") or 0)) if h.command == "POST" else b""
-        self.relay(h, body)
+        self.relay(h, read_body(h) if h.command == "POST" else b"")
 
     def reset(self) -> Seen:
         """What was seen since the last reset; counting starts again."""
