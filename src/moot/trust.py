@@ -18,17 +18,9 @@ from typing import Any
 
 from moot.errors import UsageError
 from moot.schemas.config import JudgeSpec
+from moot.store.opening import moot_home
 
 TRUST_FILE = "trusted.json"
-
-
-def moot_home() -> Path:
-    home = os.environ.get("MOOT_HOME")
-    if home:
-        return Path(home)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("moot", appauthor=False))
 
 
 def trust_path() -> Path:

@@ -48,7 +48,7 @@ from moot.batch.ray_worker import Unit, UnitResult, run_units
 from moot.errors import MissingExtra, UsageError
 from moot.protocol.runs import storable
 from moot.store import batches
-from moot.store.transfer import export_debate, import_debates
+from moot.store.transfer import export_debate, import_intact
 
 CHUNK_MOST = 32  # debates per task at most: a task's debates start together and it ends with its slowest
 MAX_RETRIES = 3  # Ray runs a task again when its worker dies or its node is removed
@@ -201,7 +201,9 @@ class RayBackend:
         except Exception as e:  # the task failed for good (retries spent, moot not importable there)
             results = [UnitResult(u.item_id, u.debate_id, "failed", None, f"Ray task failed: {e}", None) for u in units]
         t0 = time.perf_counter()
-        _store_ends(shared, [r.export for r in results if r.export is not None])
+        # the debates' ends, in one transaction (a debate whose end is not intact stays unfinished in the
+        # store, and the next run resumes it by replaying its calls)
+        import_intact(shared.store, [r.export for r in results if r.export is not None])
         self.ends_seconds += time.perf_counter() - t0
         journal.forget.remote([r.debate_id for r in results])
         for r in results:
@@ -274,17 +276,6 @@ def _unit(ready: Ready, shared: Shared) -> Unit:
         pricing=shared.pricing,
         export=export,
     )
-
-
-def _store_ends(shared: Shared, exports: list[dict[str, Any]]) -> None:
-    """The debates' ends, in one transaction; should one not be intact, the others one by one (that
-    debate stays unfinished in the store, and the next run resumes it by replaying its calls)."""
-    try:
-        import_debates(shared.store, exports)
-    except ValueError:
-        for export in exports:
-            with suppress(ValueError):
-                import_debates(shared.store, [export])
 
 
 def _resumed(work: Work, shared: Shared) -> Work:

@@ -23,12 +23,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from moot.store.db import CallRecord, Store
-from moot.store.transfer import export_since, import_debates
+from moot.store.transfer import export_since, import_intact
 
 NAMESPACE = "moot"  # Ray namespace of the journal, so a later driver (another Ray job) finds it by name
 
@@ -130,19 +129,9 @@ class Drain:
             if not batch:
                 return total
             t0 = time.perf_counter()
-            self._store([piece for _, piece in batch])
+            import_intact(self.store, [piece for _, piece in batch])
             self.seconds += time.perf_counter() - t0
             self.after = batch[-1][0]
             self.journal.ack.remote(self.after)
             total += len(batch)
             self.stored += len(batch)
-
-    def _store(self, pieces: list[dict[str, Any]]) -> None:
-        """All in one transaction; should one piece not be intact, the others one by one (that piece's
-        call is then asked again when its debate resumes, as if it had never completed)."""
-        try:
-            import_debates(self.store, pieces)
-        except ValueError:
-            for piece in pieces:
-                with suppress(ValueError):
-                    import_debates(self.store, [piece])

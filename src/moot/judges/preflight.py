@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -30,6 +29,7 @@ from moot.judges.agent_cli_login import check_login
 from moot.judges.agent_cli_profiles import KNOWN_VERSIONS, CliProfile, parse_version
 from moot.judges.providers import api_key_for, key_hint, resolve, sdk_missing
 from moot.schemas.config import JudgeSpec
+from moot.store.opening import moot_home
 
 CACHE_TTL_S = 300.0
 PROBE_TIMEOUT_S = 30.0  # gemini loads its whole bundle to print its version: 2.4 s idle, over 10 s on a busy machine
@@ -51,17 +51,8 @@ class Availability:
     cached: bool = False
 
 
-def _moot_home() -> Path:
-    home = os.environ.get("MOOT_HOME")
-    if home:
-        return Path(home)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("moot", appauthor=False))
-
-
 def cache_path() -> Path:
-    return _moot_home() / "cache" / "available-challengers.json"
+    return moot_home() / "cache" / "available-challengers.json"
 
 
 def _load_cache() -> dict[str, dict[str, object]]:

@@ -28,14 +28,20 @@ BUSY_TIMEOUT_MS = 30_000
 _OPENING = threading.Lock()
 
 
-def default_db_path() -> Path:
-    """`$MOOT_HOME/moot.db`, or the platform's user data folder."""
+def moot_home() -> Path:
+    """Where moot keeps its files (the store, the trusted projects, caches): `$MOOT_HOME`, or the platform's
+    user data folder."""
     home = os.environ.get("MOOT_HOME")
     if home:
-        return Path(home) / "moot.db"
+        return Path(home)
     import platformdirs
 
-    return Path(platformdirs.user_data_dir("moot", appauthor=False)) / "moot.db"
+    return Path(platformdirs.user_data_dir("moot", appauthor=False))
+
+
+def default_db_path() -> Path:
+    """`$MOOT_HOME/moot.db`, or the platform's user data folder."""
+    return moot_home() / "moot.db"
 
 
 def make_private(path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence, Set
+from contextlib import suppress
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -119,6 +120,19 @@ def import_debates(store: Store, exports: Sequence[dict[str, Any]]) -> None:
     with store.transaction() as db:
         for export in parsed:
             _import(db, export)
+
+
+def import_intact(store: Store, exports: Sequence[dict[str, Any]]) -> None:
+    """`import_debates`, and should one export not be intact, the others one by one: what a batch's driver
+    stores of its Ray workers' debates and calls, where one damaged piece must not cost the rest. What is
+    left out is as if it had never completed: its debate stays unfinished, or its call is asked again, when
+    the debate resumes."""
+    try:
+        import_debates(store, exports)
+    except ValueError:
+        for export in exports:
+            with suppress(ValueError):
+                import_debates(store, [export])
 
 
 def _import(db: sqlite3.Connection, export: _Export) -> None:

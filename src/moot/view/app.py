@@ -20,7 +20,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from moot.view import benches, pages
-from moot.view.batches import all_progress, batch_page
+from moot.view.batches import BatchPage, all_progress, batch_page
 from moot.view.debates import SORTS, Query, choices, list_debates
 from moot.view.index import DebateIndex, Snapshot
 from moot.view.reader import ReadOnlyStore, StoreReader
@@ -91,23 +91,21 @@ class Viewer:
         return self._page("batches.html.j2", request, rows=rows)
 
     def batch(self, request: Request) -> Response:
-        store = self._store()
-        page = (
-            batch_page(store, request.path_params["id"], self._snapshot(store)) if store and self._batches() else None
-        )
-        if page is None:
-            raise HTTPException(404, "no such batch")
-        return self._page("batch.html.j2", request, page=page)
+        return self._page("batch.html.j2", request, page=self._batch_page(request))
 
     def batch_progress(self, request: Request) -> Response:
         """Where a batch stands, as JSON: what a script (or a page without the live script) polls."""
+        return JSONResponse(self._batch_page(request).progress.as_json())
+
+    def _batch_page(self, request: Request) -> BatchPage:
+        """The batch the path names, for its page and its progress alike: a 404 when there is none."""
         store = self._store()
         page = (
             batch_page(store, request.path_params["id"], self._snapshot(store)) if store and self._batches() else None
         )
         if page is None:
             raise HTTPException(404, "no such batch")
-        return JSONResponse(page.progress.as_json())
+        return page
 
     def benches(self, request: Request) -> Response:
         runs = [r for r in (benches.load_run(self.home, k) for k in benches.run_keys(self.home)) if r]
