@@ -1,17 +1,17 @@
 """Where the bench keeps what it downloads or builds: `$MOOT_HOME/bench/`, beside the store, so that one
-rule (`moot.store.db.default_db_path`) decides where moot keeps its files."""
+rule (`moot.store.opening.moot_home`) decides where moot keeps its files."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from moot.store.db import default_db_path
+from moot.store.opening import moot_home
 
 
 def bench_dir() -> Path:
     """`$MOOT_HOME/bench`, or `bench` in the platform's user data folder."""
-    return default_db_path().parent / "bench"
+    return moot_home() / "bench"
 
 
 def write_atomic(path: Path, data: bytes) -> None:
