@@ -180,7 +180,7 @@ def headline(result: Mapping[str, Any] | None, words: Mapping[str, str] | None) 
     """The one word a list shows for a result, read from its envelope alone: the verdict's answer when
     `words` is None (PASS/FAIL/CONDITIONAL), else the word `words` gives its verdict's kind
     (RECOMMENDED/CONTESTED, CONSENSUS/TRADEOFF); "" for anything without an envelope. Each protocol gives
-    its own `words` (`ProtocolSpec.outcome_words`), so that this reads no protocol's name."""
+    its own `words` (`VerdictSpec.outcome_words`), so that this reads no protocol's name."""
     verdict = result.get("verdict") if isinstance(result, Mapping) else None
     if not isinstance(verdict, Mapping):
         return ""

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import JudgeSpec
 from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictConfidence, VerdictKind
@@ -14,6 +15,14 @@ from moot.schemas.spend import Spend
 Answer = Literal["yes", "no"]
 MAX_ROUNDS = 2
 CONFIDENCE: dict[VerdictKind, VerdictConfidence] = {"consensus": "HIGH", "majority": "MEDIUM"}
+# the vote's words, best first, by its verdict's kind: what `moot list` shows, what `--require` accepts (a
+# majority or better) and their colours at a terminal and in the HTML report (`ProtocolSpec.verdict`)
+OUTCOME_WORDS = {"consensus": "CONSENSUS", "majority": "MAJORITY", "contested": "CONTESTED"}
+VERDICT = VerdictSpec(
+    words={"CONSENSUS": "good", "MAJORITY": "warn", "CONTESTED": "warn"},
+    require=("CONSENSUS", "MAJORITY"),
+    outcome_words=OUTCOME_WORDS,
+)
 
 
 class VoteRequest(BaseModel):

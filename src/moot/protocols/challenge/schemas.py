@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field, model_validator
 
+from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import Artifact, JudgeSpec
 from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import (
@@ -36,8 +37,15 @@ PositionOutcome = Literal["CONSENSUS", "TRADEOFF"]
 # The most confrontation rounds a challenge has (seed 004: "up to 5"); after the last, the objections still
 # standing go into a tradeoff document.
 MAX_ROUNDS = 5
-# the one word a list shows for a challenge, by its verdict's kind (`ProtocolSpec.outcome_words`)
+# the one word a list shows for a challenge, by its verdict's kind (`VerdictSpec.outcome_words`)
 OUTCOME_WORDS = {"consensus": "CONSENSUS", "tradeoff": "TRADEOFF"}
+# its words, best first, and its gate: `--require CONSENSUS` fails a tradeoff (`ProtocolSpec.verdict`)
+VERDICT = VerdictSpec(
+    words={"CONSENSUS": "good", "TRADEOFF": "warn"},
+    require=("CONSENSUS",),
+    require_fails="the debate ends in a tradeoff",
+    outcome_words=OUTCOME_WORDS,
+)
 ROUNDS = "confrontation rounds, then a tradeoff of the objections still standing"
 
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
+from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import JudgeSpec
 from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
@@ -111,8 +112,15 @@ class DebateContext(BaseModel):
 # max_rounds 2). A third would repeat the adversarial round, which the seed does not define: a split that
 # remains after it is CONTESTED, for a person to decide.
 MAX_ROUNDS = 2
-# the one word a list shows for a decision, by its verdict's kind (`ProtocolSpec.outcome_words`)
+# the one word a list shows for a decision, by its verdict's kind (`VerdictSpec.outcome_words`)
 OUTCOME_WORDS = {"consensus": "RECOMMENDED", "majority": "RECOMMENDED", "contested": "CONTESTED"}
+# its words, best first, and its gate: `--require RECOMMENDED` fails a contested decision (`ProtocolSpec.verdict`)
+VERDICT = VerdictSpec(
+    words={"RECOMMENDED": "good", "CONTESTED": "warn"},
+    require=("RECOMMENDED",),
+    require_fails="the decision is contested",
+    outcome_words=OUTCOME_WORDS,
+)
 ROUNDS = "independent recommendations, then one adversarial round"
 
 

@@ -17,6 +17,7 @@ from pydantic import (
     model_validator,
 )
 
+from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, ScoreAggregate, VerdictThresholds
 from moot.schemas.criteria import Criterion
 from moot.schemas.effect import DebateEffect
@@ -266,6 +267,10 @@ class EvaluationResult(EnvelopeFirst):
 # positions. A fourth would only repeat the rebuttal, which no seed defines, and the seed's cost table ends
 # at "Round 3 (max)"; so a higher --max-rounds is refused rather than stretched into more of the same.
 MAX_ROUNDS = 3
+# its words, best first: `--require CONDITIONAL` passes PASS too; its score makes `--fail-under` apply
+VERDICT = VerdictSpec(
+    words={"PASS": "good", "CONDITIONAL": "warn", "FAIL": "bad"}, require=("PASS", "CONDITIONAL"), scored=True
+)
 ROUNDS = "independent analysis, rebuttal, final positions"
 
 
