@@ -8,9 +8,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import JudgeSpec
-from moot.schemas.effect import DebateEffect
-from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictConfidence, VerdictKind
-from moot.schemas.spend import Spend
+from moot.schemas.envelope import ResultEnvelope, SeatStatus, Verdict, VerdictConfidence, VerdictKind
 
 Answer = Literal["yes", "no"]
 MAX_ROUNDS = 2
@@ -46,14 +44,9 @@ class VoteJudge(SeatStatus):
     answers: dict[str, Answer | None] = Field(default_factory=dict)  # "round_1" -> yes / no / None (unusable)
 
 
-class VoteResult(EnvelopeFirst):
-    protocol: Literal["vote"] = "vote"
-    debate_id: str
-    status: RunStatus = "finished"
-    rounds_completed: int
-    judges: list[VoteJudge] = Field(default_factory=list)
-    spend: Spend = Field(default_factory=Spend)
-    debate_effect: DebateEffect | None = None
+class VoteResult(ResultEnvelope[Literal["vote"], VoteJudge]):
+    """The envelope's fields (`ResultEnvelope`: its name, the rounds, the judges, ...), then the vote's."""
+
     question: str
     yes: int = 0
     no: int = 0

@@ -8,23 +8,19 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, computed_field, model_validator
+from pydantic import BaseModel, Field, computed_field
 
 from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import Artifact, JudgeSpec
-from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import (
-    EnvelopeFirst,
     JudgeStatus,
-    RunStatus,
+    PanelRecorded,
+    RunEnvelope,
     SeatStatus,
     Verdict,
     one_line,
-    run_status,
     split_status,
 )
-from moot.schemas.panel import PanelReport
-from moot.schemas.spend import Spend
 
 PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
 ChallengeVerdict = Literal["agree", "partial", "disagree"]
@@ -189,14 +185,11 @@ class ChallengerOutcome(BaseModel):
     answered_by: str = ""
 
 
-class ChallengeResult(EnvelopeFirst):
+class ChallengeResult(RunEnvelope[Literal["challenge"]], PanelRecorded):
     """`rounds` (the confrontation rounds done) keeps its meaning; `rounds_completed` is the envelope's name
     for the same number. `challengers` keeps each challenger's own status words; `judges` is the envelope's
-    list: the proponent first, then every challenger."""
+    list: the proponent first, then every challenger. The envelope's other fields are `RunEnvelope`'s."""
 
-    debate_id: str
-    protocol: Literal["challenge"] = "challenge"
-    status: RunStatus = "finished"  # "stopped": the budget ended it before its last round
     topic: str
     outcome: PositionOutcome
     final_position: str
@@ -216,11 +209,6 @@ class ChallengeResult(EnvelopeFirst):
     challengers: list[ChallengerOutcome] = Field(default_factory=list)
     skipped_challengers: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
-    spend: Spend = Field(default_factory=Spend)
-    debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
-    panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
-
-    _status = model_validator(mode="before")(run_status)
 
     def cap_confidence(self, reason: str) -> None:
         """A one-family panel's agreement is not HIGH confidence: MEDIUM, with the reason in the notes."""
