@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from moot.cli import protocol_cmd
 from moot.mcp.server import protocol_tool, protocol_tools
 from moot.protocol.spec import FORMAT, REQUIRED, Param, ProtocolSpec
+from moot.protocol.verdict import VerdictSpec
 from moot.protocols import spec_for, specs
 
 
@@ -48,8 +49,7 @@ VOTE = ProtocolSpec(
     ),
     description="Vote on a question.",
     mcp_description="Vote on a question; returns the tally JSON.",
-    require_words=("AGREED",),
-    require_fails="the vote is split",
+    verdict=VerdictSpec({"AGREED": "good", "SPLIT": "warn"}, require=("AGREED",), require_fails="the vote is split"),
     formats=("markdown",),
     dry_run_help="Print the ballots; send nothing.",
     show=_show,
@@ -151,8 +151,8 @@ def test_every_protocol_command_and_tool_take_each_param_as_declared(
         if param.mcp:
             assert arguments[param.name]["description"] == (param.help if param.mcp_help is None else param.mcp_help)
             assert (param.name in tool.input_schema.get("required", [])) == (param.default is REQUIRED)
-    assert ("--fail-under" in shown) == spec.scored
-    words = re.escape(" or ".join(spec.require_words))
+    assert ("--fail-under" in shown) == spec.verdict.scored
+    words = re.escape(" or ".join(spec.verdict.require))
     assert re.search(words, shown)
     assert tool.description == (spec.mcp_description or spec.description)
 

@@ -48,7 +48,8 @@ def build_view(record: DebateRecord) -> View:
     if entry(record.protocol) is None:
         return generic_view(record)
     spec = spec_for(record.protocol)
-    return (spec.html_view or generic_view)(replace(record, final_name=spec.final_name))
+    named = replace(record, final_name=spec.final_name)
+    return spec.html_view(named) if spec.html_view is not None else generic_view(named, spec.verdict.words)
 
 
 def render_html(record: DebateRecord) -> str:

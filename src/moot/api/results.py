@@ -49,14 +49,14 @@ def with_envelope(protocol: str, result: dict[str, Any]) -> dict[str, Any]:
 
 def verdict_word(result: Mapping[str, Any] | None, protocol: str = "") -> str:
     """The one word a list shows: PASS/FAIL/CONDITIONAL, RECOMMENDED/CONTESTED, CONSENSUS/TRADEOFF, read
-    from the result envelope in its protocol's words (`ProtocolSpec.outcome_words`); a result stored before
+    from the result envelope in its protocol's words (`VerdictSpec.outcome_words`); a result stored before
     the envelope is loaded through its protocol's model first, which computes it."""
     if not result:
         return ""
     if "verdict" not in result:
         result = with_envelope(protocol, dict(result))
     name = protocol_of(result, protocol)
-    return headline(result, spec_for(name).outcome_words if entry(name) is not None else None)
+    return headline(result, spec_for(name).verdict.outcome_words if entry(name) is not None else None)
 
 
 __all__ = ["protocol_of", "verdict_word", "with_envelope"]

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from moot.api.gate import VERDICT_RANK, check_gate_options, gate_failure
+from moot.api.gate import check_gate_options, gate_failure
 from moot.cli.output import FORMATS
 
 if TYPE_CHECKING:
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GATE_EXIT",
-    "VERDICT_RANK",
     "check_gate_options",
     "finish",
     "gate_failure",

@@ -57,9 +57,12 @@ def text_for(report: TextReport | str, stream: TextIO | None = None) -> str:
     console = terminal_console(stream or sys.stdout)
     if console is None:
         return report.plain()
+    from moot.protocol.verdict import all_words
+    from moot.protocols import specs
     from moot.render.terminal import render_terminal
 
-    return render_terminal(report, console)
+    # every protocol's verdict words, coloured wherever they appear: a listing or a judge's prose may show any
+    return render_terminal(report, console, all_words(spec.verdict for spec in specs()))
 
 
 def render_result(protocol: str, result: BaseModel | dict[str, Any], fmt: str, *, stream: TextIO | None = None) -> str:

@@ -7,7 +7,7 @@ A protocol gets its command by what its SPEC declares (`moot.protocol.spec.Proto
   texts; `--format` stands where the params put `FORMAT` (else after them), its choices the generic ones
   plus the spec's `formats`;
 - then the options every protocol command takes, worded here and from the spec: `--progress/--quiet`,
-  `--html`, `--fail-under` (a `scored` protocol's), `--require` (from `require_words` and
+  `--html`, `--fail-under` (a `scored` protocol's), `--require` (from its `verdict`'s `require` and
   `require_fails`), `--dry-run` and `--max-cost` (`dry_run_help` and `max_cost_help` when the generic
   words do not fit), `--author-model` (the model that wrote the artifact, for the panel check);
 - `description`: the command's help; its line in `moot --help` is the registry's (`moot.protocols`), read
@@ -48,9 +48,9 @@ def format_help(formats: tuple[str, ...]) -> str:
 
 def require_help(spec: ProtocolSpec) -> str:
     """`--require`'s help: a verdict at least this good, or the one outcome that passes and when it fails."""
-    words = " or ".join(spec.require_words)
-    if spec.require_fails:
-        return f"{words}: exit 1 when {spec.require_fails} (CI gate)."
+    words = " or ".join(spec.verdict.require)
+    if spec.verdict.require_fails:
+        return f"{words}: exit 1 when {spec.verdict.require_fails} (CI gate)."
     return f"Exit 1 unless the verdict is at least {words}."
 
 
@@ -76,10 +76,10 @@ def command_parameters(spec: ProtocolSpec) -> list[inspect.Parameter]:
     if FORMAT not in own:
         parameters.append(fmt)
     parameters += [_parameter("progress", ProgressOption, None), _parameter("html", HtmlOption, None)]
-    if spec.scored:
+    if spec.verdict.scored:
         option = typer.Option("--fail-under", help=FAIL_UNDER_HELP)
         parameters.append(_parameter("fail_under", Annotated[float | None, option], None))
-    if spec.require_words:
+    if spec.verdict.require:
         option = typer.Option("--require", help=require_help(spec))
         parameters.append(_parameter("require", Annotated[str | None, option], None))
     dry_run = typer.Option("--dry-run", help=spec.dry_run_help or DRY_RUN_HELP)

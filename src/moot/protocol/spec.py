@@ -5,7 +5,7 @@ renderings; the CLI, the Python API, the MCP server, `moot batch` and `moot benc
 Estimating (the dry run), running and resuming are then the same for every protocol.
 
 The protocol's CLI command and MCP tool are built from the spec too: its parameters declared once (`params`,
-each a `Param`), its `description`, and the few fields after them (`scored`, `require_words`, a `show` hook,
+each a `Param`), its `description`, and the few fields after them (`verdict`, a `show` hook,
 ...); nothing is written for a protocol in `moot.cli` or `moot.mcp` (`moot.cli.protocol_cmd`,
 `moot.mcp.server.protocol_tool`).
 """
@@ -23,6 +23,7 @@ from moot.panel_file import PanelFile
 from moot.protocol.demo import DemoSpec
 from moot.protocol.prepared import Prepared
 from moot.protocol.runs import RunOptions
+from moot.protocol.verdict import VerdictSpec
 from moot.render.html_common import DebateRecord, View
 from moot.render.terminal import TextReport
 from moot.schemas.config import JudgeSpec
@@ -165,10 +166,8 @@ class ProtocolSpec:
     description: str = ""  # the command's help, and the MCP tool's description unless `mcp_description` is given
     mcp_description: str = ""
     mcp_summary: str = ""  # what the MCP server's instructions say of the tool: one sentence naming it in backticks
-    scored: bool = False  # its result has a score: the command takes `--fail-under`
-    # what `--require` accepts: verdicts at least this good (PASS, CONDITIONAL), or the one outcome that passes
-    require_words: tuple[str, ...] = ()
-    require_fails: str = ""  # with one outcome word: when the gate fails ("the decision is contested")
+    # its verdict words, their ranking and tones; what `--require` and `--fail-under` accept (`VerdictSpec`)
+    verdict: VerdictSpec = field(default_factory=VerdictSpec)
     formats: tuple[str, ...] = ()  # `--format`s its `show` prints besides text, json, yaml and github
     dry_run_help: str = ""  # the CLI's `--dry-run` / `--max-cost` help, when the generic words do not fit
     max_cost_help: str = ""
@@ -185,9 +184,6 @@ class ProtocolSpec:
     # --- reports and results ---
     # what round 0, the step after the last round, is called in spend and in the reports
     final_name: str = "synthesis"
-    # the one word a list shows for a result, by its verdict's kind (RECOMMENDED, CONSENSUS, ...); None:
-    # the verdict's answer itself (PASS/CONDITIONAL/FAIL)
-    outcome_words: Mapping[str, str] | None = None
     # whether a stored result without a `protocol` key (written before the envelope) is this protocol's
     legacy_result: Callable[[Mapping[str, Any]], bool] | None = None
     # `--format github`: a result's JSON as GitHub Markdown (None: the generic rendering)

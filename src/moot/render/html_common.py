@@ -170,11 +170,15 @@ def rounds_fact(r: Mapping[str, Any]) -> tuple[str, str]:
     return ("Rounds", num(r.get("rounds_completed")) + (f" (consensus in round {at})" if at else ""))
 
 
-TONES = {"PASS": "pass", "FAIL": "fail", "CONDITIONAL": "conditional"}
+# the verdict box's tone (view.css) by a verdict word's tone; the words and their tones are the protocols'
+# own (`ProtocolSpec.verdict`), passed down by the protocol's view or the caller
+TONE_CLASSES = {"good": "pass", "warn": "conditional", "bad": "fail"}
 
 
-def tone_of(word: str) -> str:
-    return TONES.get(word.upper(), "neutral")
+def tone_of(word: str, tones: Mapping[str, str] | None = None) -> str:
+    """The verdict box's tone for `word`, given the protocol's words and their tones; "neutral" for a
+    word it does not give."""
+    return TONE_CLASSES.get((tones or {}).get(word.upper(), ""), "neutral")
 
 
 # sections

@@ -47,13 +47,14 @@ def generic_sections(result: Mapping[str, Any], skip: set[str]) -> list[Section]
     )
 
 
-def generic_view(record: DebateRecord) -> View:
-    """A protocol without a builder of its own: its envelope's verdict on top, its other keys plainly."""
+def generic_view(record: DebateRecord, tones: Mapping[str, str] | None = None) -> View:
+    """A protocol without a builder of its own: its envelope's verdict on top, its other keys plainly.
+    `tones`: the protocol's verdict words and their tones (`VerdictSpec.words`), for the verdict's colour."""
     r = record.result or {}
     v = h.envelope_verdict(r)
     word = headline(r, None) or h.text(v.get("answer"))
     facts = [h.fact("Kind", v.get("kind")), h.fact("Confidence", v.get("confidence"))] if v else []
-    verdict = VerdictBox(word or record.status.upper(), h.tone_of(word), facts)
+    verdict = VerdictBox(word or record.status.upper(), h.tone_of(word, tones), facts)
     return make_view(record, verdict, generic_sections(r, ENVELOPE_SHOWN))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,21 +24,11 @@ if TYPE_CHECKING:
 
 Tone = Literal["good", "warn", "bad", "plain"]
 TONE_STYLE: dict[str, str] = {"good": "green", "warn": "yellow", "bad": "red", "plain": "blue"}
-# Words that carry a result, coloured wherever they appear at a terminal.
-WORD_STYLE: dict[str, str] = {
-    "PASS": "bold green",
-    "RECOMMENDED": "bold green",
-    "CONSENSUS": "bold green",
-    "CONDITIONAL": "bold yellow",
-    "CONTESTED": "bold yellow",
-    "TRADEOFF": "bold yellow",
-    "FAIL": "bold red",
-    "CRITICAL": "bold red",
-    "MUST": "red",
-    "SHOULD": "yellow",
-    "COULD": "cyan",
-}
-_WORDS = re.compile(r"\b(" + "|".join(WORD_STYLE) + r")\b")
+# A verdict word's colour by its tone. The words are the protocols' own (`ProtocolSpec.verdict`): the caller
+# passes them to `render_terminal`, since this layer sits below the protocols.
+WORD_TONE_STYLE: dict[str, str] = {"good": "bold green", "warn": "bold yellow", "bad": "bold red"}
+# Words of severity and priority, coloured wherever they appear at a terminal, whatever the protocol.
+WORD_STYLE: dict[str, str] = {"CRITICAL": "bold red", "MUST": "red", "SHOULD": "yellow", "COULD": "cyan"}
 _NUMBER = re.compile(r"^[-+$]?[\d.,]+(%|/5|\+\?| s)?$|^-$|^$")
 
 
@@ -168,22 +158,34 @@ def inert(value: Any) -> Any:
     return safe_data(value)
 
 
-def _styled(text: str, base: str = "") -> Text:
-    """Plain words, with the result words coloured and a `**strong**` cell in bold."""
-    from rich.text import Text
+class Colours:
+    """The words coloured wherever they appear: the verdict words given (word -> tone: good, warn, bad),
+    then the severity words (`WORD_STYLE`)."""
 
-    strong = len(text) > 4 and text.startswith("**") and text.endswith("**")
-    out = Text(text[2:-2] if strong else text, style="bold" if strong else base)
-    for m in _WORDS.finditer(out.plain):
-        out.stylize(WORD_STYLE[m.group(1)], m.start(), m.end())
-    return out
+    def __init__(self, words: Mapping[str, str] | None = None) -> None:
+        verdicts = {word: WORD_TONE_STYLE[tone] for word, tone in (words or {}).items() if tone in WORD_TONE_STYLE}
+        self.styles = {**verdicts, **{w: s for w, s in WORD_STYLE.items() if w not in verdicts}}
+        self.pattern = re.compile(r"\b(" + "|".join(map(re.escape, self.styles)) + r")\b")
+
+    def styled(self, text: str, base: str = "") -> Text:
+        """Plain words, with the result words coloured and a `**strong**` cell in bold."""
+        from rich.text import Text
+
+        strong = len(text) > 4 and text.startswith("**") and text.endswith("**")
+        out = Text(text[2:-2] if strong else text, style="bold" if strong else base)
+        for m in self.pattern.finditer(out.plain):
+            out.stylize(self.styles[m.group(1)], m.start(), m.end())
+        return out
+
+
+_PLAIN_COLOURS = Colours()
 
 
 def _numeric(cells: Sequence[str]) -> bool:
     return all(_NUMBER.match(c.strip("*")) for c in cells) and any(c for c in cells)
 
 
-def rich_table(table: TextTable) -> RenderableType:
+def rich_table(table: TextTable, colours: Colours = _PLAIN_COLOURS) -> RenderableType:
     from rich import box
     from rich.table import Table as RichTable
 
@@ -206,14 +208,15 @@ def rich_table(table: TextTable) -> RenderableType:
         numeric = i > 0 and _numeric(cells)
         t.add_column(name, justify="right" if numeric else "left", overflow="fold")
     for row in table.rows:
-        t.add_row(*(_styled(c) for c in row))
+        t.add_row(*(colours.styled(c) for c in row))
     return t
 
 
-def _section(section: TextSection) -> RenderableType:
+def _section(section: TextSection, colours: Colours) -> RenderableType:
     from rich.console import Group
     from rich.table import Table as RichTable
 
+    _styled = colours.styled
     if len(section.items) == 1:
         return _styled(section.title, "bold") + " " + _styled(section.items[0])
     grid = RichTable.grid(padding=(0, 1))
@@ -237,29 +240,29 @@ def _hard_breaks(text: str) -> str:
     return "\n".join(out)
 
 
-def _renderable(block: Block) -> RenderableType | None:
+def _renderable(block: Block, colours: Colours) -> RenderableType | None:
     if isinstance(block, Faces):
-        return None if block.terminal is None else _renderable(block.terminal)
+        return None if block.terminal is None else _renderable(block.terminal, colours)
     if isinstance(block, TextTable):
-        return rich_table(block)
+        return rich_table(block, colours)
     if isinstance(block, TextSection):
-        return _section(block)
+        return _section(block, colours)
     if isinstance(block, Paragraph):
-        return _styled(block.title, "bold") + " " + _styled(block.flat())
+        return colours.styled(block.title, "bold") + " " + colours.styled(block.flat())
     if isinstance(block, Markdown):
         from rich.markdown import Markdown as RichMarkdown
 
         # links as text and URL, not as terminal hyperlinks: an OSC 8 escape would carry a judge's URL
         return RichMarkdown(_hard_breaks(block.text), hyperlinks=False)
-    return _styled(block)
+    return colours.styled(block)
 
 
-def _panel(report: TextReport) -> RenderableType:
+def _panel(report: TextReport, colours: Colours) -> RenderableType:
     from rich.console import Group
     from rich.panel import Panel
 
-    head = _styled(report.headline, "bold")
-    facts = [_styled(f, "dim") for f in report.facts]
+    head = colours.styled(report.headline, "bold")
+    facts = [colours.styled(f, "dim") for f in report.facts]
     return Panel(Group(head, *facts), border_style=TONE_STYLE[report.tone], expand=False)
 
 
@@ -274,16 +277,18 @@ def _kind(block: Block) -> str:
     return "table" if isinstance(face, TextTable) else "block"
 
 
-def render_terminal(report: TextReport, console: Console) -> Drawn:
+def render_terminal(report: TextReport, console: Console, words: Mapping[str, str] | None = None) -> Drawn:
     """The report as `console` would print it (its colours, its width), captured as a string; the
-    report's own text is made inert first, and no line rich wrapped may start a workflow command."""
+    report's own text is made inert first, and no line rich wrapped may start a workflow command.
+    `words`: the verdict words to colour wherever they appear, each with its tone (good, warn, bad)."""
     report = inert(report)
+    colours = Colours(words)
     with console.capture() as captured:
         if report.headline:
-            console.print(_panel(report))
+            console.print(_panel(report, colours))
         previous = ""
         for block in report.blocks:
-            renderable = _renderable(block)
+            renderable = _renderable(block, colours)
             if renderable is None:
                 continue
             kind = _kind(block)

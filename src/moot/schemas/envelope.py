@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Generic, Literal, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -39,6 +39,9 @@ JudgeStatus = Literal["ok", "dropped", "unparsed"]
 __all__ = [
     "ENVELOPE_KEYS",
     "Envelope",
+    "PanelRecorded",
+    "ResultEnvelope",
+    "RunEnvelope",
     "SeatStatus",
     "Verdict",
     "envelope_of",
@@ -152,6 +155,46 @@ class EnvelopeFirst(BaseModel):
         return {**head, **{k: v for k, v in data.items() if k not in head}}
 
 
+ProtocolName = TypeVar("ProtocolName", bound=str)
+JudgeEntry = TypeVar("JudgeEntry", bound=SeatStatus)
+
+
+class RunEnvelope(EnvelopeFirst, Generic[ProtocolName]):
+    """The envelope's fields a result stores, declared once: a protocol's result model inherits them,
+    narrowed to its own name (`RunEnvelope[Literal["challenge"]]`), and adds its own. The verdict is each
+    protocol's computed field; `rounds_completed` and `judges` come with `ResultEnvelope` (or are computed,
+    as challenge's are). A result without `protocol` (one its model is built for, or one stored before the
+    key) is given the name its model is narrowed to."""
+
+    protocol: ProtocolName = None  # type: ignore[assignment]  # always given: `_named` fills it in
+    debate_id: str
+    status: RunStatus = "finished"  # "stopped": the budget ended it before its last round
+    spend: Spend = Field(default_factory=Spend)
+    debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named(cls, data: Any) -> Any:
+        names = get_args(cls.model_fields["protocol"].annotation)
+        if isinstance(data, Mapping) and data.get("protocol") is None and len(names) == 1:
+            data = {**data, "protocol": names[0]}
+        return run_status(data)
+
+
+class ResultEnvelope(RunEnvelope[ProtocolName], Generic[ProtocolName, JudgeEntry]):
+    """`RunEnvelope` with the rounds done and the panel's seats, each an entry of the protocol's own type
+    (a `SeatStatus` with what the protocol adds: `ResultEnvelope[Literal["decide"], DecisionJudge]`)."""
+
+    rounds_completed: int
+    judges: list[JudgeEntry] = Field(default_factory=list)
+
+
+class PanelRecorded(BaseModel):
+    """The envelope's `panel`, for a result that records it (`moot.engine.panel_check.temper` fills it in)."""
+
+    panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
+
+
 def run_status(data: Any) -> Any:
     """For a `mode="before"` validator: a stored result without `status` is finished, or stopped when its
     notes say the budget stopped it."""
@@ -180,7 +223,7 @@ def headline(result: Mapping[str, Any] | None, words: Mapping[str, str] | None) 
     """The one word a list shows for a result, read from its envelope alone: the verdict's answer when
     `words` is None (PASS/FAIL/CONDITIONAL), else the word `words` gives its verdict's kind
     (RECOMMENDED/CONTESTED, CONSENSUS/TRADEOFF); "" for anything without an envelope. Each protocol gives
-    its own `words` (`ProtocolSpec.outcome_words`), so that this reads no protocol's name."""
+    its own `words` (`VerdictSpec.outcome_words`), so that this reads no protocol's name."""
     verdict = result.get("verdict") if isinstance(result, Mapping) else None
     if not isinstance(verdict, Mapping):
         return ""

@@ -18,7 +18,7 @@ from moot.render.terminal import TextReport, TextTable
 from moot.store.db import Store
 from moot_toy.demo_spec import DEMO
 from moot_toy.protocol import Vote
-from moot_toy.schemas import MAX_ROUNDS, VoteRequest, VoteResult
+from moot_toy.schemas import MAX_ROUNDS, OUTCOME_WORDS, VERDICT, VoteRequest, VoteResult
 
 
 def prepared_vote(request: VoteRequest, seats: list[Seat], panel: PanelFile | None = None) -> Prepared:
@@ -89,7 +89,7 @@ def _text(result: VoteResult) -> TextReport:
     rounds = [f"Round {n}" for n in range(1, result.rounds_completed + 1)]
     return TextReport(
         headline=f"{(verdict.answer or 'NO MAJORITY').upper()}  ({verdict.kind}: {result.yes} yes, {result.no} no)",
-        tone="good" if verdict.kind == "consensus" else "warn",
+        tone=VERDICT.tone(OUTCOME_WORDS.get(verdict.kind, "")) or "plain",
         facts=[f"Question: {result.question}"],
         blocks=[TextTable(["Judge", "Model", *rounds, "Status"], rows)],
     )
@@ -118,4 +118,5 @@ SPEC = ProtocolSpec(
     description="Judges answer a yes/no question with a reason; when they split, each reads the others' "
     "answers and answers again. Consensus when all agree.",
     demo=DEMO,
+    verdict=VERDICT,
 )

@@ -6,14 +6,21 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import JudgeSpec
-from moot.schemas.effect import DebateEffect
-from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictConfidence, VerdictKind
-from moot.schemas.spend import Spend
+from moot.schemas.envelope import ResultEnvelope, SeatStatus, Verdict, VerdictConfidence, VerdictKind
 
 Answer = Literal["yes", "no"]
 MAX_ROUNDS = 2
 CONFIDENCE: dict[VerdictKind, VerdictConfidence] = {"consensus": "HIGH", "majority": "MEDIUM"}
+# the vote's words, best first, by its verdict's kind: what `moot list` shows, what `--require` accepts (a
+# majority or better) and their colours at a terminal and in the HTML report (`ProtocolSpec.verdict`)
+OUTCOME_WORDS = {"consensus": "CONSENSUS", "majority": "MAJORITY", "contested": "CONTESTED"}
+VERDICT = VerdictSpec(
+    words={"CONSENSUS": "good", "MAJORITY": "warn", "CONTESTED": "warn"},
+    require=("CONSENSUS", "MAJORITY"),
+    outcome_words=OUTCOME_WORDS,
+)
 
 
 class VoteRequest(BaseModel):
@@ -37,14 +44,9 @@ class VoteJudge(SeatStatus):
     answers: dict[str, Answer | None] = Field(default_factory=dict)  # "round_1" -> yes / no / None (unusable)
 
 
-class VoteResult(EnvelopeFirst):
-    protocol: Literal["vote"] = "vote"
-    debate_id: str
-    status: RunStatus = "finished"
-    rounds_completed: int
-    judges: list[VoteJudge] = Field(default_factory=list)
-    spend: Spend = Field(default_factory=Spend)
-    debate_effect: DebateEffect | None = None
+class VoteResult(ResultEnvelope[Literal["vote"], VoteJudge]):
+    """The envelope's fields (`ResultEnvelope`: its name, the rounds, the judges, ...), then the vote's."""
+
     question: str
     yes: int = 0
     no: int = 0

@@ -44,7 +44,7 @@ from moot.protocols.challenge.html import challenge_view
 from moot.protocols.challenge.params import DEMO
 from moot.protocols.challenge.protocol import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
 from moot.protocols.challenge.result import is_legacy_result
-from moot.protocols.challenge.schemas import MAX_ROUNDS, OUTCOME_WORDS, ROUNDS, ChallengeRequest, ChallengeResult
+from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS, VERDICT, ChallengeRequest, ChallengeResult
 from moot.protocols.challenge.text import challenge_github
 from moot.render.terminal import TextReport
 from moot.schemas.config import Artifact, JudgeSpec
@@ -374,7 +374,7 @@ SPEC = ProtocolSpec(
     },
     batch=params.BATCH,
     final_name=PositionChallenge.final_name,
-    outcome_words=OUTCOME_WORDS,
+    verdict=VERDICT,
     legacy_result=is_legacy_result,
     github_markdown=challenge_github,
     html_view=challenge_view,
@@ -385,8 +385,6 @@ SPEC = ProtocolSpec(
     description=params.DESCRIPTION,
     mcp_description=params.MCP_DESCRIPTION,
     mcp_summary=params.MCP_SUMMARY,
-    require_words=("CONSENSUS",),
-    require_fails="the debate ends in a tradeoff",
     formats=text.FORMATS,
     dry_run_help=params.DRY_RUN_HELP,
     max_cost_help=params.MAX_COST_HELP,

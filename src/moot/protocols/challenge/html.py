@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from moot.protocols.challenge.schemas import OUTCOME_WORDS
+from moot.protocols.challenge.schemas import OUTCOME_WORDS, VERDICT
 from moot.render import html_common as h
 from moot.render.html_chart import Chart, build_chart
 from moot.render.html_common import Columns, DebateRecord, Section, VerdictBox, View
@@ -81,7 +81,7 @@ def challenge_view(record: DebateRecord) -> View:
     r = record.result or {}
     v = h.envelope_verdict(r)
     outcome = headline(r, OUTCOME_WORDS) or record.status.upper()
-    tone = {"consensus": "pass", "tradeoff": "conditional"}.get(str(v.get("kind")), "neutral")
+    tone = VERDICT.html_tone(headline(r, OUTCOME_WORDS))
     facts = [
         h.fact("Confidence", v.get("confidence")),
         ("Rounds", h.num(r.get("rounds_completed")) + (" (fast exit)" if r.get("fast_exit") else "")),

@@ -8,22 +8,19 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, computed_field, model_validator
+from pydantic import BaseModel, Field, computed_field
 
+from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import Artifact, JudgeSpec
-from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import (
-    EnvelopeFirst,
     JudgeStatus,
-    RunStatus,
+    PanelRecorded,
+    RunEnvelope,
     SeatStatus,
     Verdict,
     one_line,
-    run_status,
     split_status,
 )
-from moot.schemas.panel import PanelReport
-from moot.schemas.spend import Spend
 
 PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
 ChallengeVerdict = Literal["agree", "partial", "disagree"]
@@ -36,8 +33,15 @@ PositionOutcome = Literal["CONSENSUS", "TRADEOFF"]
 # The most confrontation rounds a challenge has (seed 004: "up to 5"); after the last, the objections still
 # standing go into a tradeoff document.
 MAX_ROUNDS = 5
-# the one word a list shows for a challenge, by its verdict's kind (`ProtocolSpec.outcome_words`)
+# the one word a list shows for a challenge, by its verdict's kind (`VerdictSpec.outcome_words`)
 OUTCOME_WORDS = {"consensus": "CONSENSUS", "tradeoff": "TRADEOFF"}
+# its words, best first, and its gate: `--require CONSENSUS` fails a tradeoff (`ProtocolSpec.verdict`)
+VERDICT = VerdictSpec(
+    words={"CONSENSUS": "good", "TRADEOFF": "warn"},
+    require=("CONSENSUS",),
+    require_fails="the debate ends in a tradeoff",
+    outcome_words=OUTCOME_WORDS,
+)
 ROUNDS = "confrontation rounds, then a tradeoff of the objections still standing"
 
 
@@ -181,14 +185,11 @@ class ChallengerOutcome(BaseModel):
     answered_by: str = ""
 
 
-class ChallengeResult(EnvelopeFirst):
+class ChallengeResult(RunEnvelope[Literal["challenge"]], PanelRecorded):
     """`rounds` (the confrontation rounds done) keeps its meaning; `rounds_completed` is the envelope's name
     for the same number. `challengers` keeps each challenger's own status words; `judges` is the envelope's
-    list: the proponent first, then every challenger."""
+    list: the proponent first, then every challenger. The envelope's other fields are `RunEnvelope`'s."""
 
-    debate_id: str
-    protocol: Literal["challenge"] = "challenge"
-    status: RunStatus = "finished"  # "stopped": the budget ended it before its last round
     topic: str
     outcome: PositionOutcome
     final_position: str
@@ -208,11 +209,6 @@ class ChallengeResult(EnvelopeFirst):
     challengers: list[ChallengerOutcome] = Field(default_factory=list)
     skipped_challengers: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
-    spend: Spend = Field(default_factory=Spend)
-    debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
-    panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
-
-    _status = model_validator(mode="before")(run_status)
 
     def cap_confidence(self, reason: str) -> None:
         """A one-family panel's agreement is not HIGH confidence: MEDIUM, with the reason in the notes."""

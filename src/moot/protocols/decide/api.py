@@ -29,7 +29,7 @@ from moot.protocols.decide.inputs import slug as slug
 from moot.protocols.decide.params import DEMO
 from moot.protocols.decide.protocol import Decision
 from moot.protocols.decide.schemas import (
-    OUTCOME_WORDS,
+    VERDICT,
     DebateConfig,
     DebateContext,
     DecisionOption,
@@ -175,7 +175,7 @@ SPEC = ProtocolSpec(
     batch=params.BATCH,
     bench=params.BENCH,
     final_name=Decision.final_name,
-    outcome_words=OUTCOME_WORDS,
+    verdict=VERDICT,
     github_markdown=decision_github,
     html_view=decide_view,
     default_judges=DOCTOR_JUDGES,
@@ -185,7 +185,5 @@ SPEC = ProtocolSpec(
     description=params.DESCRIPTION,
     mcp_description=params.MCP_DESCRIPTION,
     mcp_summary=params.MCP_SUMMARY,
-    require_words=("RECOMMENDED",),
-    require_fails="the decision is contested",
     show=terminal.show,
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from moot.protocols.decide.schemas import OUTCOME_WORDS
+from moot.protocols.decide.schemas import OUTCOME_WORDS, VERDICT
 from moot.render import html_common as h
 from moot.render.html_chart import Chart, build_chart
 from moot.render.html_common import JUDGE_COLUMNS, Cell, Columns, DebateRecord, Section, VerdictBox, View
@@ -32,10 +32,10 @@ def decide_view(record: DebateRecord) -> View:
     chosen, kind = v.get("answer"), v.get("kind")
     if chosen:
         headline = f"Option {chosen}" + (f": {labels[str(chosen)]}" if labels.get(str(chosen)) else "")
-        tone = "conditional" if kind == "contested" else "pass"
     else:
         headline = envelope_headline(r, OUTCOME_WORDS) or record.status.upper()
-        tone = "conditional" if kind == "contested" else "neutral"
+    # its outcome word's tone (`VERDICT`); no option and no dispute: nothing to colour
+    tone = VERDICT.html_tone(envelope_headline(r, OUTCOME_WORDS)) if chosen or kind == "contested" else "neutral"
     facts = [
         h.fact("Outcome", envelope_headline(r, OUTCOME_WORDS)),
         h.fact("Confidence", v.get("confidence")),

@@ -15,11 +15,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
+from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import JudgeSpec
-from moot.schemas.effect import DebateEffect
-from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
-from moot.schemas.panel import PanelReport
-from moot.schemas.spend import Spend
+from moot.schemas.envelope import PanelRecorded, ResultEnvelope, SeatStatus, Verdict, VerdictKind
 
 DecisionOutcome = Literal["RECOMMENDED", "CONTESTED"]
 DecisionConfidence = Literal["HIGH", "MEDIUM", "REQUIRES_INPUT"]  # MEDIUM: a one-family panel agreed
@@ -111,8 +109,15 @@ class DebateContext(BaseModel):
 # max_rounds 2). A third would repeat the adversarial round, which the seed does not define: a split that
 # remains after it is CONTESTED, for a person to decide.
 MAX_ROUNDS = 2
-# the one word a list shows for a decision, by its verdict's kind (`ProtocolSpec.outcome_words`)
+# the one word a list shows for a decision, by its verdict's kind (`VerdictSpec.outcome_words`)
 OUTCOME_WORDS = {"consensus": "RECOMMENDED", "majority": "RECOMMENDED", "contested": "CONTESTED"}
+# its words, best first, and its gate: `--require RECOMMENDED` fails a contested decision (`ProtocolSpec.verdict`)
+VERDICT = VerdictSpec(
+    words={"RECOMMENDED": "good", "CONTESTED": "warn"},
+    require=("RECOMMENDED",),
+    require_fails="the decision is contested",
+    outcome_words=OUTCOME_WORDS,
+)
 ROUNDS = "independent recommendations, then one adversarial round"
 
 
@@ -240,10 +245,9 @@ class RoundTally(BaseModel):
     answered: int = 0
 
 
-class DecisionResult(EnvelopeFirst):
-    debate_id: str
-    protocol: Literal["decide"] = "decide"
-    status: RunStatus = "finished"  # "stopped": the budget ended it before its last round
+class DecisionResult(ResultEnvelope[Literal["decide"], DecisionJudge], PanelRecorded):
+    """A decision: the envelope's fields (`ResultEnvelope`), then the seed's."""
+
     question_id: str
     question: str
     options: list[DecisionOption]
@@ -255,7 +259,6 @@ class DecisionResult(EnvelopeFirst):
     change_log: list[ChangeLogEntry] = Field(default_factory=list)
     distribution: dict[str, list[str]] = Field(default_factory=dict)
     no_recommendation: list[str] = Field(default_factory=list)
-    rounds_completed: int
     consensus_reached_at: int | None = None
     consensus_threshold: float
     message: str = ""
@@ -263,14 +266,8 @@ class DecisionResult(EnvelopeFirst):
     user_choice: str | None = None  # the option a person chose for a contested result
     decided_by: Literal["judges", "user"] | None = None
     rounds: dict[str, RoundTally] = Field(default_factory=dict)
-    judges: list[DecisionJudge] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
-    spend: Spend = Field(default_factory=Spend)
-    debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
-    panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
-
-    _status = model_validator(mode="before")(run_status)
 
     def cap_confidence(self, reason: str) -> None:
         """A one-family panel's agreement is not HIGH confidence: MEDIUM, with the reason in the notes."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from moot.protocols.decide.schemas import OUTCOME_WORDS, DecisionJudge, DecisionResult
+from moot.protocols.decide.schemas import OUTCOME_WORDS, VERDICT, DecisionJudge, DecisionResult
 from moot.render.cost_table import spend_line, with_spend
 from moot.render.effect_text import effect_blocks
 from moot.render.github import (
@@ -151,5 +151,5 @@ def decision_report(result: DecisionResult, *, asking: bool = True) -> TextRepor
         blocks.append(files_line(what, result.files))
     if not result.consensus:  # last, so that a question put to the reader is right above the answer
         blocks += _choice(result, asking)
-    tone: Tone = "good" if result.consensus else "warn"
+    tone: Tone = VERDICT.tone(result.outcome) or "plain"
     return TextReport(head, tone, facts, blocks)

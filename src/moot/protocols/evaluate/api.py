@@ -37,7 +37,7 @@ from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
 from moot.protocols.evaluate.params import DEMO
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
-from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, EvaluationRequest, EvaluationResult
+from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, VERDICT, EvaluationRequest, EvaluationResult
 from moot.protocols.evaluate.text import evaluation_github, show
 from moot.render.terminal import TextReport
 from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictThresholds
@@ -366,6 +366,5 @@ SPEC = ProtocolSpec(
     description=params.DESCRIPTION,
     mcp_description=params.MCP_DESCRIPTION,
     mcp_summary=params.MCP_SUMMARY,
-    scored=True,
-    require_words=("PASS", "CONDITIONAL"),
+    verdict=VERDICT,
 )

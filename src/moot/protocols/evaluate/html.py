@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from moot.protocols.evaluate.follow_up import change_line
+from moot.protocols.evaluate.schemas import VERDICT
 from moot.render import html_common as h
 from moot.render.html_chart import Chart, Rule, build_chart
 from moot.render.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, VerdictBox, View
@@ -73,7 +74,7 @@ def evaluate_view(record: DebateRecord) -> View:
         *h.facts_if_any(r, {"task": "Task"}),
         *([("Follow-up", h.text(change_line(h.as_dict(r["follow_up"]))))] if r.get("follow_up") else []),
     ]
-    verdict = VerdictBox(word, h.tone_of(word), facts, h.text(r.get("majority_opinion")))
+    verdict = VerdictBox(word, VERDICT.html_tone(word), facts, h.text(r.get("majority_opinion")))
     chart, caption = _chart(record)
     return make_view(record, verdict, _sections(record), chart=chart, chart_caption=caption)
 

@@ -14,16 +14,13 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     computed_field,
     model_serializer,
-    model_validator,
 )
 
+from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, ScoreAggregate, VerdictThresholds
 from moot.schemas.criteria import Criterion
-from moot.schemas.effect import DebateEffect
-from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
-from moot.schemas.panel import PanelReport
+from moot.schemas.envelope import PanelRecorded, ResultEnvelope, SeatStatus, Verdict, VerdictKind
 from moot.schemas.rubric import Rubric
-from moot.schemas.spend import Spend
 
 ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
 ConsensusMethod = Literal["unanimous", "majority", "forced"]
@@ -201,13 +198,11 @@ class SelfCritique(BaseModel):
     potential_bias: str = ""
 
 
-class EvaluationResult(EnvelopeFirst):
-    debate_id: str
-    protocol: Literal["evaluate"] = "evaluate"
-    status: RunStatus = "finished"  # "stopped": the budget ended it before its last round
+class EvaluationResult(ResultEnvelope[Literal["evaluate"], JudgeOutcome], PanelRecorded):
+    """A scored evaluation: the envelope's fields (`ResultEnvelope`), then the seed's."""
+
     artifact_evaluated: str
     task: str = ""
-    rounds_completed: int
     consensus_reached: bool
     consensus_reached_at: int | None = None
     summary: Summary
@@ -225,19 +220,13 @@ class EvaluationResult(EnvelopeFirst):
     user_attention_needed: list[AttentionItem] = Field(default_factory=list)
     critical_findings: list[dict[str, object]] = Field(default_factory=list)
     criteria: dict[str, float] = Field(default_factory=dict)  # criterion key -> normalised weight
-    judges: list[JudgeOutcome] = Field(default_factory=list)
     synthesis_by: str = "engine"
     self_critique: SelfCritique | None = None
     notes: list[str] = Field(default_factory=list)
     reports: list[str] = Field(default_factory=list)
-    spend: Spend = Field(default_factory=Spend)
-    debate_effect: DebateEffect | None = None  # None in results stored before it was recorded
-    panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
     rubric: Rubric | None = None  # the rubric `--criteria auto` wrote for this debate
     follow_up: FollowUp | None = None  # a follow-up's link to the earlier debate and each earlier finding's fate
     omitted_when_empty: ClassVar[tuple[str, ...]] = ("redactions", "follow_up")
-
-    _status = model_validator(mode="before")(run_status)
 
     def cap_confidence(self, reason: str) -> None:
         """A one-family panel's agreement is not HIGH confidence: MEDIUM, with the reason in the notes."""
@@ -266,6 +255,10 @@ class EvaluationResult(EnvelopeFirst):
 # positions. A fourth would only repeat the rebuttal, which no seed defines, and the seed's cost table ends
 # at "Round 3 (max)"; so a higher --max-rounds is refused rather than stretched into more of the same.
 MAX_ROUNDS = 3
+# its words, best first: `--require CONDITIONAL` passes PASS too; its score makes `--fail-under` apply
+VERDICT = VerdictSpec(
+    words={"PASS": "good", "CONDITIONAL": "warn", "FAIL": "bad"}, require=("PASS", "CONDITIONAL"), scored=True
+)
 ROUNDS = "independent analysis, rebuttal, final positions"
 
 

@@ -18,7 +18,7 @@ from moot.protocol.spec import Terminal
 from moot.protocols.evaluate.follow_up import change_line
 from moot.protocols.evaluate.locations import located, sarif
 from moot.protocols.evaluate.markdown import score_grid
-from moot.protocols.evaluate.schemas import EvaluationResult, Summary
+from moot.protocols.evaluate.schemas import VERDICT, EvaluationResult, Summary
 from moot.render.cost_table import cost_grid, with_spend
 from moot.render.effect_text import effect_blocks
 from moot.render.github import (
@@ -40,7 +40,6 @@ from moot.render.terminal import (
     TextReport,
     TextSection,
     TextTable,
-    Tone,
     files_line,
     model_cell,
     without_idle_status,
@@ -142,9 +141,6 @@ def evaluation_github(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-VERDICT_TONE: dict[str, Tone] = {"PASS": "good", "CONDITIONAL": "warn", "FAIL": "bad"}
-
-
 def _round_note(result: EvaluationResult) -> str:
     """Why the last round ended as it did: consensus, or the rule it missed."""
     if result.consensus_reached:
@@ -235,7 +231,7 @@ def evaluation_report(result: EvaluationResult) -> TextReport:
     return TextReport(
         f"Verdict: {s.final_verdict}  score {s.consensus_score:g}/5  ({s.consensus_method}{_by(s)}, "
         f"confidence {s.confidence})",
-        VERDICT_TONE.get(s.final_verdict, "plain"),
+        VERDICT.tone(s.final_verdict) or "plain",
         facts,
         blocks,
     )
