@@ -28,7 +28,7 @@ from moot.protocols.evaluate.state import DebateState
 from moot.protocols.evaluate.text import evaluation_report
 from moot.render.effect_text import summary
 from moot.render.html_effect import effect_section
-from moot.schemas.config import VerdictThresholds
+from moot.protocols.evaluate.settings import VerdictThresholds
 from moot.store import Store
 from moot.testing import FakeLLMServer
 

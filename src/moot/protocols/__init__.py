@@ -27,7 +27,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from moot.file_blocks import declare as declare_blocks
+
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from moot.protocol.spec import ProtocolSpec
 
 
@@ -113,3 +117,12 @@ def one_line_help(name: str) -> str:
     if found is not None and found.help:
         return found.help
     return spec_for(name).help
+
+
+def settings_models() -> list[type[BaseModel]]:
+    """Every protocol's judges-file model (its spec's `settings`): what a judges file is checked against
+    when it is loaded (imports every protocol, then)."""
+    return [spec.settings for spec in specs() if spec.settings is not None]
+
+
+declare_blocks(settings_models)

@@ -32,6 +32,7 @@ from moot.protocols.decide.schemas import (
     OUTCOME_WORDS,
     DebateConfig,
     DebateContext,
+    DecideSettings,
     DecisionOption,
     DecisionRequest,
     DecisionResult,
@@ -188,4 +189,5 @@ SPEC = ProtocolSpec(
     require_words=("RECOMMENDED",),
     require_fails="the decision is contested",
     show=terminal.show,
+    settings=DecideSettings,
 )

@@ -21,7 +21,7 @@ from moot.protocols.evaluate.schemas import (
     ScoreVerdict,
     VerdictType,
 )
-from moot.schemas.config import ConsensusSettings, VerdictThresholds
+from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
 from moot.schemas.criteria import Criterion
 
 EPSILON = 1e-9

@@ -17,7 +17,9 @@ from pydantic import (
     model_validator,
 )
 
-from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, ScoreAggregate, VerdictThresholds
+from moot.engine.aggregate import ScoreAggregate
+from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
+from moot.schemas.config import Artifact, JudgeSpec
 from moot.schemas.criteria import Criterion
 from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status

@@ -1,0 +1,38 @@
+"""How the kernel's judges file (`moot.panel_file`) learns which blocks the protocols declare, without
+knowing any protocol.
+
+A judges file is one YAML mapping that may hold the blocks of every protocol. The kernel reads only the
+protocol-neutral keys (the judges, the run options); every other top-level key is a protocol's, kept raw
+until the model that protocol declares (its spec's `settings`) validates it. The registry (`moot.protocols`)
+declares, when it is imported, a way to list those models; the kernel asks for them when it loads a file,
+so that a file is still checked whole, before any call, and a key no protocol declares is still an error.
+
+This module imports nothing, so declaring costs `moot --help` nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+BlockSource = Callable[[], Sequence["type[BaseModel]"]]
+
+_sources: list[BlockSource] = []
+
+
+def declare(source: BlockSource) -> None:
+    """Add a source of block models (the registry's: every protocol's `settings`); called once per source."""
+    if source not in _sources:
+        _sources.append(source)
+
+
+def declared() -> list[type[BaseModel]]:
+    """Every block model declared so far, each once, in the order the sources list them; empty when no
+    registry was imported (the kernel alone then keeps every protocol's block raw and unchecked)."""
+    models: list[type[BaseModel]] = []
+    for source in _sources:
+        models += [m for m in source() if m not in models]
+    return models
