@@ -158,9 +158,6 @@ class ProtocolSpec:
     # the public Python names the protocol adds to `moot` and `moot.api` (its function, the sync twin, its
     # result type), so that neither names a protocol
     exports: Mapping[str, Any] = field(default_factory=dict)
-    # the protocol's keys of a judges file, as one pydantic model: the kernel keeps them raw and has this
-    # validate them when a file is loaded (`moot.panel_file`, `moot.file_blocks`); None: it reads none
-    settings: type[BaseModel] | None = None
     # --- the CLI command and the MCP tool, built from these alone (nothing is written for them in cli/ or mcp/);
     # the options every protocol command takes (--format, --progress, --html, --require, --dry-run, --max-cost)
     # are the CLI's and the MCP server's own, worded from the fields below ---
@@ -204,6 +201,10 @@ class ProtocolSpec:
     reply_minimum: Callable[[], int] | None = None
     # --- demo ---
     demo: DemoSpec | None = None  # what `moot demo NAME` runs and exports (none: the protocol has no demo)
+    # --- the judges file ---
+    # the protocol's keys of a judges file, as one pydantic model: the kernel keeps them raw and has this
+    # validate them when a file is loaded (`moot.panel_file`, `moot.file_blocks`); None: it reads none
+    settings: type[BaseModel] | None = None
 
     async def prepare(
         self,
