@@ -13,7 +13,7 @@ from pydantic import ValidationError
 import moot.protocols.evaluate.params as params
 from moot.engine.budget import scenarios, tokens_of
 from moot.errors import UsageError
-from moot.inputs import load_artifacts, load_criteria, validation_message
+from moot.inputs import load_artifacts, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.judges.host import HOST
@@ -32,6 +32,7 @@ from moot.protocol.panel import (
 from moot.protocol.prepared import Prepared, run_prepared
 from moot.protocol.runs import RunOptions
 from moot.protocol.spec import ProtocolSpec, run_spec
+from moot.protocols.evaluate.criteria import Criterion, load_criteria
 from moot.protocols.evaluate.follow_up import load_earlier
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
@@ -42,7 +43,6 @@ from moot.protocols.evaluate.settings import ConsensusSettings, EvaluateSettings
 from moot.protocols.evaluate.text import evaluation_github, show
 from moot.render.terminal import TextReport
 from moot.schemas.config import Artifact, JudgeSpec
-from moot.schemas.criteria import Criterion
 from moot.store.db import Store
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
 from moot.engine.aggregate import aggregate
+from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.schemas import (
     ConsensusMethod,
     CriticalFinding,
@@ -22,7 +23,6 @@ from moot.protocols.evaluate.schemas import (
     VerdictType,
 )
 from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
-from moot.schemas.criteria import Criterion
 
 EPSILON = 1e-9
 FindingState = Literal["agreed", "withdrawn", "rejected", "disputed", "open"]

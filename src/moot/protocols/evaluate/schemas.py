@@ -18,13 +18,13 @@ from pydantic import (
 )
 
 from moot.engine.aggregate import ScoreAggregate
+from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
+from moot.protocols.evaluate.task_rubric import Rubric
 from moot.schemas.config import Artifact, JudgeSpec
-from moot.schemas.criteria import Criterion
 from moot.schemas.effect import DebateEffect
 from moot.schemas.envelope import EnvelopeFirst, RunStatus, SeatStatus, Verdict, VerdictKind, run_status
 from moot.schemas.panel import PanelReport
-from moot.schemas.rubric import Rubric
 from moot.schemas.spend import Spend
 
 ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
