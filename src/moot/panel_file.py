@@ -190,7 +190,7 @@ class PanelFile(BaseModel):
     if not TYPE_CHECKING:
 
         def __getattr__(self, name: str) -> Any:
-            """A protocol's key read as an attribute (`panel.challengers`) once its model validated it."""
+            """A protocol's key read as an attribute (`panel.<key>`) once its model validated it."""
             try:
                 return super().__getattr__(name)
             except AttributeError:
