@@ -115,3 +115,16 @@ def test_without_the_protocol_its_block_is_an_unknown_key(
     path = _file(tmp_path, llm_server, vote={"rounds": 1})
     assert main(["decide", "-q", QUESTION, "-o", "A=x", "-o", "B=y", "--judges", str(path), "--dry-run"]) == 2
     assert capsys.readouterr().err == f"moot: error: judges file {path}: vote: unknown key\n"
+
+
+def test_the_kernel_names_only_the_shared_keys_and_each_protocol_its_own() -> None:
+    from moot.panel_file import PanelFile
+
+    shared = {"debate_judges", "judges", "max_rounds", "aliases", "pricing", "limits", "retry", "budget"}
+    assert set(PanelFile.model_fields) == shared | {"author_model", "blocks", "path"}
+    declared = {spec.name: set(spec.settings.model_fields) for spec in moot.protocols.specs() if spec.settings}
+    assert declared == {
+        "evaluate": {"consensus", "verdict", "moderator", "rubric_model"},
+        "decide": {"debate_config"},
+        "challenge": {"proponent", "challengers", "timeout_per_cli", "min_challengers"},
+    }
