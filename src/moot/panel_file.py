@@ -180,11 +180,11 @@ class PanelFile(BaseModel):
         return list(self._settings.values())
 
     def settings_dump(self, exclude: set[str]) -> dict[str, Any]:
-        """The file's settings as one JSON-ready mapping, the protocols' validated keys in it as the kernel's
+        """The file's settings as one JSON-ready mapping, every declared protocol's keys in it as the kernel's
         are (what a bench run's folder name is a digest of)."""
         data = self.model_dump(mode="json", exclude={*exclude, "blocks"})
-        for block in self._settings.values():
-            data.update(block.model_dump(mode="json"))
+        for model in declared():
+            data.update(self.settings(model).model_dump(mode="json"))
         return data
 
     if not TYPE_CHECKING:
@@ -262,8 +262,11 @@ def load_panel_file(path: str | Path, *, trusted: bool = False) -> PanelFile:
 
 def check_blocks(panel: PanelFile) -> None:
     """Every block a protocol declares validated by its model, and a key none declares refused, as pydantic
-    would word it for the kernel's own keys. With no protocol declared (the kernel alone) blocks stay raw."""
-    models = declared()
+    would word it for the kernel's own keys. With no protocol declared (the kernel alone) blocks stay raw.
+    When the protocols imported so far declare every key of the file, theirs are all that need checking."""
+    models = declared(imported_only=True)
+    if not set(panel.blocks) <= {key for model in models for key in model.model_fields}:
+        models = declared()  # a key the protocols imported so far do not declare: every protocol's, then
     if not models:
         return
     for model in models:

@@ -119,10 +119,11 @@ def one_line_help(name: str) -> str:
     return spec_for(name).help
 
 
-def settings_models() -> list[type[BaseModel]]:
+def settings_models(imported_only: bool = False) -> list[type[BaseModel]]:
     """Every protocol's judges-file model (its spec's `settings`): what a judges file is checked against
-    when it is loaded (imports every protocol, then)."""
-    return [spec.settings for spec in specs() if spec.settings is not None]
+    when it is loaded. That imports every protocol, unless `imported_only` (those imported already)."""
+    chosen = [e.name for e in entries() if not imported_only or e.module in sys.modules]
+    return [spec.settings for spec in map(spec_for, chosen) if spec.settings is not None]
 
 
 declare_blocks(settings_models)
