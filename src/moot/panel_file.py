@@ -65,7 +65,7 @@ JudgeEntry = Annotated[JudgeSpec, BeforeValidator(_judge_entry)]
 
 
 def _judges_in(block: BaseModel) -> Iterator[tuple[str, JudgeSpec | list[JudgeSpec]]]:
-    """The judges a validated block holds, by key: a judge, or a list of judges."""
+    """The judges a validated block holds at its top level, by key: a judge, or a list of judges."""
     for key in type(block).model_fields:
         value = getattr(block, key)
         if isinstance(value, JudgeSpec) or (
