@@ -53,7 +53,7 @@ def anchored(spec: JudgeSpec, folder: Path) -> JudgeSpec:
 
 
 def _judge_entry(value: Any) -> Any:
-    """A judge may be written as a bare model name, or `host`: a seat the caller answers (`moderator: host`)."""
+    """A judge may be written as a bare model name, or `host`: a seat the caller answers."""
     if isinstance(value, str):
         return {"host": True} if value == "host" else {"model": value}
     return value
