@@ -17,6 +17,7 @@ LAYERS = {
     "schemas": 0,
     "errors": 0,
     "access": 0,
+    "file_blocks": 0,  # how the judges file reaches the blocks the protocols declare, knowing none of them
     "parsing": 1,
     "prompts": 1,
     "store": 1,
@@ -56,6 +57,7 @@ KERNEL = {
     "prompts",
     "errors",
     "access",
+    "file_blocks",
     "trust",
     "inputs",
     "secrets",

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from moot.inputs import load_criteria
-from moot.schemas.criteria import normalise, parse_criteria_string
+from moot.protocols.evaluate.criteria import load_criteria, normalise, parse_criteria_string
 
 # Written down from the table the built-ins were before they became files.
 EXPECTED: dict[str, list[tuple[str, float, str]]] = {

@@ -189,7 +189,7 @@ def test_show_unknown_debate(capsys, llm_server) -> None:  # type: ignore[no-unt
 
 
 def test_rubric_file_is_accepted(tmp_path: Path) -> None:
-    from moot.inputs import load_criteria
+    from moot.protocols.evaluate.criteria import load_criteria
 
     rubric = tmp_path / "rubric.yaml"
     rubric.write_text(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from moot.protocols.evaluate.criteria import parse_criteria_string
 from moot.protocols.evaluate.rules import (
     check_consensus,
     decide_verdict,
@@ -14,8 +15,7 @@ from moot.protocols.evaluate.rules import (
     weighted_overall,
 )
 from moot.protocols.evaluate.schemas import CriticalFinding, ScoredPosition
-from moot.schemas.config import ConsensusSettings, VerdictThresholds
-from moot.schemas.criteria import parse_criteria_string
+from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
 
 CRIT = parse_criteria_string("correctness:30,design:25,security:20,performance:15,docs:10")
 

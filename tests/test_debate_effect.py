@@ -24,11 +24,11 @@ from moot.protocols.decide.rules import changes, check_consensus
 from moot.protocols.decide.state import DecideState
 from moot.protocols.evaluate.result import evaluate_effect
 from moot.protocols.evaluate.schemas import EvaluationResult, RoundSummary, ScoredPosition, Summary
+from moot.protocols.evaluate.settings import VerdictThresholds
 from moot.protocols.evaluate.state import DebateState
 from moot.protocols.evaluate.text import evaluation_report
 from moot.render.effect_text import summary
 from moot.render.html_effect import effect_section
-from moot.schemas.config import VerdictThresholds
 from moot.store import Store
 from moot.testing import FakeLLMServer
 

@@ -182,7 +182,7 @@ def test_the_pre_commit_hook_gates_the_staged_diff(tmp_path: Path, llm_server: F
     """The hook's entry, run as pre-commit runs it (moot on PATH): staged changes only, FAIL stops the commit."""
     import shlex
 
-    from moot.inputs import load_criteria
+    from moot.protocols.evaluate.criteria import load_criteria
 
     [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "moot-review" and hook["pass_filenames"] is False

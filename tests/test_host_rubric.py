@@ -17,7 +17,7 @@ import yaml
 import moot
 from moot.api.history import debate_view
 from moot.cli.app import main
-from moot.schemas.rubric import rubric_schema
+from moot.protocols.evaluate.task_rubric import rubric_schema
 from moot.store import Store
 from moot.testing import FakeLLMServer
 

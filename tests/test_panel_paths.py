@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import moot.protocols  # noqa: F401  (the registry declares the protocols' judges-file blocks)
 from moot.judges.agent_cli import command_template
 from moot.judges.factory import build_judges
 from moot.judges.scripted import ScriptedJudge

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from moot.parsing.extract import ReplyError, extract_mapping
+from moot.protocols.evaluate.criteria import parse_criteria_string
 from moot.protocols.evaluate.parsing import parse_scored_reply
 from moot.protocols.evaluate.schemas import CriticalFinding
-from moot.schemas.criteria import parse_criteria_string
 
 from .replies import round1, round2, round3
 

@@ -35,10 +35,10 @@ from moot.protocols.challenge.parsing import (
 )
 from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
 from moot.protocols.decide.schemas import DecisionOption
+from moot.protocols.evaluate.criteria import parse_criteria_string
 from moot.protocols.evaluate.moderator import parse_moderator
 from moot.protocols.evaluate.parsing import parse_scored_reply
 from moot.protocols.evaluate.schemas import CriticalFinding
-from moot.schemas.criteria import parse_criteria_string
 from moot.testing import FakeLLMServer
 
 from .replies import CRITERIA, KEYS, round1

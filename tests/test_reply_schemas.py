@@ -21,10 +21,10 @@ from moot.protocols.challenge.parsing import (
 )
 from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
 from moot.protocols.decide.schemas import DecisionOption
+from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.moderator import parse_moderator as _parse_moderator
 from moot.protocols.evaluate.parsing import parse_scored_reply
 from moot.protocols.evaluate.schemas import CriticalFinding, ScoredPosition
-from moot.schemas.criteria import Criterion
 from moot.schemas.reply_bounds import GRAMMAR_MAX_LENGTH, capped, fit, portable, worst_tokens
 from moot.schemas.reply_schemas import (
     SCORE_STEPS,

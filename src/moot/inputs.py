@@ -14,7 +14,6 @@ from pydantic import ValidationError
 from moot.access import check_read
 from moot.errors import UsageError
 from moot.schemas.config import Artifact
-from moot.schemas.criteria import Criterion, parse_criteria_string, parse_rubric_data
 
 MAX_ARTIFACT_BYTES = 2_000_000
 # the most files one input may name (its globs and folders together), checked before any is read; the
@@ -196,19 +195,6 @@ def load_yaml_file(path: str | Path, what: str) -> Any:
         where = f" (line {mark.line + 1})" if mark is not None else ""
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
         raise UsageError(f"{what} {path} is not valid YAML{where}: {problem}") from None
-
-
-def load_criteria(value: str) -> list[Criterion]:
-    """`name:weight,...`, a built-in rubric name (code, design, documentation, plan), or a YAML file."""
-    if not value or not value.strip():
-        raise UsageError("--criteria is empty")
-    p = Path(value)
-    try:
-        if p.suffix.lower() in (".yaml", ".yml", ".json") or (p.exists() and p.is_file()):
-            return parse_rubric_data(load_yaml_file(p, "rubric file"))
-        return parse_criteria_string(value)
-    except ValueError as e:
-        raise UsageError(f"--criteria: {e}") from None
 
 
 def validation_message(e: ValidationError, where: str) -> str:

@@ -1,31 +1,38 @@
 """The judges file (`--judges FILE`): one YAML file that may hold the blocks of every protocol.
 
-The seeds' own blocks load unchanged: `debate_judges:` and `consensus:` (seed 000), `debate_config:`
-(seed 002), `proponent:`/`challengers:` and the CLI settings (seed 004). Unknown top-level keys are an
-error, so a misspelt block is never silently ignored.
+The kernel reads the protocol-neutral keys: the judges (`debate_judges:`, or `judges:`), `max_rounds`, the
+provider layer (`aliases:`, `pricing:`, `limits:`, `retry:`, `budget:`) and `author_model:`. Every other
+top-level key belongs to a protocol and is kept raw (`PanelFile.blocks`) until the pydantic model that
+protocol declares (its spec's `settings`) validates it (`PanelFile.settings`). When a file is loaded every
+declared model validates its keys (see `moot.file_blocks`), so a file is checked whole before any call, and a
+key no protocol declares is an error: a misspelt block is never silently ignored. The seeds' own blocks load
+unchanged.
 
 Paths inside a judges file (a judge's `script:`, and the program of a `command:` when written as a path,
 e.g. `./agent.sh`) mean the same wherever moot runs from: relative ones resolve against the file's own
 folder, when the file is loaded. A file copied to another folder together with what it names keeps working.
+A protocol's judges get the same treatment (and the file's `aliases:`) when its model validates them.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from moot.access import current
 from moot.errors import UsageError
+from moot.file_blocks import declared
 from moot.inputs import load_yaml_file, validation_message
-from moot.schemas.config import ConsensusSettings, JudgeSpec, VerdictThresholds
+from moot.schemas.config import JudgeSpec
 
-SPEC_LISTS = ("debate_judges", "judges", "challengers")
-SPEC_SINGLES = ("moderator", "proponent", "rubric_model")
+SPEC_LISTS = ("debate_judges", "judges")
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def _anchor(path: str, folder: Path) -> str:
@@ -46,29 +53,33 @@ def anchored(spec: JudgeSpec, folder: Path) -> JudgeSpec:
 
 
 def _judge_entry(value: Any) -> Any:
-    """A judge may be written as a bare model name, or `host`: a seat the caller answers (`moderator: host`)."""
+    """A judge may be written as a bare model name, or `host`: a seat the caller answers."""
     if isinstance(value, str):
         return {"host": True} if value == "host" else {"model": value}
     return value
 
 
+# a judge as a judges file may write it (a mapping, a model name, or `host`): what a protocol's block model
+# types its judges with, so that they read as the panel's do
+JudgeEntry = Annotated[JudgeSpec, BeforeValidator(_judge_entry)]
+
+
+def _judges_in(block: BaseModel) -> Iterator[tuple[str, JudgeSpec | list[JudgeSpec]]]:
+    """The judges a validated block holds at its top level, by key: a judge, or a list of judges."""
+    for key in type(block).model_fields:
+        value = getattr(block, key)
+        if isinstance(value, JudgeSpec) or (
+            isinstance(value, list) and value and all(isinstance(v, JudgeSpec) for v in value)
+        ):
+            yield key, value
+
+
 class PanelFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    debate_judges: list[JudgeSpec] | None = None
-    judges: list[JudgeSpec] | None = None  # same as debate_judges
-    consensus: ConsensusSettings | None = None
-    verdict: VerdictThresholds | None = None
-    moderator: JudgeSpec | None = None
-    rubric_model: JudgeSpec | None = None  # `--criteria auto`: who writes the rubric (default: the moderator)
+    debate_judges: list[JudgeEntry] | None = None
+    judges: list[JudgeEntry] | None = None  # same as debate_judges
     max_rounds: int | None = None
-    # seed 002 (moot decide)
-    debate_config: dict[str, Any] | None = None
-    # seed 004 (moot challenge)
-    proponent: JudgeSpec | None = None
-    challengers: list[JudgeSpec] | None = None
-    timeout_per_cli: float | None = None
-    min_challengers: int | None = None
     # provider layer: aliases, prices, limits, retries
     aliases: dict[str, str] = Field(default_factory=dict)
     pricing: dict[str, Any] = Field(default_factory=dict)
@@ -77,10 +88,14 @@ class PanelFile(BaseModel):
     budget: dict[str, Any] = Field(default_factory=dict)
     # the model that wrote what the panel judges: a seat on it is flagged `author_on_panel` (issue 30)
     author_model: str | None = None
+    # every other top-level key, as written: the protocols' blocks, each validated by its protocol's model
+    blocks: dict[str, Any] = Field(default_factory=dict)
 
     path: str | None = Field(default=None, exclude=True)
     # why a file nobody named is in effect (MOOT_JUDGES, a moot.yaml: see moot.project); None when given
     _found_by: str | None = PrivateAttr(default=None)
+    _folder: Path | None = PrivateAttr(default=None)  # what a loaded file's relative paths mean
+    _settings: dict[type[BaseModel], BaseModel] = PrivateAttr(default_factory=dict)
 
     @property
     def found_by(self) -> str | None:
@@ -90,36 +105,98 @@ class PanelFile(BaseModel):
     def found_by(self, why: str | None) -> None:
         self._found_by = why
 
-    @field_validator("debate_judges", "judges", "challengers", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _entries(cls, v: Any) -> Any:
-        return [_judge_entry(x) for x in v] if isinstance(v, list) else v
-
-    @field_validator("moderator", "proponent", "rubric_model", mode="before")
-    @classmethod
-    def _entry(cls, v: Any) -> Any:
-        return _judge_entry(v)
+    def _split(cls, data: Any) -> Any:
+        """The kernel's keys as they are; every other one into `blocks`, raw, for the protocol it belongs to."""
+        if not isinstance(data, dict):
+            return data
+        own = set(cls.model_fields) - {"blocks"}
+        blocks = {k: v for k, v in data.items() if k not in own}
+        return {**{k: v for k, v in data.items() if k in own}, "blocks": blocks}
 
     @model_validator(mode="after")
     def _apply_aliases(self) -> PanelFile:
         """The file's `aliases:` name models for every judge in it (the alias stays the display name)."""
         if not self.aliases:
             return self
-        from moot.judges.providers import expand_aliases
-
-        self.map_specs(lambda s: expand_aliases(s, self.aliases))
+        self.map_specs(self._aliased)
         return self
 
+    def _aliased(self, spec: JudgeSpec) -> JudgeSpec:
+        from moot.judges.providers import expand_aliases
+
+        return expand_aliases(spec, self.aliases) if self.aliases else spec
+
     def map_specs(self, change: Callable[[JudgeSpec], JudgeSpec]) -> None:
-        """Apply `change` to every judge the file names, in every block."""
+        """Apply `change` to every judge of the kernel's keys (a protocol's get theirs in `settings`)."""
         for key in SPEC_LISTS:
             specs = getattr(self, key)
             if specs is not None:
                 setattr(self, key, [change(s) for s in specs])
-        for key in SPEC_SINGLES:
-            spec = getattr(self, key)
-            if spec is not None:
-                setattr(self, key, change(spec))
+
+    def anchor(self, folder: Path) -> None:
+        """Resolve the judges' relative paths against `folder` (the loaded file's): the kernel's now, a
+        protocol's when its model validates them."""
+        self._folder = folder
+        self.map_specs(lambda s: anchored(s, folder))
+
+    def settings(self, model: type[M]) -> M:
+        """The keys of this file that `model` (a protocol's `settings`) declares, validated by it: bad input
+        is one line naming the file and the key, as for the kernel's own keys. Its judges get the file's
+        `aliases:` and, in a loaded file, paths resolved against the file's folder. Validated once."""
+        found = self._settings.get(model)
+        if found is None:
+            data = {k: self.blocks[k] for k in model.model_fields if k in self.blocks}
+            try:
+                found = model.model_validate(data)
+            except ValidationError as e:
+                where = f"judges file {self.path}" if self.path else "judges file"
+                raise UsageError(validation_message(e, where)) from None
+            found = self._settled(found)
+            self._settings[model] = found
+        return cast(M, found)
+
+    def _settled(self, block: M) -> M:
+        def change(spec: JudgeSpec) -> JudgeSpec:
+            spec = self._aliased(spec)
+            return anchored(spec, self._folder) if self._folder is not None else spec
+
+        update: dict[str, Any] = {}
+        for key, value in _judges_in(block):
+            update[key] = [change(s) for s in value] if isinstance(value, list) else change(value)
+        return block.model_copy(update=update) if update else block
+
+    def setting(self, key: str) -> Any:
+        """A protocol's key by name (None when the file has none), for code that reads one key of a block
+        it does not own: validated when a declared model holds it, else as written."""
+        for block in self._settings.values():
+            if key in type(block).model_fields:
+                return getattr(block, key)
+        return self.blocks.get(key)
+
+    def validated(self) -> list[BaseModel]:
+        """The protocols' blocks validated so far (every declared one, in a loaded file)."""
+        return list(self._settings.values())
+
+    def settings_dump(self, exclude: set[str]) -> dict[str, Any]:
+        """The file's settings as one JSON-ready mapping, every declared protocol's keys in it as the kernel's
+        are (what a bench run's folder name is a digest of)."""
+        data = self.model_dump(mode="json", exclude={*exclude, "blocks"})
+        for model in declared():
+            data.update(self.settings(model).model_dump(mode="json"))
+        return data
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            """A protocol's key read as an attribute (`panel.<key>`) once its model validated it."""
+            try:
+                return super().__getattr__(name)
+            except AttributeError:
+                if name.startswith("_") or not any(name in type(b).model_fields for b in self.validated()):
+                    raise
+                return self.setting(name)
 
     @property
     def panel(self) -> list[JudgeSpec] | None:
@@ -132,11 +209,13 @@ class PanelFile(BaseModel):
 
 
 def specs_of(panel: PanelFile) -> list[JudgeSpec]:
-    """Every judge the file names, in every block."""
+    """Every judge the file names, in every block: the lists of judges first, then the single ones."""
     found: list[JudgeSpec] = []
     for key in SPEC_LISTS:
         found += getattr(panel, key) or []
-    found += [s for s in (getattr(panel, key) for key in SPEC_SINGLES) if s is not None]
+    held = [value for block in panel.validated() for _, value in _judges_in(block)]
+    found += [s for value in held if isinstance(value, list) for s in value]
+    found += [value for value in held if isinstance(value, JudgeSpec)]
     return found
 
 
@@ -173,8 +252,26 @@ def load_panel_file(path: str | Path, *, trusted: bool = False) -> PanelFile:
     panel.path = str(path)
     folder = panel.base_dir
     assert folder is not None
-    panel.map_specs(lambda s: anchored(s, folder))
+    panel.anchor(folder)
+    check_blocks(panel)
     caller = current()
     if caller is not None and not trusted:
         check_named_file(panel, allow_commands=caller.allow_commands)
     return panel
+
+
+def check_blocks(panel: PanelFile) -> None:
+    """Every block a protocol declares validated by its model, and a key none declares refused, as pydantic
+    would word it for the kernel's own keys. With no protocol declared (the kernel alone) blocks stay raw.
+    When the protocols imported so far declare every key of the file, theirs are all that need checking."""
+    models = declared(imported_only=True)
+    if not set(panel.blocks) <= {key for model in models for key in model.model_fields}:
+        models = declared()  # a key the protocols imported so far do not declare: every protocol's, then
+    if not models:
+        return
+    for model in models:
+        panel.settings(model)
+    known = {key for model in models for key in model.model_fields}
+    for key in panel.blocks:
+        if key not in known:
+            raise UsageError(f"judges file {panel.path}: {key}: unknown key")

@@ -30,11 +30,10 @@ def _specs(source: Any, enforce_trust: bool = True) -> list[tuple[str, Any]]:
     if panel is None:
         return [judge for spec in protocol_specs() for judge in spec.default_judges]
     specs = [("judge", s) for s in panel.panel or []]
-    if panel.moderator:
-        specs.append(("moderator", panel.moderator))
-    if panel.proponent:
-        specs.append(("proponent", panel.proponent))
-    specs += [("challenger", s) for s in panel.challengers or []]
+    for role in ("moderator", "proponent"):
+        if spec := panel.setting(role):
+            specs.append((role, spec))
+    specs += [("challenger", s) for s in panel.setting("challengers") or []]
     return specs
 
 

@@ -28,7 +28,7 @@ def pass_mark(source: str | None) -> float:
     from moot.panel_file import load_panel_file
 
     try:
-        verdict = load_panel_file(source).verdict
+        verdict = load_panel_file(source).setting("verdict")
     except UsageError:
         return PASS_AT
     return verdict.pass_at if verdict is not None else PASS_AT

@@ -75,9 +75,7 @@ def bench_panel(judges: str | Path | None, kind: SuiteKind) -> BenchPanel:
     source = str(Path(panel.path).resolve()) if panel is not None and panel.path else None
     if kind == "scored":
         data = (
-            _without_keys(panel.model_dump(mode="json", exclude=set(_RUN_SETTINGS)))
-            if panel is not None
-            else "built-in lineup"
+            _without_keys(panel.settings_dump(exclude=set(_RUN_SETTINGS))) if panel is not None else "built-in lineup"
         )
         return BenchPanel(source, None, {}, None, False, _digest(kind, data))
     role = bench_role(kind)
@@ -102,7 +100,7 @@ def _graded(spec: JudgeSpec, n: int, source: str | None) -> JudgeSpec:
 
 
 def _config(panel: PanelFile | None, role: BenchRole) -> tuple[dict[str, Any], bool]:
-    config = dict(panel.debate_config or {}) if panel is not None else {}
+    config = dict(panel.setting("debate_config") or {}) if panel is not None else {}
     from_file = "consensus_threshold" in config
     config.setdefault("consensus_threshold", UNANIMITY)
     try:

@@ -1,8 +1,8 @@
 """How a panel's scores become one score: the mean (the seeds' average), the median or a trimmed mean.
 
 One corrupted or stubborn judge moves a mean as far as its score is from the others; the median and the
-trimmed mean do not move with it (issue 30 §4). A judges file picks one with
-`consensus: {aggregate: mean | median | trimmed_mean}`; the default stays the mean. The trimmed mean drops
+trimmed mean do not move with it (issue 30 §4). A protocol that scores lets its settings pick one by
+these names; the default stays the mean. The trimmed mean drops
 a fifth of the scores from each end (at least one from each end when there are three or more), so that for
 three judges it is their median and for five it leaves the middle three. Pure functions, shared by the
 protocols that score and by `moot bench`, which reports every aggregate side by side.
@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-
-from moot.schemas.config import AGGREGATES, ScoreAggregate
+from typing import Literal
 
 __all__ = ["AGGREGATES", "ScoreAggregate", "aggregate", "trimmed_mean"]
 
+ScoreAggregate = Literal["mean", "median", "trimmed_mean"]
+AGGREGATES: tuple[ScoreAggregate, ...] = ("mean", "median", "trimmed_mean")
 TRIM_SHARE = 0.2  # the share of scores dropped from each end
 
 

@@ -197,6 +197,10 @@ class ProtocolSpec:
     reply_minimum: Callable[[], int] | None = None
     # --- demo ---
     demo: DemoSpec | None = None  # what `moot demo NAME` runs and exports (none: the protocol has no demo)
+    # --- the judges file ---
+    # the protocol's keys of a judges file, as one pydantic model: the kernel keeps them raw and has this
+    # validate them when a file is loaded (`moot.panel_file`, `moot.file_blocks`); None: it reads none
+    settings: type[BaseModel] | None = None
 
     async def prepare(
         self,

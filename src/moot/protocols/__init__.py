@@ -27,7 +27,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from moot.file_blocks import declare as declare_blocks
+
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from moot.protocol.spec import ProtocolSpec
 
 
@@ -113,3 +117,13 @@ def one_line_help(name: str) -> str:
     if found is not None and found.help:
         return found.help
     return spec_for(name).help
+
+
+def settings_models(imported_only: bool = False) -> list[type[BaseModel]]:
+    """Every protocol's judges-file model (its spec's `settings`): what a judges file is checked against
+    when it is loaded. That imports every protocol, unless `imported_only` (those imported already)."""
+    chosen = [e.name for e in entries() if not imported_only or e.module in sys.modules]
+    return [spec.settings for spec in map(spec_for, chosen) if spec.settings is not None]
+
+
+declare_blocks(settings_models)

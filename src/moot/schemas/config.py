@@ -1,7 +1,8 @@
-"""Settings a user writes: judges files, consensus rules, verdict thresholds.
+"""Settings a user writes that every protocol shares: a judge as a judges file names it, and a file
+a debate reads. (Each protocol's own settings are its own: its package declares them.)
 
-The shapes follow the seeds so that their YAML blocks (`debate_judges:`, `consensus:`, `debate_config:`)
-load unchanged. Unknown keys are rejected so that a typo is an error rather than a silently ignored setting.
+The shapes follow the seeds so that their YAML blocks (`debate_judges:`) load unchanged. Unknown keys are
+rejected so that a typo is an error rather than a silently ignored setting.
 """
 
 from __future__ import annotations
@@ -71,43 +72,6 @@ class JudgeSpec(BaseModel):
         if data.pop("api_key", None) is not None:
             data["api_key_redacted"] = True
         return data
-
-
-ScoreAggregate = Literal["mean", "median", "trimmed_mean"]
-AGGREGATES: tuple[ScoreAggregate, ...] = ("mean", "median", "trimmed_mean")
-
-
-class ConsensusSettings(BaseModel):
-    """Seed 000's consensus block, plus seed 003's explicit-acceptance rule as a setting, and how the
-    judges' scores become the panel's (`aggregate`, issue 30: the seeds' mean unless a robust one is asked)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    overall_score_range: float = 0.5
-    dimension_score_range: float = 1.0
-    critical_finding_agreement: bool = True
-    require_explicit_acceptance: bool = False  # seed 003: "all judges explicitly state they accept"
-    aggregate: ScoreAggregate = "mean"
-
-    @field_validator("overall_score_range", "dimension_score_range")
-    @classmethod
-    def _non_negative(cls, v: float) -> float:
-        if v < 0:
-            raise ValueError("a score range cannot be negative")
-        return v
-
-
-class VerdictThresholds(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    pass_at: float = 4.0
-    conditional_at: float = 3.0
-
-    @model_validator(mode="after")
-    def _ordered(self) -> VerdictThresholds:
-        if self.conditional_at > self.pass_at:
-            raise ValueError("verdict thresholds: conditional_at must not exceed pass_at")
-        return self
 
 
 class Artifact(BaseModel):

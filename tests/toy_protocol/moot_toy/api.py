@@ -18,7 +18,7 @@ from moot.render.terminal import TextReport, TextTable
 from moot.store.db import Store
 from moot_toy.demo_spec import DEMO
 from moot_toy.protocol import Vote
-from moot_toy.schemas import MAX_ROUNDS, OUTCOME_WORDS, VERDICT, VoteRequest, VoteResult
+from moot_toy.schemas import MAX_ROUNDS, OUTCOME_WORDS, VERDICT, VoteRequest, VoteResult, VoteSettings
 
 
 def prepared_vote(request: VoteRequest, seats: list[Seat], panel: PanelFile | None = None) -> Prepared:
@@ -48,6 +48,8 @@ async def _build(
         raise UsageError("the question is empty")
     rounds = check_rounds(max_rounds, MAX_ROUNDS, "1 or 2", protocol="vote") if max_rounds is not None else MAX_ROUNDS
     panel, listed = load_panel(judges)
+    if max_rounds is None and panel is not None and (block := panel.settings(VoteSettings).vote) is not None:
+        rounds = block.rounds
     if not listed or len(listed) < 2:
         raise UsageError("a vote needs two judges or more")
     base_dir = panel.base_dir if panel else None
@@ -119,4 +121,5 @@ SPEC = ProtocolSpec(
     "answers and answers again. Consensus when all agree.",
     demo=DEMO,
     verdict=VERDICT,
+    settings=VoteSettings,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import JudgeSpec
@@ -64,3 +64,19 @@ class VoteResult(ResultEnvelope[Literal["vote"], VoteJudge]):
             kind = "consensus" if min(self.yes, self.no) == 0 else "majority"
         confidence = CONFIDENCE.get(kind, "REQUIRES_INPUT")
         return Verdict(kind=kind, answer=answer, confidence=confidence, needs_human=kind == "contested")
+
+
+class VoteBlock(BaseModel):
+    """The judges file's `vote:` block: how many rounds a vote runs unless `--max-rounds` says."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rounds: int = Field(default=MAX_ROUNDS, ge=1, le=MAX_ROUNDS)
+
+
+class VoteSettings(BaseModel):
+    """The vote's keys of a judges file (its spec's `settings`): moot keeps them raw, this validates them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vote: VoteBlock | None = None

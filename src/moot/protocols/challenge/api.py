@@ -39,6 +39,7 @@ from moot.protocol.panel import (
 from moot.protocol.prepared import Prepared, run_prepared
 from moot.protocol.runs import RunOptions
 from moot.protocol.spec import ProtocolSpec, run_spec
+from moot.protocols.challenge import schemas
 from moot.protocols.challenge.calls import challenge_scenarios
 from moot.protocols.challenge.html import challenge_view
 from moot.protocols.challenge.params import DEMO
@@ -117,22 +118,23 @@ def plan_challenge(
     elif panel is not None and panel.max_rounds is not None:
         rounds, where = panel.max_rounds, f"judges file {panel.path}: max_rounds"
     check_rounds(rounds, MAX_ROUNDS, ROUNDS, protocol="challenge", where=where)
-    timeout = timeout_per_cli if timeout_per_cli is not None else (panel.timeout_per_cli if panel else None) or 120.0
+    block = schemas.challenge_settings(panel)
+    timeout = timeout_per_cli if timeout_per_cli is not None else block.timeout_per_cli or 120.0
     if timeout <= 0:
         raise UsageError(f"timeout_per_cli must be a positive number of seconds (got {timeout:g})")
-    minimum = min_challengers if min_challengers is not None else (panel.min_challengers if panel else None) or 1
+    minimum = min_challengers if min_challengers is not None else block.min_challengers or 1
     if minimum < 1:
         raise UsageError(f"min_challengers must be at least 1 (got {minimum}): a debate needs a challenger")
     arts: list[Artifact] = []
     if context:
         paths = [str(context)] if isinstance(context, str | Path) else [str(c) for c in context]
         arts = load_artifacts(paths)
-    prop_value: JudgeLike = proponent or (panel.proponent if panel and panel.proponent else None) or DEFAULT_PROPONENT
+    prop_value: JudgeLike = proponent or block.proponent or DEFAULT_PROPONENT
     chal_values: list[JudgeLike]
     if challengers is not None:
         chal_values = list(challengers)
-    elif panel and panel.challengers is not None:
-        chal_values = list(panel.challengers)
+    elif block.challengers is not None:
+        chal_values = list(block.challengers)
     else:
         chal_values = list(DEFAULT_CHALLENGERS)
     if not chal_values:
@@ -338,10 +340,11 @@ async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
     proponent: JudgeSpec = request.proponent
     chosen: list[JudgeSpec] = list(request.challengers)
     if panel is not None:
-        proponent = panel.proponent or proponent
-        if panel.challengers is not None:
+        block = schemas.challenge_settings(panel)
+        proponent = block.proponent or proponent
+        if block.challengers is not None:
             try:
-                chosen = [panel.challengers[n - 1] for n in request.challenger_numbers]
+                chosen = [block.challengers[n - 1] for n in request.challenger_numbers]
             except IndexError:
                 raise UsageError("the judges file given to resume has fewer challengers than the debate") from None
     prop_seat, seats = build_seats(request, proponent, chosen)
@@ -390,4 +393,5 @@ SPEC = ProtocolSpec(
     max_cost_help=params.MAX_COST_HELP,
     show=text.show,
     progress_total=params.progress_total,
+    settings=schemas.ChallengeSettings,
 )

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from moot.panel_file import JudgeEntry, PanelFile
 from moot.protocol.verdict import VerdictSpec
 from moot.schemas.config import Artifact, JudgeSpec
 from moot.schemas.envelope import (
@@ -254,3 +255,19 @@ def _challenger_fate(status: str) -> tuple[JudgeStatus, str | None]:
     if status == "not asked":
         return "ok", "not asked"
     return "ok", None
+
+
+class ChallengeSettings(BaseModel):
+    """challenge's keys of a judges file (the spec's `settings`): seed 004's seats and CLI settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    proponent: JudgeEntry | None = None
+    challengers: list[JudgeEntry] | None = None
+    timeout_per_cli: float | None = None
+    min_challengers: int | None = None
+
+
+def challenge_settings(panel: PanelFile | None) -> ChallengeSettings:
+    """The judges file's challenge block, validated (an empty one with no file)."""
+    return panel.settings(ChallengeSettings) if panel is not None else ChallengeSettings()

@@ -32,6 +32,7 @@ from moot.protocols.decide.schemas import (
     VERDICT,
     DebateConfig,
     DebateContext,
+    DecideSettings,
     DecisionOption,
     DecisionRequest,
     DecisionResult,
@@ -186,4 +187,5 @@ SPEC = ProtocolSpec(
     mcp_description=params.MCP_DESCRIPTION,
     mcp_summary=params.MCP_SUMMARY,
     show=terminal.show,
+    settings=DecideSettings,
 )

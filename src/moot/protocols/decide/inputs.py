@@ -30,6 +30,7 @@ from moot.protocols.decide.schemas import (
     ROUNDS,
     DebateConfig,
     DebateContext,
+    DecideSettings,
     DecisionOption,
     DecisionRequest,
 )
@@ -123,8 +124,8 @@ def _config(
             cfg = config
         elif config is not None:
             cfg = DebateConfig.model_validate(dict(config))
-        elif panel is not None and panel.debate_config is not None:
-            cfg = DebateConfig.model_validate(panel.debate_config)
+        elif panel is not None and (written := panel.settings(DecideSettings).debate_config) is not None:
+            cfg = DebateConfig.model_validate(written)
         else:
             cfg = DebateConfig()
         if threshold is not None:

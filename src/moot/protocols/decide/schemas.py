@@ -121,6 +121,16 @@ VERDICT = VerdictSpec(
 ROUNDS = "independent recommendations, then one adversarial round"
 
 
+class DecideSettings(BaseModel):
+    """decide's keys of a judges file (the spec's `settings`): seed 002's `debate_config` block, kept as
+    written here and read as a `DebateConfig` where the debate's settings are settled, so that a bad value
+    is named with where it came from (the file, the API's `config`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    debate_config: dict[str, Any] | None = None
+
+
 class DebateConfig(BaseModel):
     """Seed 002's `debate_config` block."""
 

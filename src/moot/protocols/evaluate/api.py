@@ -13,7 +13,7 @@ from pydantic import ValidationError
 import moot.protocols.evaluate.params as params
 from moot.engine.budget import scenarios, tokens_of
 from moot.errors import UsageError
-from moot.inputs import load_artifacts, load_criteria, validation_message
+from moot.inputs import load_artifacts, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.judges.host import HOST
@@ -32,16 +32,17 @@ from moot.protocol.panel import (
 from moot.protocol.prepared import Prepared, run_prepared
 from moot.protocol.runs import RunOptions
 from moot.protocol.spec import ProtocolSpec, run_spec
+from moot.protocols.evaluate.criteria import Criterion, load_criteria
 from moot.protocols.evaluate.follow_up import load_earlier
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
 from moot.protocols.evaluate.params import DEMO
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, VERDICT, EvaluationRequest, EvaluationResult
+from moot.protocols.evaluate.settings import ConsensusSettings, EvaluateSettings, VerdictThresholds, evaluate_settings
 from moot.protocols.evaluate.text import evaluation_github, show
 from moot.render.terminal import TextReport
-from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, VerdictThresholds
-from moot.schemas.criteria import Criterion
+from moot.schemas.config import Artifact, JudgeSpec
 from moot.store.db import Store
 
 
@@ -74,7 +75,7 @@ def build_evaluation_request(
     panel, entries = _panel(judges)
     base_dir = panel.base_dir if panel else None
     seats, specs = make_seats(entries, base_dir=base_dir, stance_prompts=STANCE_PROMPTS)
-    moderator_spec = judge_spec(moderator, "moderator") if moderator else panel.moderator if panel else None
+    moderator_spec = judge_spec(moderator, "moderator") if moderator else evaluate_settings(panel).moderator
     writer = rubric_writer(panel, specs, moderator_spec) if auto else None
     moderator_seat = _moderator(moderator_spec, base_dir)
     cons, thr = _settings(consensus, thresholds, panel)
@@ -108,7 +109,7 @@ def rubric_writer(panel: PanelFile | None, specs: Sequence[JudgeSpec], moderator
     """Who writes an `auto` rubric: the judges file's `rubric_model:`, else the moderator (`--moderator`, else
     the judges file's), else the first judge (as a plain seat: no stance). A host one makes the rubric call a
     host request, as `--judges host` alone does."""
-    chosen = (panel.rubric_model if panel else None) or moderator
+    chosen = evaluate_settings(panel).rubric_model or moderator
     if chosen is None:
         chosen = specs[0].model_copy(update={"stance": "neutral", "stance_prompt": None, "name": None})
     return chosen
@@ -188,8 +189,9 @@ def _settings(
         thr = VerdictThresholds.model_validate(thresholds) if isinstance(thresholds, dict) else thresholds
     except ValidationError as e:
         raise UsageError(validation_message(e, "settings")) from None
-    cons = cons or (panel.consensus if panel and panel.consensus else ConsensusSettings())
-    thr = thr or (panel.verdict if panel and panel.verdict else VerdictThresholds())
+    block = evaluate_settings(panel)
+    cons = cons or block.consensus or ConsensusSettings()
+    thr = thr or block.verdict or VerdictThresholds()
     return cons, thr
 
 
@@ -324,7 +326,7 @@ async def _reprepare(data: dict[str, Any], panel: PanelFile | None) -> Prepared:
     request = EvaluationRequest.model_validate(data)
     base_dir = Path(request.base_dir) if request.base_dir else None
     seats, _ = make_seats(resumed_judges(panel, request.judges), base_dir=base_dir, stance_prompts=STANCE_PROMPTS)
-    moderator = _moderator((panel.moderator if panel else None) or request.moderator, base_dir)
+    moderator = _moderator(evaluate_settings(panel).moderator or request.moderator, base_dir)
     return prepared_evaluation(request, seats, moderator, panel)
 
 
@@ -367,4 +369,5 @@ SPEC = ProtocolSpec(
     mcp_description=params.MCP_DESCRIPTION,
     mcp_summary=params.MCP_SUMMARY,
     verdict=VERDICT,
+    settings=EvaluateSettings,
 )

@@ -7,12 +7,12 @@ from typing import Any
 
 from moot.protocols.evaluate.follow_up import change_line
 from moot.protocols.evaluate.schemas import VERDICT
+from moot.protocols.evaluate.settings import VerdictThresholds
 from moot.render import html_common as h
 from moot.render.html_chart import Chart, Rule, build_chart
 from moot.render.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, VerdictBox, View
 from moot.render.html_effect import effect_section
 from moot.render.html_page import make_view
-from moot.schemas.config import VerdictThresholds
 
 CriterionRow = tuple[int, str, dict[str, float], float]
 

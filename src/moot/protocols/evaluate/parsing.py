@@ -20,6 +20,7 @@ from moot.parsing.extract import (
     preview,
     reply_parser,
 )
+from moot.protocols.evaluate.criteria import Criterion, criterion_key
 from moot.protocols.evaluate.follow_up import parse_answers
 from moot.protocols.evaluate.locations import location
 from moot.protocols.evaluate.rules import weighted_overall
@@ -32,7 +33,6 @@ from moot.protocols.evaluate.schemas import (
     RaisedFinding,
     ScoredPosition,
 )
-from moot.schemas.criteria import Criterion, criterion_key
 
 _OVERALL_KEYS = ("final_score", "new_score", "overall_score", "revised_score", "new_weighted_score", "score")
 _DIMENSION_KEYS = (

@@ -35,10 +35,10 @@ from moot.protocols.evaluate.schemas import (
     ScoredPosition,
 )
 from moot.protocols.evaluate.state import DebateState
+from moot.protocols.evaluate.task_rubric import Rubric
 from moot.schemas.events import Event
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_schemas import evaluate_reply_schema
-from moot.schemas.rubric import Rubric
 from moot.schemas.spend import Spend
 
 PROMPTS = Templates(Path(__file__).parent / "templates")

@@ -39,8 +39,8 @@ from moot.protocols.evaluate.schemas import (
     ScoredPosition,
     Summary,
 )
+from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
 from moot.protocols.evaluate.state import DebateState
-from moot.schemas.config import ConsensusSettings, VerdictThresholds
 from moot.schemas.effect import DebateEffect, JudgeEffect
 
 

@@ -20,9 +20,9 @@ from moot.engine.steps import Call
 from moot.judges.base import Seat
 from moot.parsing.extract import ReplyError, extract_mapping, reply_parser
 from moot.prompts import Templates
+from moot.protocols.evaluate.task_rubric import Rubric, rescale_weights, rubric_schema
 from moot.schemas.config import Artifact
 from moot.schemas.messages import Message, Prompt
-from moot.schemas.rubric import Rubric, rescale_weights, rubric_schema
 
 SYSTEM = "You write concise, task-specific scoring rubrics for panels of expert judges."
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
 from moot.engine.aggregate import aggregate
+from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.schemas import (
     ConsensusMethod,
     CriticalFinding,
@@ -21,8 +22,7 @@ from moot.protocols.evaluate.schemas import (
     ScoreVerdict,
     VerdictType,
 )
-from moot.schemas.config import ConsensusSettings, VerdictThresholds
-from moot.schemas.criteria import Criterion
+from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
 
 EPSILON = 1e-9
 FindingState = Literal["agreed", "withdrawn", "rejected", "disputed", "open"]

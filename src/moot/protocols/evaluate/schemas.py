@@ -16,11 +16,13 @@ from pydantic import (
     model_serializer,
 )
 
+from moot.engine.aggregate import ScoreAggregate
 from moot.protocol.verdict import VerdictSpec
-from moot.schemas.config import Artifact, ConsensusSettings, JudgeSpec, ScoreAggregate, VerdictThresholds
-from moot.schemas.criteria import Criterion
+from moot.protocols.evaluate.criteria import Criterion
+from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
+from moot.protocols.evaluate.task_rubric import Rubric
+from moot.schemas.config import Artifact, JudgeSpec
 from moot.schemas.envelope import PanelRecorded, ResultEnvelope, SeatStatus, Verdict, VerdictKind
-from moot.schemas.rubric import Rubric
 
 ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
 ConsensusMethod = Literal["unanimous", "majority", "forced"]

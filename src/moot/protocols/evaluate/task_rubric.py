@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from moot.schemas.criteria import Criterion, criterion_key
+from moot.protocols.evaluate.criteria import Criterion, criterion_key
 from moot.schemas.reply_schemas import array, integer, obj, text
 
 __all__ = ["Rubric", "RubricCriterion", "rescale_weights", "rubric_schema"]

@@ -1,4 +1,5 @@
-"""Weighted evaluation criteria (seed 003's `name:weight,...` and its rubrics, seed 000's plan dimensions)."""
+"""evaluate's weighted criteria (seed 003's `name:weight,...` and its rubrics, seed 000's plan dimensions):
+what `--criteria` takes, read here rather than by the kernel."""
 
 from __future__ import annotations
 
@@ -7,10 +8,14 @@ import functools
 import importlib.resources
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict
+
+from moot.errors import UsageError
+from moot.inputs import load_yaml_file
 
 
 class Criterion(BaseModel):
@@ -32,9 +37,9 @@ def criterion_key(name: str) -> str:
 
 @functools.cache
 def _builtin_rubrics() -> dict[str, tuple[Criterion, ...]]:
-    """The rubrics moot ships (`--criteria code`), read from files beside this module in the form a user's own
+    """The rubrics moot ships (`--criteria code`), read from its data files in the form a user's own
     rubric file takes, so that each doubles as an example of it."""
-    folder = importlib.resources.files("moot.schemas") / "rubrics"
+    folder = importlib.resources.files("moot.schemas") / "rubrics"  # where moot has always shipped them
     return {
         f.name.removesuffix(".yaml"): tuple(parse_rubric_data(yaml.safe_load(f.read_text(encoding="utf-8"))))
         for f in folder.iterdir()
@@ -122,3 +127,16 @@ def parse_rubric_data(data: Any) -> list[Criterion]:
     else:
         raise ValueError("a rubric file must hold a list or a mapping of criteria")
     return normalise(raw)
+
+
+def load_criteria(value: str) -> list[Criterion]:
+    """`name:weight,...`, a built-in rubric name (code, design, documentation, plan), or a YAML file."""
+    if not value or not value.strip():
+        raise UsageError("--criteria is empty")
+    p = Path(value)
+    try:
+        if p.suffix.lower() in (".yaml", ".yml", ".json") or (p.exists() and p.is_file()):
+            return parse_rubric_data(load_yaml_file(p, "rubric file"))
+        return parse_criteria_string(value)
+    except ValueError as e:
+        raise UsageError(f"--criteria: {e}") from None
