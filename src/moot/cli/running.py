@@ -48,7 +48,7 @@ def prepare_cli(
     from moot.protocols import spec_for
 
     spec = spec_for(protocol)
-    prepared: Prepared = asyncio.run(spec.build(**spec.adapt(parameters), planning=planning))
+    prepared: Prepared = asyncio.run(spec.plan(spec.adapt(parameters), planning=planning))
     with_author(prepared, author_model)
     sink = progress_sink(progress, fmt)
     options = options_from_panel(prepared.panel, on_event=sink)

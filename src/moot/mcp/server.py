@@ -247,7 +247,7 @@ async def _debate(
     total = spec.progress_total or _planned_rounds
     try:
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
-            planned = with_author(await spec.build(**arguments, planning=True), author_model)
+            planned = with_author(await spec.plan(arguments, planning=True), author_model)
             pricing = options_from_panel(planned.panel).pricing
             return json_result(estimate_prepared(planned, pricing, max_input_tokens))
         prepared, options = await spec.prepare(

@@ -20,6 +20,10 @@ from typing import Any, Protocol, TextIO
 from pydantic import BaseModel
 
 from moot.panel_file import PanelFile
+from moot.protocol.args import REDACTING, ProtocolArgs, RunChoices, api_signature, args_from, prepare_args
+from moot.protocol.args import REQUIRED as REQUIRED
+from moot.protocol.args import SAME as SAME
+from moot.protocol.args import Param as Param
 from moot.protocol.demo import DemoSpec
 from moot.protocol.prepared import Prepared
 from moot.protocol.runs import RunOptions
@@ -28,57 +32,12 @@ from moot.render.terminal import TextReport
 from moot.schemas.config import JudgeSpec
 from moot.store.db import Store
 
-
-class _Required:
-    """The default of a parameter that must be given."""
-
-    def __repr__(self) -> str:
-        return "REQUIRED"
-
-
-REQUIRED: Any = _Required()
-
-
-class _Same:
-    """An MCP default that is the CLI's."""
-
-    def __repr__(self) -> str:
-        return "SAME"
-
-
-SAME: Any = _Same()
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a protocol's command and tool, written once: the CLI option (or argument) and the MCP
-    tool's argument derive from it (`moot.cli.protocol_cmd`, `moot.mcp.server`), so that the two adapters
-    cannot word or type it differently. The spec's `adapt` turns the values into the API's arguments."""
-
-    name: str  # the Python name (`max_rounds`); the CLI spells it `--max-rounds` unless `flags` says otherwise
-    type: Any  # the annotation: `str`, `int | None`, `list[str] | None`, `bool`, ...
-    default: Any = REQUIRED
-    help: str = ""  # the CLI's help, and the MCP description unless `mcp_help` is given
-    flags: tuple[str, ...] = ()  # the CLI's spellings (`("--solution", "-s")`); a bool gives its one flag
-    argument: bool = False  # a positional CLI argument
-    mcp_help: str | None = None
-    mcp_type: Any = None  # the MCP annotation when it differs from `type`
-    mcp_default: Any = SAME  # the MCP tool's default when it differs from the CLI's
-    cli: bool = True  # offered by the CLI
-    mcp: bool = True  # offered by the MCP tool
-
-
 # Where a protocol's command lists `--format` among its own parameters (`params=(..., FORMAT, ...)`); without
 # it, `--format` comes after them. The CLI words it from the spec's `formats`; the MCP tools answer JSON.
 FORMAT = Param("fmt", str, "text", flags=("--format", "-f"), mcp=False)
 # every protocol's: a secret in what would be sent refuses the run unless it may be redacted (`moot.secrets`)
 REDACT_SECRETS = Param(
-    "redact_secrets",
-    bool,
-    False,
-    flags=("--redact-secrets",),
-    help="Send [REDACTED:<kind>] in place of each secret found in the inputs, instead of refusing to run.",
-    mcp_help="Send [REDACTED:<kind>] in place of each secret found in the inputs (default: refuse to run).",
+    "redact_secrets", bool, False, flags=REDACTING.flags, help=REDACTING.help, mcp_help=REDACTING.mcp_help
 )
 
 
@@ -158,6 +117,8 @@ class ProtocolSpec:
     # the public Python names the protocol adds to `moot` and `moot.api` (its function, the sync twin, its
     # result type), so that neither names a protocol
     exports: Mapping[str, Any] = field(default_factory=dict)
+    # the protocol's arguments declared once (`moot.protocol.args`): then `build` takes an instance of it
+    args: type[ProtocolArgs] | None = None
     # --- the CLI command and the MCP tool, built from these alone (nothing is written for them in cli/ or mcp/);
     # the options every protocol command takes (--format, --progress, --html, --require, --dry-run, --max-cost)
     # are the CLI's and the MCP server's own, worded from the fields below ---
@@ -215,6 +176,10 @@ class ProtocolSpec:
         """`build`, with the run options the judges file sets and the API's caps checked (cost, input): one
         place, so that the protocols cannot differ in how they apply a cap. `author_model` (else the judges
         file's `author_model:`) is the model that wrote the artifact, for the panel check."""
+        if self.args is not None:
+            choices = RunChoices(store, on_event, max_cost, max_input_tokens, author_model)
+            planning = bool(kwargs.pop("planning", False))
+            return await prepare_args(self.build, self.bound(*args, **kwargs), choices, planning=planning)
         from moot.protocol.panel import apply_max_cost, options_from_panel, with_author
         from moot.protocol.prepared import check_input_cap
 
@@ -223,6 +188,18 @@ class ProtocolSpec:
         options = options_from_panel(prepared.panel, store=store, on_event=on_event)
         apply_max_cost(options, prepared.seats, max_cost, "max_cost")
         return prepared, options
+
+    def bound(self, *args: Any, **kwargs: Any) -> ProtocolArgs:
+        """The protocol's `Args` from its function's arguments (given as a call gives them)."""
+        assert self.args is not None
+        signature = api_signature(self.args, (), None)
+        return args_from(self.args, signature.bind(*args, **kwargs).arguments)
+
+    async def plan(self, arguments: Mapping[str, Any], *, planning: bool) -> Prepared:
+        """`build` from arguments in the API's names (the adapters' values after `adapt`)."""
+        if self.args is not None:
+            return await self.build(args_from(self.args, arguments), planning)
+        return await self.build(**arguments, planning=planning)
 
 
 async def run_spec(spec: ProtocolSpec, arguments: dict[str, Any]) -> Any:
