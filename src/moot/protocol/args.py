@@ -84,6 +84,7 @@ class Arg:
     cli: bool = True
     mcp: bool = True
     api: bool = True  # False: the adapters' alone (`--no-input`), not in the function's signature
+    listed_after: str | None = None  # the command and tool list it after this field (else in the fields' order)
     convert: Callable[[Any, Mapping[str, Any]], Any] | None = None
 
 
@@ -127,30 +128,38 @@ def _default(info: FieldInfo) -> Any:
 
 
 def params_of(model: type[ProtocolArgs], *, after: Mapping[str, Param] | None = None) -> tuple[Param, ...]:
-    """The command's and the tool's parameters, in the fields' order; `after` puts a shared one (`FORMAT`)
-    after the named field."""
+    """The command's and the tool's parameters, in the fields' order (a field `listed_after` another comes
+    right after it); `after` puts a shared one (`FORMAT`) after the named field."""
+    names = list(model.model_fields)
+    for name in names[:]:
+        a = details(model, name)
+        if a.listed_after is not None:
+            names.remove(name)
+            names.insert(names.index(a.listed_after) + 1, name)
     params: list[Param] = []
-    for name, info in model.model_fields.items():
+    for name in names:
         a = details(model, name)
         if a.cli or a.mcp:
-            params.append(
-                Param(
-                    a.name or name,
-                    info.annotation if a.type is None else a.type,
-                    _default(info) if a.default is SAME else a.default,
-                    help=a.help,
-                    flags=a.flags,
-                    argument=a.argument,
-                    mcp_help=a.mcp_help,
-                    mcp_type=a.mcp_type,
-                    mcp_default=a.mcp_default,
-                    cli=a.cli,
-                    mcp=a.mcp,
-                )
-            )
+            params.append(_param(name, model.model_fields[name], a))
         if after and name in after:
             params.append(after[name])
     return tuple(params)
+
+
+def _param(name: str, info: FieldInfo, a: Arg) -> Param:
+    return Param(
+        a.name or name,
+        info.annotation if a.type is None else a.type,
+        _default(info) if a.default is SAME else a.default,
+        help=a.help,
+        flags=a.flags,
+        argument=a.argument,
+        mcp_help=a.mcp_help,
+        mcp_type=a.mcp_type,
+        mcp_default=a.mcp_default,
+        cli=a.cli,
+        mcp=a.mcp,
+    )
 
 
 def adapt_to(model: type[ProtocolArgs], values: Mapping[str, Any]) -> dict[str, Any]:
@@ -188,27 +197,24 @@ def _raw_annotations(model: type[ProtocolArgs]) -> dict[str, Any]:
 
 
 def api_signature(model: type[ProtocolArgs], run_options: tuple[str, ...], result: Any) -> inspect.Signature:
-    """The public function's signature: the API fields (by position where their `Arg` says), then the run
-    options (`RUN_OPTIONS`, those the protocol takes), each typed as `ProtocolSpec.prepare` takes it."""
+    """The public function's signature: the API fields in their order (by position where their `Arg` says,
+    else by keyword), the run options the protocol takes standing where its `redact_secrets` field does (at
+    the end without one). Annotations are shown as the protocol's module writes them."""
     raw = _raw_annotations(model)
     own: list[inspect.Parameter] = []
-    tail: dict[str, inspect.Parameter] = {}
     for name, info in model.model_fields.items():
         a = details(model, name)
-        if not a.api:
-            continue
-        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD if a.positional else inspect.Parameter.KEYWORD_ONLY
-        default = inspect.Parameter.empty if info.is_required() else info.default
-        parameter = inspect.Parameter(name, kind, default=default, annotation=raw.get(name, info.annotation))
-        (tail if name in RUN_OPTIONS else {}).update({name: parameter})
-        if name not in RUN_OPTIONS:
-            own.append(parameter)
-    for name in run_options:
-        if name not in tail:
-            annotation, default = _RUN_TYPES[name]
-            tail[name] = inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
-    ordered = [tail[n] for n in RUN_OPTIONS if n in tail]
-    return inspect.Signature([*own, *ordered], return_annotation=result)
+        if a.api:
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD if a.positional else inspect.Parameter.KEYWORD_ONLY
+            default = inspect.Parameter.empty if info.is_required() else info.default
+            own.append(inspect.Parameter(name, kind, default=default, annotation=raw.get(name, info.annotation)))
+    runs = [
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_RUN_TYPES[n])
+        for n in run_options
+        if n in _RUN_TYPES
+    ]
+    cut = next((i for i, p in enumerate(own) if p.name in RUN_OPTIONS), len(own))
+    return inspect.Signature([*own[:cut], *runs, *own[cut:]], return_annotation=result)
 
 
 @dataclass(frozen=True)
@@ -223,12 +229,13 @@ class RunChoices:
     author_model: str | None = None
 
 
-_RUN_TYPES: dict[str, tuple[str, Any]] = {
-    "store": ("Store | None", None),
-    "on_event": ("Callable[..., None] | None", None),
-    "max_cost": ("float | None", None),
-    "max_input_tokens": ("int | None", None),
-    "author_model": ("str | None", None),
+# as the protocol functions have always shown them
+_RUN_TYPES = {
+    "store": "Store | None",
+    "on_event": "Callable[..., None] | None",
+    "max_cost": "float | None",
+    "max_input_tokens": "int | None",
+    "author_model": "str | None",
 }
 Build = Callable[[A, bool], Coroutine[Any, Any, Prepared]]
 
