@@ -124,8 +124,8 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     if getattr(result, "status", None) == "waiting":  # host seats owe replies: no result to show or gate yet
         emit(render_result(protocol, result, fmt if fmt in ("json", "yaml") else "text"))
         return 0
-    if spec.show is None:
+    if spec.cli.show is None:
         emit(render(protocol, result, fmt))
     else:
-        result = spec.show(result, fmt, own, CommandTerminal(protocol))
+        result = spec.cli.show(result, fmt, own, CommandTerminal(protocol))
     return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=values["html"])

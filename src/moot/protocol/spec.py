@@ -4,10 +4,11 @@ arguments become a prepared debate, how a stored one is prepared again for resum
 renderings; the CLI, the Python API, the MCP server, `moot batch` and `moot bench` read only this.
 Estimating (the dry run), running and resuming are then the same for every protocol.
 
-The protocol's CLI command and MCP tool are built from the spec too: its parameters declared once (`params`,
-each a `Param`), its `description`, and the few fields after them (`scored`, `require_words`, a `show` hook,
-...); nothing is written for a protocol in `moot.cli` or `moot.mcp` (`moot.cli.protocol_cmd`,
-`moot.mcp.server.protocol_tool`).
+The protocol's function, CLI command and MCP tool are built from the spec too: its arguments declared once
+(`args`, a `moot.protocol.args.ProtocolArgs` model), the words of its command and tool (`cli`, a `CliSpec`)
+and its verdict words (`scored`, `require_words`, ...); nothing is written for a protocol in `moot.cli` or
+`moot.mcp` (`moot.cli.protocol_cmd`, `moot.mcp.server.protocol_tool`). The spec's fields are grouped by
+the face that reads them: `cli`, `batch`, `bench`, `views`, `demo`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,16 @@ from typing import Any, Protocol, TextIO
 from pydantic import BaseModel
 
 from moot.panel_file import PanelFile
-from moot.protocol.args import REDACTING, ProtocolArgs, RunChoices, api_signature, args_from, prepare_args
+from moot.protocol.args import (
+    REDACTING,
+    ProtocolArgs,
+    RunChoices,
+    adapt_to,
+    api_signature,
+    args_from,
+    params_of,
+    prepare_args,
+)
 from moot.protocol.args import REQUIRED as REQUIRED
 from moot.protocol.args import SAME as SAME
 from moot.protocol.args import Param as Param
@@ -102,34 +112,18 @@ class BenchRole:
 
 
 @dataclass(frozen=True)
-class ProtocolSpec:
-    name: str
-    reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
-    result_type: type[BaseModel]
-    text: Callable[[Any], TextReport]  # the terminal rendering of a result (plain or drawn by rich)
-    # the protocol function's own arguments validated and the judges built (the judges file in
-    # `Prepared.panel`); `planning=True` for a dry run (no key needed)
-    build: Callable[..., Coroutine[Any, Any, Prepared]]
-    # the values of `params` (the CLI command's or the MCP tool's: `option`, `context`, `no_files`, ...) in the
-    # API's names, so that the two adapters cannot map them differently
-    adapt: Callable[[Mapping[str, Any]], dict[str, Any]]
+class CliSpec:
+    """The protocol's command (`moot NAME`) and MCP tool beyond its `Args`: their words, the `--format`s its
+    `show` hook prints, and what `moot doctor` checks for it. Nothing is written for a protocol in `moot.cli`
+    or `moot.mcp` (`moot.cli.protocol_cmd`, `moot.mcp.server.protocol_tool`); the options every protocol
+    command takes (--format, --progress, --html, --require, --dry-run, --max-cost) are theirs, worded from
+    these."""
+
     help: str = ""  # one line: `moot --help` (the registry's line wins for a built-in protocol)
-    # the public Python names the protocol adds to `moot` and `moot.api` (its function, the sync twin, its
-    # result type), so that neither names a protocol
-    exports: Mapping[str, Any] = field(default_factory=dict)
-    # the protocol's arguments declared once (`moot.protocol.args`): then `build` takes an instance of it
-    args: type[ProtocolArgs] | None = None
-    # --- the CLI command and the MCP tool, built from these alone (nothing is written for them in cli/ or mcp/);
-    # the options every protocol command takes (--format, --progress, --html, --require, --dry-run, --max-cost)
-    # are the CLI's and the MCP server's own, worded from the fields below ---
-    params: tuple[Param, ...] = ()  # the protocol's own parameters, in the order the CLI lists them
     description: str = ""  # the command's help, and the MCP tool's description unless `mcp_description` is given
     mcp_description: str = ""
     mcp_summary: str = ""  # what the MCP server's instructions say of the tool: one sentence naming it in backticks
-    scored: bool = False  # its result has a score: the command takes `--fail-under`
-    # what `--require` accepts: verdicts at least this good (PASS, CONDITIONAL), or the one outcome that passes
-    require_words: tuple[str, ...] = ()
-    require_fails: str = ""  # with one outcome word: when the gate fails ("the decision is contested")
+    format_after: str | None = None  # the `Args` field `--format` is listed after (default: after them all)
     formats: tuple[str, ...] = ()  # `--format`s its `show` prints besides text, json, yaml and github
     dry_run_help: str = ""  # the CLI's `--dry-run` / `--max-cost` help, when the generic words do not fit
     max_cost_help: str = ""
@@ -140,28 +134,86 @@ class ProtocolSpec:
     # the MCP progress notifications' total, from the prepared debate and the tool's own arguments (default:
     # the rounds planned)
     progress_total: Callable[[Prepared, Mapping[str, Any]], int | None] | None = None
-    # --- batch and bench ---
-    batch: BatchSpec = field(default_factory=BatchSpec)  # how `moot batch` reads its items
-    bench: BenchRole | None = None  # the suites `moot bench` runs with it (None: none)
-    # --- reports and results ---
+    # the judges `moot doctor` checks when no judges file is in effect, each with the role it names
+    default_judges: tuple[tuple[str, JudgeSpec], ...] = ()
+    # the smallest `max_tokens` its replies need with a default request (`moot doctor` flags a judge below it;
+    # a run checks its own request's schemas before round 1)
+    reply_minimum: Callable[[], int] | None = None
+    # a protocol without `Args` (written against the flat spec, `moot.protocol.flat`): its parameters as the
+    # adapters take them, and their values in the API's names
+    params: tuple[Param, ...] = ()
+    adapt: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """How a result of the protocol is shown: on the terminal, as GitHub Markdown, in the HTML report."""
+
+    text: Callable[[Any], TextReport]  # the terminal rendering of a result (plain or drawn by rich)
     # what round 0, the step after the last round, is called in spend and in the reports
     final_name: str = "synthesis"
-    # the one word a list shows for a result, by its verdict's kind (RECOMMENDED, CONSENSUS, ...); None:
-    # the verdict's answer itself (PASS/CONDITIONAL/FAIL)
-    outcome_words: Mapping[str, str] | None = None
     # whether a stored result without a `protocol` key (written before the envelope) is this protocol's
     legacy_result: Callable[[Mapping[str, Any]], bool] | None = None
     # `--format github`: a result's JSON as GitHub Markdown (None: the generic rendering)
     github_markdown: Callable[[Mapping[str, Any]], str] | None = None
     # the HTML report's view of a stored debate (None: the generic view)
     html_view: Callable[[DebateRecord], View] | None = None
-    # the judges `moot doctor` checks when no judges file is in effect, each with the role it names
-    default_judges: tuple[tuple[str, JudgeSpec], ...] = ()
-    # the smallest `max_tokens` its replies need with a default request (`moot doctor` flags a judge below it;
-    # a run checks its own request's schemas before round 1)
-    reply_minimum: Callable[[], int] | None = None
-    # --- demo ---
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """A protocol, as the rest of moot knows it: its arguments (`args`), how they become a prepared debate
+    (`build`) and how a stored one is prepared again (`reprepare`), its result type, and one group per
+    face: the command and tool (`cli`), `moot batch`, `moot bench`, the renderings (`views`), the demo."""
+
+    name: str
+    reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
+    result_type: type[BaseModel]
+    # the `Args` validated and the judges built (the judges file in `Prepared.panel`): `build(args, planning)`,
+    # `planning=True` for a dry run (no key needed); without `args`, `build(**arguments, planning=...)`
+    build: Callable[..., Coroutine[Any, Any, Prepared]]
+    views: ViewSpec
+    # the protocol's arguments, declared once (`moot.protocol.args`): its function, command and tool come from it
+    args: type[ProtocolArgs] | None = None
+    # the public Python names the protocol adds to `moot` and `moot.api` (its function, the sync twin, its
+    # result type), so that neither names a protocol
+    exports: Mapping[str, Any] = field(default_factory=dict)
+    cli: CliSpec = field(default_factory=CliSpec)
+    batch: BatchSpec = field(default_factory=BatchSpec)  # how `moot batch` reads its items
+    bench: BenchRole | None = None  # the suites `moot bench` runs with it (None: none)
     demo: DemoSpec | None = None  # what `moot demo NAME` runs and exports (none: the protocol has no demo)
+    # --- the verdict (one `verdict=` group once the verdict words move there) ---
+    scored: bool = False  # its result has a score: the command takes `--fail-under`
+    # what `--require` accepts: verdicts at least this good (PASS, CONDITIONAL), or the one outcome that passes
+    require_words: tuple[str, ...] = ()
+    require_fails: str = ""  # with one outcome word: when the gate fails ("the decision is contested")
+    # the one word a list shows for a result, by its verdict's kind (RECOMMENDED, CONSENSUS, ...); None:
+    # the verdict's answer itself (PASS/CONDITIONAL/FAIL)
+    outcome_words: Mapping[str, str] | None = None
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        """The command's and tool's parameters, in the order the CLI lists them (from `args`, `--format`
+        where `cli.format_after` puts it)."""
+        if self.args is None:
+            return self.cli.params
+        after = {self.cli.format_after: FORMAT} if self.cli.format_after else None
+        return params_of(self.args, after=after)
+
+    def adapt(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The command's or tool's values (by their names) in the API's names, so that the two adapters
+        cannot map them differently."""
+        if self.args is not None:
+            return adapt_to(self.args, values)
+        return self.cli.adapt(values) if self.cli.adapt else dict(values)
+
+    @property
+    def description(self) -> str:
+        return self.cli.description
+
+    @property
+    def mcp_description(self) -> str:
+        return self.cli.mcp_description
 
     async def prepare(
         self,

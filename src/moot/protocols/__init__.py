@@ -112,4 +112,4 @@ def one_line_help(name: str) -> str:
     found = entry(name)
     if found is not None and found.help:
         return found.help
-    return spec_for(name).help
+    return spec_for(name).cli.help

@@ -4,7 +4,6 @@ know of it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +11,10 @@ from moot.engine.budget import scenarios, tokens_of
 from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
-from moot.protocol.args import Arg, ProtocolArgs, adapt_to, api_function, arg, params_of
+from moot.protocol.args import Arg, ProtocolArgs, api_function, arg
 from moot.protocol.panel import JudgeLike, blocking, check_rounds, load_panel, make_seats, resumed_judges
 from moot.protocol.prepared import Prepared
-from moot.protocol.spec import ProtocolSpec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.render.terminal import TextReport, TextTable
 from moot_toy.demo_spec import DEMO
 from moot_toy.protocol import Vote
@@ -101,14 +100,14 @@ SPEC = ProtocolSpec(
     "vote",
     _reprepare,
     VoteResult,
-    _text,
     _build,
-    partial(adapt_to, VoteArgs),
-    help="Judges answer a yes/no question; they read each other once if they split.",
-    exports={"vote": vote, "vote_sync": vote_sync, "VoteResult": VoteResult, "prepared_vote": prepared_vote},
+    ViewSpec(_text),
     args=VoteArgs,
-    params=params_of(VoteArgs),
-    description="Judges answer a yes/no question with a reason; when they split, each reads the others' "
-    "answers and answers again. Consensus when all agree.",
+    exports={"vote": vote, "vote_sync": vote_sync, "VoteResult": VoteResult, "prepared_vote": prepared_vote},
+    cli=CliSpec(
+        help="Judges answer a yes/no question; they read each other once if they split.",
+        description="Judges answer a yes/no question with a reason; when they split, each reads the others' "
+        "answers and answers again. Consensus when all agree.",
+    ),
     demo=DEMO,
 )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from moot.judges.host import HOST
 from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
-from moot.protocol.args import adapt_to, api_function, params_of
+from moot.protocol.args import api_function
 from moot.protocol.panel import (
     JudgeLike,
     Panelist,
@@ -40,7 +39,7 @@ from moot.protocol.panel import (
 )
 from moot.protocol.prepared import Prepared, run_prepared
 from moot.protocol.runs import RunOptions
-from moot.protocol.spec import FORMAT, ProtocolSpec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.protocols.challenge.calls import challenge_scenarios
 from moot.protocols.challenge.html import challenge_view
 from moot.protocols.challenge.params import DEMO, ChallengeArgs
@@ -352,9 +351,9 @@ SPEC = ProtocolSpec(
     "challenge",
     _reprepare,
     ChallengeResult,
-    _text,
     _build,
-    partial(adapt_to, ChallengeArgs),
+    ViewSpec(_text, PositionChallenge.final_name, is_legacy_result, challenge_github, challenge_view),
+    args=ChallengeArgs,
     exports={
         "challenge": challenge,
         "challenge_sync": challenge_sync,
@@ -363,25 +362,22 @@ SPEC = ProtocolSpec(
         "prepared_challenge": prepared_challenge,
         "run_challenge": run_challenge,
     },
+    cli=CliSpec(
+        description=params.DESCRIPTION,
+        mcp_description=params.MCP_DESCRIPTION,
+        mcp_summary=params.MCP_SUMMARY,
+        format_after="max_rounds",
+        formats=text.FORMATS,
+        dry_run_help=params.DRY_RUN_HELP,
+        max_cost_help=params.MAX_COST_HELP,
+        show=text.show,
+        progress_total=params.progress_total,
+        default_judges=DOCTOR_JUDGES,
+        reply_minimum=params.reply_minimum,
+    ),
     batch=params.BATCH,
-    final_name=PositionChallenge.final_name,
-    outcome_words=OUTCOME_WORDS,
-    legacy_result=is_legacy_result,
-    github_markdown=challenge_github,
-    html_view=challenge_view,
-    default_judges=DOCTOR_JUDGES,
     demo=DEMO,
-    args=ChallengeArgs,
-    params=params_of(ChallengeArgs, after={"max_rounds": FORMAT}),
-    reply_minimum=params.reply_minimum,
-    description=params.DESCRIPTION,
-    mcp_description=params.MCP_DESCRIPTION,
-    mcp_summary=params.MCP_SUMMARY,
     require_words=("CONSENSUS",),
     require_fails="the debate ends in a tradeoff",
-    formats=text.FORMATS,
-    dry_run_help=params.DRY_RUN_HELP,
-    max_cost_help=params.MAX_COST_HELP,
-    show=text.show,
-    progress_total=params.progress_total,
+    outcome_words=OUTCOME_WORDS,
 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +11,11 @@ from moot.engine.budget import scenarios, tokens_of
 from moot.inputs import load_artifacts
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
-from moot.protocol.args import adapt_to, api_function, params_of
+from moot.protocol.args import api_function
 from moot.protocol.panel import blocking, resumed_judges
 from moot.protocol.prepared import Prepared, run_prepared
 from moot.protocol.runs import RunOptions
-from moot.protocol.spec import FORMAT, ProtocolSpec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.html import decide_view
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
@@ -139,9 +138,9 @@ SPEC = ProtocolSpec(
     "decide",
     _reprepare,
     DecisionResult,
-    _text,
     _build,
-    partial(adapt_to, DecideArgs),
+    ViewSpec(_text, Decision.final_name, github_markdown=decision_github, html_view=decide_view),
+    args=DecideArgs,
     exports={
         "decide": decide,
         "decide_sync": decide_sync,
@@ -151,21 +150,19 @@ SPEC = ProtocolSpec(
         "run_decision": run_decision,
         "record_choice": record_choice,
     },
+    cli=CliSpec(
+        description=params.DESCRIPTION,
+        mcp_description=params.MCP_DESCRIPTION,
+        mcp_summary=params.MCP_SUMMARY,
+        format_after="write_files",
+        show=terminal.show,
+        default_judges=DOCTOR_JUDGES,
+        reply_minimum=params.reply_minimum,
+    ),
     batch=params.BATCH,
     bench=params.BENCH,
-    final_name=Decision.final_name,
-    outcome_words=OUTCOME_WORDS,
-    github_markdown=decision_github,
-    html_view=decide_view,
-    default_judges=DOCTOR_JUDGES,
     demo=DEMO,
-    args=DecideArgs,
-    params=params_of(DecideArgs, after={"write_files": FORMAT}),
-    reply_minimum=params.reply_minimum,
-    description=params.DESCRIPTION,
-    mcp_description=params.MCP_DESCRIPTION,
-    mcp_summary=params.MCP_SUMMARY,
     require_words=("RECOMMENDED",),
     require_fails="the decision is contested",
-    show=terminal.show,
+    outcome_words=OUTCOME_WORDS,
 )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from datetime import date
-from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,7 +18,7 @@ from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.judges.host import HOST
 from moot.panel_file import PanelFile
-from moot.protocol.args import adapt_to, api_function, params_of
+from moot.protocol.args import api_function
 from moot.protocol.panel import (
     JudgeLike,
     blocking,
@@ -33,7 +32,7 @@ from moot.protocol.panel import (
 )
 from moot.protocol.prepared import Prepared, run_prepared
 from moot.protocol.runs import RunOptions
-from moot.protocol.spec import FORMAT, ProtocolSpec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.protocols.evaluate.follow_up import load_earlier
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
@@ -330,9 +329,9 @@ SPEC = ProtocolSpec(
     "evaluate",
     _reprepare,
     EvaluationResult,
-    _text,
     _build,
-    partial(adapt_to, EvaluateArgs),
+    ViewSpec(_text, Evaluation.final_name, github_markdown=evaluation_github, html_view=evaluate_view),
+    args=EvaluateArgs,
     exports={
         "evaluate": evaluate,
         "evaluate_sync": evaluate_sync,
@@ -341,21 +340,19 @@ SPEC = ProtocolSpec(
         "prepared_evaluation": prepared_evaluation,
         "run_evaluation": run_evaluation,
     },
+    cli=CliSpec(
+        description=params.DESCRIPTION,
+        mcp_description=params.MCP_DESCRIPTION,
+        mcp_summary=params.MCP_SUMMARY,
+        format_after="mode",
+        formats=("sarif",),
+        show=show,
+        default_judges=DOCTOR_JUDGES,
+        reply_minimum=params.reply_minimum,
+    ),
     batch=params.BATCH,
     bench=params.BENCH,
-    final_name=Evaluation.final_name,
-    github_markdown=evaluation_github,
-    formats=("sarif",),
-    show=show,
-    html_view=evaluate_view,
-    default_judges=DOCTOR_JUDGES,
     demo=DEMO,
-    args=EvaluateArgs,
-    params=params_of(EvaluateArgs, after={"mode": FORMAT}),
-    reply_minimum=params.reply_minimum,
-    description=params.DESCRIPTION,
-    mcp_description=params.MCP_DESCRIPTION,
-    mcp_summary=params.MCP_SUMMARY,
     scored=True,
     require_words=("PASS", "CONDITIONAL"),
 )
