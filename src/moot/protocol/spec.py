@@ -252,11 +252,3 @@ class ProtocolSpec:
         if self.args is not None:
             return await self.build(args_from(self.args, arguments), planning)
         return await self.build(**arguments, planning=planning)
-
-
-async def run_spec(spec: ProtocolSpec, arguments: dict[str, Any]) -> Any:
-    """Run a protocol from its public function's arguments (as that function received them)."""
-    from moot.protocol.prepared import run_prepared
-
-    prepared, options = await spec.prepare(**arguments)
-    return await run_prepared(prepared, options)
