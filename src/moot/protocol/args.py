@@ -240,13 +240,11 @@ _RUN_TYPES = {
 Build = Callable[[A, bool], Coroutine[Any, Any, Prepared]]
 
 
-async def prepare_args(
-    build: Build[A], args: A, choices: RunChoices, *, planning: bool = False
-) -> tuple[Prepared, RunOptions]:
-    """`build`, with the run options the judges file sets and the API's caps checked (cost, input): one
-    place, so that the protocols cannot differ in how they apply a cap. `author_model` (else the judges
-    file's `author_model:`) is the model that wrote the artifact, for the panel check."""
-    prepared = with_author(await build(args, planning), choices.author_model)
+def with_run_choices(prepared: Prepared, choices: RunChoices) -> tuple[Prepared, RunOptions]:
+    """A prepared debate with the run options the judges file sets and the API's caps checked (cost,
+    input): one place, so that the protocols cannot differ in how they apply a cap. `author_model` (else
+    the judges file's `author_model:`) is the model that wrote the artifact, for the panel check."""
+    with_author(prepared, choices.author_model)
     check_input_cap(prepared, choices.max_input_tokens)
     options = options_from_panel(prepared.panel, store=choices.store, on_event=choices.on_event)
     apply_max_cost(options, prepared.seats, choices.max_cost, "max_cost")
@@ -273,7 +271,7 @@ def api_function(
         bound.apply_defaults()
         given = dict(bound.arguments)
         choices = RunChoices(**{k: given.pop(k) for k in list(given) if k in options})
-        prepared, run = await prepare_args(build, args_from(model, given), choices)
+        prepared, run = with_run_choices(await build(args_from(model, given), False), choices)
         done: R = await run_prepared(prepared, run)
         return done
 

@@ -29,7 +29,7 @@ from moot.protocol.args import (
     api_signature,
     args_from,
     params_of,
-    prepare_args,
+    with_run_choices,
 )
 from moot.protocol.args import REQUIRED as REQUIRED
 from moot.protocol.args import SAME as SAME
@@ -225,21 +225,13 @@ class ProtocolSpec:
         author_model: str | None = None,
         **kwargs: Any,
     ) -> tuple[Prepared, RunOptions]:
-        """`build`, with the run options the judges file sets and the API's caps checked (cost, input): one
-        place, so that the protocols cannot differ in how they apply a cap. `author_model` (else the judges
-        file's `author_model:`) is the model that wrote the artifact, for the panel check."""
-        if self.args is not None:
-            choices = RunChoices(store, on_event, max_cost, max_input_tokens, author_model)
-            planning = bool(kwargs.pop("planning", False))
-            return await prepare_args(self.build, self.bound(*args, **kwargs), choices, planning=planning)
-        from moot.protocol.panel import apply_max_cost, options_from_panel, with_author
-        from moot.protocol.prepared import check_input_cap
-
-        prepared = with_author(await self.build(*args, **kwargs), author_model)
-        check_input_cap(prepared, max_input_tokens)
-        options = options_from_panel(prepared.panel, store=store, on_event=on_event)
-        apply_max_cost(options, prepared.seats, max_cost, "max_cost")
-        return prepared, options
+        """`build` from the function's arguments (given as a call gives them, `planning=True` for a dry
+        run), with the run options and the caps applied as the function applies them (`with_run_choices`)."""
+        choices = RunChoices(store, on_event, max_cost, max_input_tokens, author_model)
+        if self.args is None:  # a flat spec's builder takes the function's own arguments
+            return with_run_choices(await self.build(*args, **kwargs), choices)
+        planning = bool(kwargs.pop("planning", False))
+        return with_run_choices(await self.build(self.bound(*args, **kwargs), planning), choices)
 
     def bound(self, *args: Any, **kwargs: Any) -> ProtocolArgs:
         """The protocol's `Args` from its function's arguments (given as a call gives them)."""
