@@ -3,9 +3,9 @@ nothing in cli/ names a protocol.
 
 A protocol gets its command by what its SPEC declares (`moot.protocol.spec.ProtocolSpec`), nothing else:
 
-- `params` (`moot.protocol.spec.Param`), in their order: typer options, or an argument, with the CLI's help
-  texts; `--format` stands where the params put `FORMAT` (else after them), its choices the generic ones
-  plus the spec's `formats`;
+- `params` (`moot.protocol.args.Param`s, derived from the protocol's `Args` model), in their order: typer
+  options, or an argument, with the CLI's help texts; `--format` stands where the params put `FORMAT`
+  (`cli.format_after`; else after them), its choices the generic ones plus the spec's `cli.formats`;
 - then the options every protocol command takes, worded here and from the spec: `--progress/--quiet`,
   `--html`, `--fail-under` (a `scored` protocol's), `--require` (from `require_words` and
   `require_fails`), `--dry-run` and `--max-cost` (`dry_run_help` and `max_cost_help` when the generic
