@@ -13,7 +13,7 @@ import pytest
 import moot.batch.items as items_module
 from moot.batch.items import item_fields, load_items
 from moot.errors import UsageError
-from moot.protocol.spec import ProtocolSpec
+from moot.protocol.flat import flat_spec as ProtocolSpec
 from moot.protocols import names, spec_for
 
 

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from moot.cli import protocol_cmd
 from moot.mcp.server import protocol_tool, protocol_tools
-from moot.protocol.spec import FORMAT, REQUIRED, Param, ProtocolSpec
+from moot.protocol.flat import flat_spec as ProtocolSpec
+from moot.protocol.spec import FORMAT, REQUIRED, Param
 from moot.protocol.verdict import VerdictSpec
 from moot.protocols import spec_for, specs
 

@@ -28,7 +28,7 @@ def _specs(source: Any, enforce_trust: bool = True) -> list[tuple[str, Any]]:
 
     panel = load_source(source, enforce_trust=enforce_trust)
     if panel is None:
-        return [judge for spec in protocol_specs() for judge in spec.default_judges]
+        return [judge for spec in protocol_specs() for judge in spec.cli.default_judges]
     specs = [("judge", s) for s in panel.panel or []]
     for role in ("moderator", "proponent"):
         if spec := panel.setting(role):
@@ -85,7 +85,7 @@ async def check_output_bound(row: Row, spec: Any) -> None:
         return
     why = "max_tokens" if spec.max_tokens is not None else "moot's default for a judge on a local server"
     row["output_bound"] = f"{bound} tokens ({why})"
-    needs = {p.name: p.reply_minimum() for p in protocol_specs() if p.reply_minimum is not None}
+    needs = {p.name: p.cli.reply_minimum() for p in protocol_specs() if p.cli.reply_minimum is not None}
     short = {name: need for name, need in needs.items() if bound < need}
     if short:
         row["output_bound_short"] = "; ".join(

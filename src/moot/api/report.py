@@ -48,8 +48,8 @@ def build_view(record: DebateRecord) -> View:
     if entry(record.protocol) is None:
         return generic_view(record)
     spec = spec_for(record.protocol)
-    named = replace(record, final_name=spec.final_name)
-    return spec.html_view(named) if spec.html_view is not None else generic_view(named, spec.verdict.words)
+    named = replace(record, final_name=spec.views.final_name)
+    return spec.views.html_view(named) if spec.views.html_view is not None else generic_view(named, spec.verdict.words)
 
 
 def render_html(record: DebateRecord) -> str:
@@ -71,7 +71,7 @@ def write_html_report(store: Store, debate_id: str, path: str | Path) -> Path:
 def github_markdown(result: Mapping[str, Any]) -> str:
     """`--format github`: a result as inert GitHub Markdown, through its protocol's own renderer."""
     name = str(result.get("protocol", ""))
-    renderer = spec_for(name).github_markdown if entry(name) is not None else None
+    renderer = spec_for(name).views.github_markdown if entry(name) is not None else None
     return render_github(result, renderer)
 
 

@@ -26,7 +26,7 @@ def protocol_of(result: Mapping[str, Any], protocol: str = "") -> str:
     if name:
         return name
     for candidate in names():
-        recognises = spec_for(candidate).legacy_result
+        recognises = spec_for(candidate).views.legacy_result
         if recognises is not None and recognises(result):
             return candidate
     return ""

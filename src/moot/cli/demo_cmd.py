@@ -109,7 +109,7 @@ def _run_built(which: str, arguments: dict[str, Any], first_line: str, fmt: str,
     from moot.protocol.runs import RunOptions
     from moot.protocols import spec_for
 
-    prepared = asyncio.run(spec_for(which).build(**arguments))
+    prepared = asyncio.run(spec_for(which).plan(arguments, planning=False))
     require_credentials(seat_judges(prepared.seats))  # before the first progress line
     sink = progress_sink(progress, fmt)
     listed = prepared.panel_seats if prepared.panel_seats is not None else prepared.seats

@@ -56,7 +56,7 @@ def finish(
 def protocol_formats(spec: ProtocolSpec) -> tuple[str, ...]:
     """The `--format`s of a protocol's command: text, json and yaml, those its `show` prints itself
     (`markdown`), and github."""
-    return (*FORMATS, *spec.formats, "github")
+    return (*FORMATS, *spec.cli.formats, "github")
 
 
 def render(protocol: str, result: Any, fmt: str) -> str:

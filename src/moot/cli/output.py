@@ -81,7 +81,7 @@ def render_result(protocol: str, result: BaseModel | dict[str, Any], fmt: str, *
     if entry(protocol) is None:  # a debate of a protocol this installation does not have
         return to_yaml(data)
     spec = spec_for(protocol)
-    return text_for(spec.text(spec.result_type.model_validate(data)), stream)
+    return text_for(spec.views.text(spec.result_type.model_validate(data)), stream)
 
 
 def emit(text: str) -> None:

@@ -3,9 +3,9 @@ nothing in cli/ names a protocol.
 
 A protocol gets its command by what its SPEC declares (`moot.protocol.spec.ProtocolSpec`), nothing else:
 
-- `params` (`moot.protocol.spec.Param`), in their order: typer options, or an argument, with the CLI's help
-  texts; `--format` stands where the params put `FORMAT` (else after them), its choices the generic ones
-  plus the spec's `formats`;
+- `params` (`moot.protocol.args.Param`s, derived from the protocol's `Args` model), in their order: typer
+  options, or an argument, with the CLI's help texts; `--format` stands where the params put `FORMAT`
+  (`cli.format_after`; else after them), its choices the generic ones plus the spec's `cli.formats`;
 - then the options every protocol command takes, worded here and from the spec: `--progress/--quiet`,
   `--html`, `--fail-under` (a `scored` protocol's), `--require` (from its `verdict`'s `require` and
   `require_fails`), `--dry-run` and `--max-cost` (`dry_run_help` and `max_cost_help` when the generic
@@ -82,8 +82,8 @@ def command_parameters(spec: ProtocolSpec) -> list[inspect.Parameter]:
     if spec.verdict.require:
         option = typer.Option("--require", help=require_help(spec))
         parameters.append(_parameter("require", Annotated[str | None, option], None))
-    dry_run = typer.Option("--dry-run", help=spec.dry_run_help or DRY_RUN_HELP)
-    max_cost = typer.Option("--max-cost", help=spec.max_cost_help or MAX_COST_HELP)
+    dry_run = typer.Option("--dry-run", help=spec.cli.dry_run_help or DRY_RUN_HELP)
+    max_cost = typer.Option("--max-cost", help=spec.cli.max_cost_help or MAX_COST_HELP)
     parameters += [
         _parameter("dry_run", Annotated[bool, dry_run], False),
         _parameter("max_cost", Annotated[float | None, max_cost], None),
@@ -110,5 +110,5 @@ def protocol_command(name: str) -> Callable[..., int]:
     command.__signature__ = signature  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": int}
     command.__name__ = command.__qualname__ = name
-    command.__doc__ = spec.description
+    command.__doc__ = spec.cli.description
     return command

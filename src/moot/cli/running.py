@@ -48,7 +48,7 @@ def prepare_cli(
     from moot.protocols import spec_for
 
     spec = spec_for(protocol)
-    prepared: Prepared = asyncio.run(spec.build(**spec.adapt(parameters), planning=planning))
+    prepared: Prepared = asyncio.run(spec.plan(spec.adapt(parameters), planning=planning))
     with_author(prepared, author_model)
     sink = progress_sink(progress, fmt)
     options = options_from_panel(prepared.panel, on_event=sink)
@@ -124,8 +124,8 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     if getattr(result, "status", None) == "waiting":  # host seats owe replies: no result to show or gate yet
         emit(render_result(protocol, result, fmt if fmt in ("json", "yaml") else "text"))
         return 0
-    if spec.show is None:
+    if spec.cli.show is None:
         emit(render(protocol, result, fmt))
     else:
-        result = spec.show(result, fmt, own, CommandTerminal(protocol))
+        result = spec.cli.show(result, fmt, own, CommandTerminal(protocol))
     return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=values["html"])

@@ -216,7 +216,7 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
     tool.__name__ = tool.__qualname__ = spec.name
-    tool.__doc__ = spec.mcp_description or spec.description
+    tool.__doc__ = spec.cli.mcp_description or spec.cli.description
     return tool
 
 
@@ -244,10 +244,10 @@ async def _debate(
     from moot.store.shared import shared_store
 
     arguments = spec.adapt(values)
-    total = spec.progress_total or _planned_rounds
+    total = spec.cli.progress_total or _planned_rounds
     try:
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
-            planned = with_author(await spec.build(**arguments, planning=True), author_model)
+            planned = with_author(await spec.plan(arguments, planning=True), author_model)
             pricing = options_from_panel(planned.panel).pricing
             return json_result(estimate_prepared(planned, pricing, max_input_tokens))
         prepared, options = await spec.prepare(
@@ -355,7 +355,7 @@ def instructions() -> str:
     """What the server tells a client about its tools, each protocol's sentence from its spec."""
     from moot.protocols import specs
 
-    return " ".join([ABOUT, *(s.mcp_summary for s in specs() if s.mcp_summary), STORED])
+    return " ".join([ABOUT, *(s.cli.mcp_summary for s in specs() if s.cli.mcp_summary), STORED])
 
 
 def _version() -> str:

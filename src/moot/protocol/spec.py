@@ -4,10 +4,11 @@ arguments become a prepared debate, how a stored one is prepared again for resum
 renderings; the CLI, the Python API, the MCP server, `moot batch` and `moot bench` read only this.
 Estimating (the dry run), running and resuming are then the same for every protocol.
 
-The protocol's CLI command and MCP tool are built from the spec too: its parameters declared once (`params`,
-each a `Param`), its `description`, and the few fields after them (`verdict`, a `show` hook,
-...); nothing is written for a protocol in `moot.cli` or `moot.mcp` (`moot.cli.protocol_cmd`,
-`moot.mcp.server.protocol_tool`).
+The protocol's function, CLI command and MCP tool are built from the spec too: its arguments declared once
+(`args`, a `moot.protocol.args.ProtocolArgs` model), the words of its command and tool (`cli`, a `CliSpec`)
+its verdict words (`verdict`, a `VerdictSpec`); nothing is written for a protocol in `moot.cli` or
+`moot.mcp` (`moot.cli.protocol_cmd`, `moot.mcp.server.protocol_tool`). The spec's fields are grouped by
+the face that reads them: `cli`, `batch`, `bench`, `views`, `verdict`, `demo`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,19 @@ from typing import Any, Protocol, TextIO
 from pydantic import BaseModel
 
 from moot.panel_file import PanelFile
+from moot.protocol.args import (
+    REDACTING,
+    ProtocolArgs,
+    RunChoices,
+    adapt_to,
+    api_signature,
+    args_from,
+    params_of,
+    with_run_choices,
+)
+from moot.protocol.args import REQUIRED as REQUIRED
+from moot.protocol.args import SAME as SAME
+from moot.protocol.args import Param as Param
 from moot.protocol.demo import DemoSpec
 from moot.protocol.prepared import Prepared
 from moot.protocol.runs import RunOptions
@@ -29,57 +43,12 @@ from moot.render.terminal import TextReport
 from moot.schemas.config import JudgeSpec
 from moot.store.db import Store
 
-
-class _Required:
-    """The default of a parameter that must be given."""
-
-    def __repr__(self) -> str:
-        return "REQUIRED"
-
-
-REQUIRED: Any = _Required()
-
-
-class _Same:
-    """An MCP default that is the CLI's."""
-
-    def __repr__(self) -> str:
-        return "SAME"
-
-
-SAME: Any = _Same()
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a protocol's command and tool, written once: the CLI option (or argument) and the MCP
-    tool's argument derive from it (`moot.cli.protocol_cmd`, `moot.mcp.server`), so that the two adapters
-    cannot word or type it differently. The spec's `adapt` turns the values into the API's arguments."""
-
-    name: str  # the Python name (`max_rounds`); the CLI spells it `--max-rounds` unless `flags` says otherwise
-    type: Any  # the annotation: `str`, `int | None`, `list[str] | None`, `bool`, ...
-    default: Any = REQUIRED
-    help: str = ""  # the CLI's help, and the MCP description unless `mcp_help` is given
-    flags: tuple[str, ...] = ()  # the CLI's spellings (`("--solution", "-s")`); a bool gives its one flag
-    argument: bool = False  # a positional CLI argument
-    mcp_help: str | None = None
-    mcp_type: Any = None  # the MCP annotation when it differs from `type`
-    mcp_default: Any = SAME  # the MCP tool's default when it differs from the CLI's
-    cli: bool = True  # offered by the CLI
-    mcp: bool = True  # offered by the MCP tool
-
-
 # Where a protocol's command lists `--format` among its own parameters (`params=(..., FORMAT, ...)`); without
 # it, `--format` comes after them. The CLI words it from the spec's `formats`; the MCP tools answer JSON.
 FORMAT = Param("fmt", str, "text", flags=("--format", "-f"), mcp=False)
 # every protocol's: a secret in what would be sent refuses the run unless it may be redacted (`moot.secrets`)
 REDACT_SECRETS = Param(
-    "redact_secrets",
-    bool,
-    False,
-    flags=("--redact-secrets",),
-    help="Send [REDACTED:<kind>] in place of each secret found in the inputs, instead of refusing to run.",
-    mcp_help="Send [REDACTED:<kind>] in place of each secret found in the inputs (default: refuse to run).",
+    "redact_secrets", bool, False, flags=REDACTING.flags, help=REDACTING.help, mcp_help=REDACTING.mcp_help
 )
 
 
@@ -144,30 +113,18 @@ class BenchRole:
 
 
 @dataclass(frozen=True)
-class ProtocolSpec:
-    name: str
-    reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
-    result_type: type[BaseModel]
-    text: Callable[[Any], TextReport]  # the terminal rendering of a result (plain or drawn by rich)
-    # the protocol function's own arguments validated and the judges built (the judges file in
-    # `Prepared.panel`); `planning=True` for a dry run (no key needed)
-    build: Callable[..., Coroutine[Any, Any, Prepared]]
-    # the values of `params` (the CLI command's or the MCP tool's: `option`, `context`, `no_files`, ...) in the
-    # API's names, so that the two adapters cannot map them differently
-    adapt: Callable[[Mapping[str, Any]], dict[str, Any]]
+class CliSpec:
+    """The protocol's command (`moot NAME`) and MCP tool beyond its `Args`: their words, the `--format`s its
+    `show` hook prints, and what `moot doctor` checks for it. Nothing is written for a protocol in `moot.cli`
+    or `moot.mcp` (`moot.cli.protocol_cmd`, `moot.mcp.server.protocol_tool`); the options every protocol
+    command takes (--format, --progress, --html, --require, --dry-run, --max-cost) are theirs, worded from
+    these."""
+
     help: str = ""  # one line: `moot --help` (the registry's line wins for a built-in protocol)
-    # the public Python names the protocol adds to `moot` and `moot.api` (its function, the sync twin, its
-    # result type), so that neither names a protocol
-    exports: Mapping[str, Any] = field(default_factory=dict)
-    # --- the CLI command and the MCP tool, built from these alone (nothing is written for them in cli/ or mcp/);
-    # the options every protocol command takes (--format, --progress, --html, --require, --dry-run, --max-cost)
-    # are the CLI's and the MCP server's own, worded from the fields below ---
-    params: tuple[Param, ...] = ()  # the protocol's own parameters, in the order the CLI lists them
     description: str = ""  # the command's help, and the MCP tool's description unless `mcp_description` is given
     mcp_description: str = ""
     mcp_summary: str = ""  # what the MCP server's instructions say of the tool: one sentence naming it in backticks
-    # its verdict words, their ranking and tones; what `--require` and `--fail-under` accept (`VerdictSpec`)
-    verdict: VerdictSpec = field(default_factory=VerdictSpec)
+    format_after: str | None = None  # the `Args` field `--format` is listed after (default: after them all)
     formats: tuple[str, ...] = ()  # `--format`s its `show` prints besides text, json, yaml and github
     dry_run_help: str = ""  # the CLI's `--dry-run` / `--max-cost` help, when the generic words do not fit
     max_cost_help: str = ""
@@ -178,10 +135,22 @@ class ProtocolSpec:
     # the MCP progress notifications' total, from the prepared debate and the tool's own arguments (default:
     # the rounds planned)
     progress_total: Callable[[Prepared, Mapping[str, Any]], int | None] | None = None
-    # --- batch and bench ---
-    batch: BatchSpec = field(default_factory=BatchSpec)  # how `moot batch` reads its items
-    bench: BenchRole | None = None  # the suites `moot bench` runs with it (None: none)
-    # --- reports and results ---
+    # the judges `moot doctor` checks when no judges file is in effect, each with the role it names
+    default_judges: tuple[tuple[str, JudgeSpec], ...] = ()
+    # the smallest `max_tokens` its replies need with a default request (`moot doctor` flags a judge below it;
+    # a run checks its own request's schemas before round 1)
+    reply_minimum: Callable[[], int] | None = None
+    # a protocol without `Args` (written against the flat spec, `moot.protocol.flat`): its parameters as the
+    # adapters take them, and their values in the API's names
+    params: tuple[Param, ...] = ()
+    adapt: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """How a result of the protocol is shown: on the terminal, as GitHub Markdown, in the HTML report."""
+
+    text: Callable[[Any], TextReport]  # the terminal rendering of a result (plain or drawn by rich)
     # what round 0, the step after the last round, is called in spend and in the reports
     final_name: str = "synthesis"
     # whether a stored result without a `protocol` key (written before the envelope) is this protocol's
@@ -190,17 +159,61 @@ class ProtocolSpec:
     github_markdown: Callable[[Mapping[str, Any]], str] | None = None
     # the HTML report's view of a stored debate (None: the generic view)
     html_view: Callable[[DebateRecord], View] | None = None
-    # the judges `moot doctor` checks when no judges file is in effect, each with the role it names
-    default_judges: tuple[tuple[str, JudgeSpec], ...] = ()
-    # the smallest `max_tokens` its replies need with a default request (`moot doctor` flags a judge below it;
-    # a run checks its own request's schemas before round 1)
-    reply_minimum: Callable[[], int] | None = None
-    # --- demo ---
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """A protocol, as the rest of moot knows it: its arguments (`args`), how they become a prepared debate
+    (`build`) and how a stored one is prepared again (`reprepare`), its result type, and one group per
+    face: the command and tool (`cli`), `moot batch`, `moot bench`, the renderings (`views`), the demo."""
+
+    name: str
+    reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
+    result_type: type[BaseModel]
+    # the `Args` validated and the judges built (the judges file in `Prepared.panel`): `build(args, planning)`,
+    # `planning=True` for a dry run (no key needed); without `args`, `build(**arguments, planning=...)`
+    build: Callable[..., Coroutine[Any, Any, Prepared]]
+    views: ViewSpec
+    # the protocol's arguments, declared once (`moot.protocol.args`): its function, command and tool come from it
+    args: type[ProtocolArgs] | None = None
+    # the public Python names the protocol adds to `moot` and `moot.api` (its function, the sync twin, its
+    # result type), so that neither names a protocol
+    exports: Mapping[str, Any] = field(default_factory=dict)
+    cli: CliSpec = field(default_factory=CliSpec)
+    batch: BatchSpec = field(default_factory=BatchSpec)  # how `moot batch` reads its items
+    bench: BenchRole | None = None  # the suites `moot bench` runs with it (None: none)
     demo: DemoSpec | None = None  # what `moot demo NAME` runs and exports (none: the protocol has no demo)
-    # --- the judges file ---
-    # the protocol's keys of a judges file, as one pydantic model: the kernel keeps them raw and has this
-    # validate them when a file is loaded (`moot.panel_file`, `moot.file_blocks`); None: it reads none
-    settings: type[BaseModel] | None = None
+    verdict: VerdictSpec = field(default_factory=VerdictSpec)  # its verdict words, ranking and tones
+
+    @property
+    def settings(self) -> type[BaseModel] | None:
+        """The protocol's keys of a judges file, as one pydantic model (its `Args`' `settings`): the kernel
+        keeps them raw and has this validate them when a file is loaded (`moot.file_blocks`)."""
+        return self.args.settings if self.args is not None else None
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        """The command's and tool's parameters, in the order the CLI lists them (from `args`, `--format`
+        where `cli.format_after` puts it)."""
+        if self.args is None:
+            return self.cli.params
+        after = {self.cli.format_after: FORMAT} if self.cli.format_after else None
+        return params_of(self.args, after=after)
+
+    def adapt(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The command's or tool's values (by their names) in the API's names, so that the two adapters
+        cannot map them differently."""
+        if self.args is not None:
+            return adapt_to(self.args, values)
+        return self.cli.adapt(values) if self.cli.adapt else dict(values)
+
+    @property
+    def description(self) -> str:
+        return self.cli.description
+
+    @property
+    def mcp_description(self) -> str:
+        return self.cli.mcp_description
 
     async def prepare(
         self,
@@ -212,22 +225,22 @@ class ProtocolSpec:
         author_model: str | None = None,
         **kwargs: Any,
     ) -> tuple[Prepared, RunOptions]:
-        """`build`, with the run options the judges file sets and the API's caps checked (cost, input): one
-        place, so that the protocols cannot differ in how they apply a cap. `author_model` (else the judges
-        file's `author_model:`) is the model that wrote the artifact, for the panel check."""
-        from moot.protocol.panel import apply_max_cost, options_from_panel, with_author
-        from moot.protocol.prepared import check_input_cap
+        """`build` from the function's arguments (given as a call gives them, `planning=True` for a dry
+        run), with the run options and the caps applied as the function applies them (`with_run_choices`)."""
+        choices = RunChoices(store, on_event, max_cost, max_input_tokens, author_model)
+        if self.args is None:  # a flat spec's builder takes the function's own arguments
+            return with_run_choices(await self.build(*args, **kwargs), choices)
+        planning = bool(kwargs.pop("planning", False))
+        return with_run_choices(await self.build(self.bound(*args, **kwargs), planning), choices)
 
-        prepared = with_author(await self.build(*args, **kwargs), author_model)
-        check_input_cap(prepared, max_input_tokens)
-        options = options_from_panel(prepared.panel, store=store, on_event=on_event)
-        apply_max_cost(options, prepared.seats, max_cost, "max_cost")
-        return prepared, options
+    def bound(self, *args: Any, **kwargs: Any) -> ProtocolArgs:
+        """The protocol's `Args` from its function's arguments (given as a call gives them)."""
+        assert self.args is not None
+        signature = api_signature(self.args, (), None)
+        return args_from(self.args, signature.bind(*args, **kwargs).arguments)
 
-
-async def run_spec(spec: ProtocolSpec, arguments: dict[str, Any]) -> Any:
-    """Run a protocol from its public function's arguments (as that function received them)."""
-    from moot.protocol.prepared import run_prepared
-
-    prepared, options = await spec.prepare(**arguments)
-    return await run_prepared(prepared, options)
+    async def plan(self, arguments: Mapping[str, Any], *, planning: bool) -> Prepared:
+        """`build` from arguments in the API's names (the adapters' values after `adapt`)."""
+        if self.args is not None:
+            return await self.build(args_from(self.args, arguments), planning)
+        return await self.build(**arguments, planning=planning)

@@ -116,7 +116,7 @@ def one_line_help(name: str) -> str:
     found = entry(name)
     if found is not None and found.help:
         return found.help
-    return spec_for(name).help
+    return spec_for(name).cli.help
 
 
 def settings_models(imported_only: bool = False) -> list[type[BaseModel]]:

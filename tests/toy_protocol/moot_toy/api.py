@@ -3,7 +3,7 @@ know of it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +11,11 @@ from moot.engine.budget import scenarios, tokens_of
 from moot.errors import UsageError
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
+from moot.protocol.args import Arg, ProtocolArgs, api_function, arg
 from moot.protocol.panel import JudgeLike, blocking, check_rounds, load_panel, make_seats, resumed_judges
 from moot.protocol.prepared import Prepared
-from moot.protocol.spec import Param, ProtocolSpec, run_spec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.render.terminal import TextReport, TextTable
-from moot.store.db import Store
 from moot_toy.demo_spec import DEMO
 from moot_toy.protocol import Vote
 from moot_toy.schemas import MAX_ROUNDS, OUTCOME_WORDS, VERDICT, VoteRequest, VoteResult, VoteSettings
@@ -36,19 +36,28 @@ def prepared_vote(request: VoteRequest, seats: list[Seat], panel: PanelFile | No
     )
 
 
-async def _build(
-    question: str,
-    *,
-    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = None,
-    max_rounds: int | None = None,
-    planning: bool = False,
-) -> Prepared:
+class VoteArgs(ProtocolArgs):
+    """What a vote takes, declared once: the function `vote`, the command `moot vote` and the MCP tool
+    `vote` are built from it."""
+
+    question: str = arg(details=Arg(help="The yes/no question.", argument=True, positional=True))
+    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = arg(
+        None, Arg(help="Judges file (YAML): two judges or more.", type=str | None)
+    )
+    max_rounds: int | None = arg(None, Arg(help="Most rounds (1 or 2; default 2)."))
+
+    settings = VoteSettings  # its key in a judges file (`vote: {rounds: N}`)
+
+
+async def _build(args: VoteArgs, planning: bool) -> Prepared:
     """The question checked and the judges built; `planning` changes nothing (no judge is probed)."""
+    question = args.question
     if not question or not question.strip():
         raise UsageError("the question is empty")
-    rounds = check_rounds(max_rounds, MAX_ROUNDS, "1 or 2", protocol="vote") if max_rounds is not None else MAX_ROUNDS
-    panel, listed = load_panel(judges)
-    if max_rounds is None and panel is not None and (block := panel.settings(VoteSettings).vote) is not None:
+    given = args.max_rounds
+    rounds = check_rounds(given, MAX_ROUNDS, "1 or 2", protocol="vote") if given is not None else MAX_ROUNDS
+    panel, listed = load_panel(args.judges)
+    if given is None and panel is not None and (block := panel.settings(VoteSettings).vote) is not None:
         rounds = block.rounds
     if not listed or len(listed) < 2:
         raise UsageError("a vote needs two judges or more")
@@ -60,20 +69,14 @@ async def _build(
     return prepared_vote(request, seats, panel)
 
 
-async def vote(
-    question: str,
-    *,
-    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = None,
-    max_rounds: int | None = None,
-    store: Store | None = None,
-    on_event: Callable[..., None] | None = None,
-    max_cost: float | None = None,
-) -> VoteResult:
-    """Judges answer a yes/no question with a reason; when they split, each reads the others once."""
-    result: VoteResult = await run_spec(SPEC, locals())
-    return result
-
-
+vote = api_function(
+    "vote",
+    VoteArgs,
+    _build,
+    VoteResult,
+    doc="Judges answer a yes/no question with a reason; when they split, each reads the others once.",
+    run_options=("store", "on_event", "max_cost"),
+)
 vote_sync = blocking(vote)
 
 
@@ -97,29 +100,19 @@ def _text(result: VoteResult) -> TextReport:
     )
 
 
-def _adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: values[name] for name in ("question", "judges", "max_rounds")}
-
-
-PARAMS = (
-    Param("question", str, help="The yes/no question.", argument=True),
-    Param("judges", str | None, None, help="Judges file (YAML): two judges or more."),
-    Param("max_rounds", int | None, None, help="Most rounds (1 or 2; default 2)."),
-)
-
 SPEC = ProtocolSpec(
     "vote",
     _reprepare,
     VoteResult,
-    _text,
     _build,
-    _adapt,
-    help="Judges answer a yes/no question; they read each other once if they split.",
+    ViewSpec(_text),
+    args=VoteArgs,
     exports={"vote": vote, "vote_sync": vote_sync, "VoteResult": VoteResult, "prepared_vote": prepared_vote},
-    params=PARAMS,
-    description="Judges answer a yes/no question with a reason; when they split, each reads the others' "
-    "answers and answers again. Consensus when all agree.",
+    cli=CliSpec(
+        help="Judges answer a yes/no question; they read each other once if they split.",
+        description="Judges answer a yes/no question with a reason; when they split, each reads the others' "
+        "answers and answers again. Consensus when all agree.",
+    ),
     demo=DEMO,
     verdict=VERDICT,
-    settings=VoteSettings,
 )

@@ -7,7 +7,7 @@ then run the debate in the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from moot.judges.host import HOST
 from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
+from moot.protocol.args import api_function
 from moot.protocol.panel import (
     JudgeLike,
     Panelist,
@@ -38,18 +39,17 @@ from moot.protocol.panel import (
 )
 from moot.protocol.prepared import Prepared, run_prepared
 from moot.protocol.runs import RunOptions
-from moot.protocol.spec import ProtocolSpec, run_spec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.protocols.challenge import schemas
 from moot.protocols.challenge.calls import challenge_scenarios
 from moot.protocols.challenge.html import challenge_view
-from moot.protocols.challenge.params import DEMO
+from moot.protocols.challenge.params import DEMO, ChallengeArgs
 from moot.protocols.challenge.protocol import CHALLENGER_PROMPT, PROPONENT_PROMPT, PositionChallenge
 from moot.protocols.challenge.result import is_legacy_result
 from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS, VERDICT, ChallengeRequest, ChallengeResult
 from moot.protocols.challenge.text import challenge_github
 from moot.render.terminal import TextReport
 from moot.schemas.config import Artifact, JudgeSpec
-from moot.store.db import Store
 
 # The seed's lineup: the proponent is Claude, the challengers are the other vendors' coding agents.
 DEFAULT_PROPONENT: dict[str, Any] = {"cli": "claude"}
@@ -251,21 +251,31 @@ async def run_challenge(
     return result
 
 
-async def _build(topic: str, *, planning: bool = False, redact_secrets: bool = False, **kwargs: Any) -> Prepared:
+async def _build(args: ChallengeArgs, planning: bool) -> Prepared:
     """The prepared challenge. A dry run (`planning`) plans even a lineup a run would refuse (a proponent
     or too few challengers not usable here): it plans every seat and says, as a warning, why a run would
     stop; the judges a run could not call are named by the dry run's own warnings."""
+    plan = plan_challenge(
+        args.topic,
+        context=args.context,
+        proponent=args.proponent,
+        challengers=args.challengers,
+        judges=args.judges,
+        max_rounds=args.max_rounds,
+        timeout_per_cli=args.timeout_per_cli,
+        min_challengers=args.min_challengers,
+    )
     try:
-        request, prop_seat, seats, panel = await build_challenge_request(topic, planning=planning, **kwargs)
+        numbers, skipped = await preflight(plan, planning=planning)
     except NotUsableHere as e:
         if not planning:
             raise
-        plan = plan_challenge(topic, **kwargs)
         request, prop_seat, seats = _request_and_seats(plan, list(range(1, len(plan.challengers) + 1)), [])
-        prepared = prepared_challenge(request, prop_seat, seats, plan.panel, redact_secrets=redact_secrets)
+        prepared = prepared_challenge(request, prop_seat, seats, plan.panel, redact_secrets=args.redact_secrets)
         prepared.plan_extra["warnings"] = [f"a run here would stop before its first call: {e}"]
         return prepared
-    return prepared_challenge(request, prop_seat, seats, panel, redact_secrets=redact_secrets)
+    request, prop_seat, seats = _request_and_seats(plan, numbers, skipped)
+    return prepared_challenge(request, prop_seat, seats, plan.panel, redact_secrets=args.redact_secrets)
 
 
 async def build_challenge_request(
@@ -301,36 +311,16 @@ def _request_and_seats(
     return request, prop_seat, seats
 
 
-async def challenge(
-    topic: str,
-    *,
-    context: str | Path | Sequence[str | Path] | None = None,
-    proponent: JudgeLike | None = None,
-    challengers: Sequence[JudgeLike] | None = None,
-    judges: str | Path | PanelFile | None = None,
-    max_rounds: int | None = None,
-    timeout_per_cli: float | None = None,
-    min_challengers: int | None = None,
-    store: Store | None = None,
-    on_event: Callable[..., None] | None = None,
-    max_cost: float | None = None,
-    max_input_tokens: int | None = None,
-    author_model: str | None = None,
-    redact_secrets: bool = False,
-) -> ChallengeResult:
-    """Defend a position on `topic` against challengers attacking it in parallel; end in CONSENSUS or a
-    TRADEOFF document. Judges are model names, built-in agent CLIs (`gemini`, `codex`, `qwen`, `claude`),
-    specs, or `Panelist`s; a judges file may hold `proponent:` and `challengers:`. By default the seed's
-    lineup: Claude Code defends, Gemini CLI, Codex and Qwen Code challenge.
+DOC = """Defend a position on `topic` against challengers attacking it in parallel; end in CONSENSUS or a
+TRADEOFF document. Judges are model names, built-in agent CLIs (`gemini`, `codex`, `qwen`, `claude`),
+specs, or `Panelist`s; a judges file may hold `proponent:` and `challengers:`. By default the seed's
+lineup: Claude Code defends, Gemini CLI, Codex and Qwen Code challenge.
 
-    `max_cost` (USD) caps the spend: no confrontation round starts whose worst case could cross it, and
-    the debate ends in a tradeoff from what was argued, saying so.
-    `author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
-    """
-    result: ChallengeResult = await run_spec(SPEC, locals())
-    return result
-
-
+`max_cost` (USD) caps the spend: no confrontation round starts whose worst case could cross it, and
+the debate ends in a tradeoff from what was argued, saying so.
+`author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
+"""
+challenge = api_function("challenge", ChallengeArgs, _build, ChallengeResult, doc=DOC)
 challenge_sync = blocking(challenge)
 
 
@@ -364,9 +354,9 @@ SPEC = ProtocolSpec(
     "challenge",
     _reprepare,
     ChallengeResult,
-    _text,
     _build,
-    params.adapt,
+    ViewSpec(_text, PositionChallenge.final_name, is_legacy_result, challenge_github, challenge_view),
+    args=ChallengeArgs,
     exports={
         "challenge": challenge,
         "challenge_sync": challenge_sync,
@@ -375,23 +365,20 @@ SPEC = ProtocolSpec(
         "prepared_challenge": prepared_challenge,
         "run_challenge": run_challenge,
     },
+    cli=CliSpec(
+        description=params.DESCRIPTION,
+        mcp_description=params.MCP_DESCRIPTION,
+        mcp_summary=params.MCP_SUMMARY,
+        format_after="max_rounds",
+        formats=text.FORMATS,
+        dry_run_help=params.DRY_RUN_HELP,
+        max_cost_help=params.MAX_COST_HELP,
+        show=text.show,
+        progress_total=params.progress_total,
+        default_judges=DOCTOR_JUDGES,
+        reply_minimum=params.reply_minimum,
+    ),
     batch=params.BATCH,
-    final_name=PositionChallenge.final_name,
-    verdict=VERDICT,
-    legacy_result=is_legacy_result,
-    github_markdown=challenge_github,
-    html_view=challenge_view,
-    default_judges=DOCTOR_JUDGES,
     demo=DEMO,
-    params=params.PARAMS,
-    reply_minimum=params.reply_minimum,
-    description=params.DESCRIPTION,
-    mcp_description=params.MCP_DESCRIPTION,
-    mcp_summary=params.MCP_SUMMARY,
-    formats=text.FORMATS,
-    dry_run_help=params.DRY_RUN_HELP,
-    max_cost_help=params.MAX_COST_HELP,
-    show=text.show,
-    progress_total=params.progress_total,
-    settings=schemas.ChallengeSettings,
+    verdict=VERDICT,
 )

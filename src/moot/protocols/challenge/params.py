@@ -1,10 +1,9 @@
 """`challenge` as its users start it: the command's and MCP tool's parameters (written once), a batch item's
 fields and the demo's inputs.
 
-`challenge`'s command and tool: its parameters, written once for `moot challenge` and the MCP tool
-`challenge` (both built from them, see `moot.protocol.spec.Param`), and how their values become the API's
-arguments (`adapt`). `--output` is the command's alone: it is read by
-`moot.protocols.challenge.text.show`, which also prints `--format markdown`.
+`challenge`'s arguments (`ChallengeArgs`), declared once for `moot.challenge`, `moot challenge` and the MCP
+tool `challenge`. `--output` is the command's alone: it is read by `moot.protocols.challenge.text.show`,
+which also prints `--format markdown`.
 
 How `moot batch` reads a challenge item: its context files to resolve and the topic it must have.
 
@@ -14,15 +13,18 @@ challengers, accepting one objection and answering another in part.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from moot.errors import UsageError
+from moot.panel_file import PanelFile
+from moot.protocol.args import REDACTING, Arg, ProtocolArgs, arg
 from moot.protocol.demo import DemoSpec
+from moot.protocol.panel import JudgeLike
 from moot.protocol.prepared import Prepared
-from moot.protocol.spec import FORMAT, REDACT_SECRETS, BatchSpec, Param
-from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS
+from moot.protocol.spec import BatchSpec
+from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS, ChallengeSettings
 
 TOPIC = "Should the orders table be sharded, and by what key?"
 
@@ -53,54 +55,63 @@ MCP_SUMMARY = "`challenge` has a proponent defend a position against challengers
 DRY_RUN_HELP = "Print the calls and cost estimate (fast exit to all rounds); spend nothing."
 MAX_COST_HELP = "USD cap: no confrontation round starts whose worst case could cross it."
 
-PARAMS = (
-    Param("topic", str, argument=True, help="The question or claim to take a position on."),
-    Param(
-        "context",
-        list[str] | None,
-        None,
-        flags=("--context", "-c"),
-        help="File, folder or glob the debate should read; repeatable.",
-        mcp_help="Files, folders or globs the debate should read.",
-    ),
-    Param(
-        "proponent",
-        str | None,
-        None,
-        help="Who forms and defends the position: a model, an agent CLI (claude, ...), or 'host' (you: the "
-        "debate waits for your replies; submit_replies / moot reply).",
-    ),
-    Param(
-        "challenger",
-        list[str] | None,
-        None,
-        help="A challenger: a model, an agent CLI (gemini, codex, qwen, claude) or 'host'; repeatable.",
-        mcp_help="Challengers: models, agent CLIs (gemini, codex, qwen, claude) or 'host' (your replies).",
-    ),
-    Param(
-        "judges",
-        str | None,
-        None,
-        help="Judges file with 'proponent:' and 'challengers:' (and max_rounds, ...), or 'host': every seat yours.",
-    ),
-    Param("max_rounds", int | None, None, help="Most confrontation rounds (default 5)."),
-    FORMAT,
-    Param(
-        "output",
-        str | None,
-        None,
-        flags=("--output", "-o"),
-        help="Also write the Markdown outcome to this file.",
-        mcp=False,
-    ),
-    REDACT_SECRETS,
-)
 
-
-def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
+def _none_if_empty(given: list[str] | None, _values: Mapping[str, Any]) -> list[str] | None:
     """An empty list of context files or challengers is none given (the defaults apply)."""
-    renamed = {"context": values["context"] or None, "challengers": values["challenger"] or None}
-    return {n: values[n] for n in ("topic", "proponent", "judges", "max_rounds", "redact_secrets")} | renamed
+    return given or None
+
+
+class ChallengeArgs(ProtocolArgs):
+    """What a challenge takes, declared once: `moot.challenge`, `moot challenge` and the MCP tool
+    `challenge` are built from it (`moot.protocol.args`). `timeout_per_cli` and `min_challengers` are the
+    API's alone, `--output` the command's."""
+
+    settings = ChallengeSettings  # its keys in a judges file
+
+    topic: str = arg(details=Arg(help="The question or claim to take a position on.", argument=True, positional=True))
+    context: str | Path | Sequence[str | Path] | None = arg(
+        None,
+        Arg(
+            type=list[str] | None,
+            flags=("--context", "-c"),
+            help="File, folder or glob the debate should read; repeatable.",
+            mcp_help="Files, folders or globs the debate should read.",
+            convert=_none_if_empty,
+        ),
+    )
+    proponent: JudgeLike | None = arg(
+        None,
+        Arg(
+            type=str | None,
+            help="Who forms and defends the position: a model, an agent CLI (claude, ...), or 'host' (you: the "
+            "debate waits for your replies; submit_replies / moot reply).",
+        ),
+    )
+    challengers: Sequence[JudgeLike] | None = arg(
+        None,
+        Arg(
+            name="challenger",
+            type=list[str] | None,
+            help="A challenger: a model, an agent CLI (gemini, codex, qwen, claude) or 'host'; repeatable.",
+            mcp_help="Challengers: models, agent CLIs (gemini, codex, qwen, claude) or 'host' (your replies).",
+            convert=_none_if_empty,
+        ),
+    )
+    judges: str | Path | PanelFile | None = arg(
+        None,
+        Arg(
+            type=str | None,
+            help="Judges file with 'proponent:' and 'challengers:' (and max_rounds, ...), or 'host': every seat yours.",
+        ),
+    )
+    max_rounds: int | None = arg(None, Arg(help="Most confrontation rounds (default 5)."))
+    timeout_per_cli: float | None = arg(None, Arg(cli=False, mcp=False))
+    min_challengers: int | None = arg(None, Arg(cli=False, mcp=False))
+    output: str | None = arg(
+        None,
+        Arg(flags=("--output", "-o"), help="Also write the Markdown outcome to this file.", mcp=False, api=False),
+    )
+    redact_secrets: bool = arg(False, REDACTING)
 
 
 def progress_total(_prepared: Prepared, values: Mapping[str, Any]) -> int | None:

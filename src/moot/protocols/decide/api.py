@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +11,11 @@ from moot.engine.budget import scenarios, tokens_of
 from moot.inputs import load_artifacts
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
-from moot.protocol.panel import JudgeLike, blocking, resumed_judges
+from moot.protocol.args import api_function
+from moot.protocol.panel import blocking, resumed_judges
 from moot.protocol.prepared import Prepared, run_prepared
 from moot.protocol.runs import RunOptions
-from moot.protocol.spec import ProtocolSpec, run_spec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.html import decide_view
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
@@ -26,14 +26,10 @@ from moot.protocols.decide.inputs import load_debate_file as load_debate_file
 from moot.protocols.decide.inputs import parse_option as parse_option
 from moot.protocols.decide.inputs import seat_ids as seat_ids
 from moot.protocols.decide.inputs import slug as slug
-from moot.protocols.decide.params import DEMO
+from moot.protocols.decide.params import DEMO, DecideArgs
 from moot.protocols.decide.protocol import Decision
 from moot.protocols.decide.schemas import (
     VERDICT,
-    DebateConfig,
-    DebateContext,
-    DecideSettings,
-    DecisionOption,
     DecisionRequest,
     DecisionResult,
 )
@@ -43,7 +39,6 @@ from moot.protocols.decide.text import decision_github
 from moot.render.terminal import TextReport
 from moot.schemas.config import JudgeSpec
 from moot.secrets import refuse_files
-from moot.store.db import Store
 
 
 def prepared_decision(
@@ -73,20 +68,25 @@ def _files(request: DecisionRequest) -> DecisionFiles | None:
     return DecisionFiles(Path(request.files_dir), request.context.question_id) if request.files_dir else None
 
 
-async def _build(
-    question: str | None = None,
-    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = None,
-    *,
-    planning: bool = False,
-    redact_secrets: bool = False,
-    **kwargs: Any,
-) -> Prepared:
+async def _build(args: DecideArgs, planning: bool) -> Prepared:
     """`planning` changes nothing here: no judge of a decision is probed before the run. Context files are
     joined into one text: a secret in one is refused here first, so that the message names its file."""
-    if not redact_secrets and kwargs.get("context_files"):
-        refuse_files([(a.path, a.text) for a in load_artifacts(list(kwargs["context_files"]))])
-    request, seats, panel = build_decision_request(question, options, **kwargs)
-    return prepared_decision(request, seats, panel, redact_secrets=redact_secrets)
+    if not args.redact_secrets and args.context_files:
+        refuse_files([(a.path, a.text) for a in load_artifacts(list(args.context_files))])
+    request, seats, panel = build_decision_request(
+        args.question,
+        args.options,
+        context=args.context,
+        context_files=args.context_files,
+        debate_context=args.debate_context,
+        judges=args.judges,
+        config=args.config,
+        threshold=args.threshold,
+        question_id=args.question_id,
+        feature_dir=args.feature_dir,
+        write_files=args.write_files,
+    )
+    return prepared_decision(request, seats, panel, redact_secrets=args.redact_secrets)
 
 
 async def run_decision(
@@ -96,42 +96,19 @@ async def run_decision(
     return result
 
 
-async def decide(
-    question: str | None = None,
-    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = None,
-    *,
-    context: str = "",
-    context_files: Sequence[str] | None = None,
-    debate_context: str | Path | Mapping[str, Any] | DebateContext | None = None,
-    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = None,
-    config: DebateConfig | Mapping[str, Any] | None = None,
-    threshold: float | None = None,
-    question_id: str | None = None,
-    feature_dir: str | Path | None = None,
-    write_files: bool = True,
-    store: Store | None = None,
-    on_event: Callable[..., None] | None = None,
-    max_cost: float | None = None,
-    max_input_tokens: int | None = None,
-    author_model: str | None = None,
-    redact_secrets: bool = False,
-) -> DecisionResult:
-    """Debate a scope-critical question between judges with the Risk, Value and Effort stances.
+DOC = """Debate a scope-critical question between judges with the Risk, Value and Effort stances.
 
-    `options` are "ID=label: description" strings, mappings or `DecisionOption`s; or pass the seed's
-    `debate_context` (a YAML file or mapping). Returns RECOMMENDED with the option, or CONTESTED with the
-    distribution and every perspective, for a person to decide (see `record_choice`). `context_files`
-    names files or folders whose text joins the context, as `moot decide --context` does.
+`options` are "ID=label: description" strings, mappings or `DecisionOption`s; or pass the seed's
+`debate_context` (a YAML file or mapping). Returns RECOMMENDED with the option, or CONTESTED with the
+distribution and every perspective, for a person to decide (see `record_choice`). `context_files`
+names files or folders whose text joins the context, as `moot decide --context` does.
 
-    `max_cost` (USD) caps the spend: round 2 does not start when its worst case could cross it, and the
-    result says so. A secret in the question or context refuses the run before any call unless
-    `redact_secrets` (see `moot.secrets`).
-    `author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
-    """
-    result: DecisionResult = await run_spec(SPEC, locals())
-    return result
-
-
+`max_cost` (USD) caps the spend: round 2 does not start when its worst case could cross it, and the
+result says so. A secret in the question or context refuses the run before any call unless
+`redact_secrets` (see `moot.secrets`).
+`author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
+"""
+decide = api_function("decide", DecideArgs, _build, DecisionResult, doc=DOC)
 decide_sync = blocking(decide)
 
 
@@ -161,9 +138,9 @@ SPEC = ProtocolSpec(
     "decide",
     _reprepare,
     DecisionResult,
-    _text,
     _build,
-    params.adapt,
+    ViewSpec(_text, Decision.final_name, github_markdown=decision_github, html_view=decide_view),
+    args=DecideArgs,
     exports={
         "decide": decide,
         "decide_sync": decide_sync,
@@ -173,19 +150,17 @@ SPEC = ProtocolSpec(
         "run_decision": run_decision,
         "record_choice": record_choice,
     },
+    cli=CliSpec(
+        description=params.DESCRIPTION,
+        mcp_description=params.MCP_DESCRIPTION,
+        mcp_summary=params.MCP_SUMMARY,
+        format_after="write_files",
+        show=terminal.show,
+        default_judges=DOCTOR_JUDGES,
+        reply_minimum=params.reply_minimum,
+    ),
     batch=params.BATCH,
     bench=params.BENCH,
-    final_name=Decision.final_name,
-    verdict=VERDICT,
-    github_markdown=decision_github,
-    html_view=decide_view,
-    default_judges=DOCTOR_JUDGES,
     demo=DEMO,
-    params=params.PARAMS,
-    reply_minimum=params.reply_minimum,
-    description=params.DESCRIPTION,
-    mcp_description=params.MCP_DESCRIPTION,
-    mcp_summary=params.MCP_SUMMARY,
-    show=terminal.show,
-    settings=DecideSettings,
+    verdict=VERDICT,
 )

@@ -1,9 +1,7 @@
 """`decide` as its users start it: the command's and MCP tool's parameters (written once), a batch item's
 fields, the bench's pairwise role and the demo's inputs.
 
-`decide`'s command and tool: its parameters, written once for `moot decide` and the MCP tool `decide`
-(both built from them, see `moot.protocol.spec.Param`), and how their values become the API's arguments
-(`adapt`). `--no-input` is the command's alone: it is read by `moot.protocols.decide.terminal.show`.
+`decide`'s arguments (`DecideArgs`), declared once for `moot.decide`, `moot decide` and the MCP tool `decide`.
 
 How `moot batch` and `moot bench` read a decide item: a debate context as a file or inline, options as
 an object, and the pairwise suites the bench runs with it (each judge graded for correctness).
@@ -14,14 +12,17 @@ them documents its change of mind in round 2.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from moot.errors import UsageError
+from moot.panel_file import PanelFile
+from moot.protocol.args import REDACTING, Arg, ProtocolArgs, arg
 from moot.protocol.demo import DemoSpec
-from moot.protocol.spec import FORMAT, REDACT_SECRETS, BatchSpec, BenchRole, Param
-from moot.protocols.decide.schemas import DebateConfig
+from moot.protocol.panel import JudgeLike
+from moot.protocol.spec import BatchSpec, BenchRole
+from moot.protocols.decide.schemas import DebateConfig, DebateContext, DecideSettings, DecisionOption
 from moot.protocols.decide.stances import DEFAULT_MODEL
 
 DEMO = DemoSpec(
@@ -76,86 +77,104 @@ MCP_SUMMARY = (
     "`decide` debates the options of a question (Risk, Value, Effort) and recommends one or says it is contested."
 )
 
-PARAMS = (
-    Param("question", str | None, None, flags=("--question", "-q"), help="The question to decide."),
-    Param(
-        "option",
-        list[str] | None,
-        None,
-        flags=("--option", "-o"),
-        help="ID=LABEL[: description]; repeat for each option (two or more).",
-        mcp_help="Options as 'ID=LABEL[: description]', two or more.",
-    ),
-    Param(
-        "context",
-        list[str] | None,
-        None,
-        flags=("--context", "-c"),
-        help="A file (or folder) of context, e.g. the spec.",
-        mcp_help="Files (or folders) of context, e.g. the spec.",
-    ),
-    Param(
-        "debate_context",
-        str | None,
-        None,
-        help="A YAML file with a debate_context block (question, options; optionally debate_config).",
-        mcp_help="A YAML file with a debate_context block (instead of question).",
-    ),
-    Param(
-        "judges",
-        str | None,
-        None,
-        help="Judges file (YAML): a judge list and/or a debate_config block; or 'host': every seat's reply is yours.",
-        mcp_help="Judges file (YAML). Default: Risk, Value and Effort judges on sonnet. 'host': you give every "
-        "seat's reply (the tool returns a waiting state; submit_replies continues it).",
-    ),
-    Param(
-        "threshold",
-        float | None,
-        None,
-        help="Consensus threshold in (0, 1] (default 0.67: two of three).",
-        mcp_help="Consensus threshold in (0, 1] (default 0.67).",
-    ),
-    Param("question_id", str | None, None, help="Names the files (default: from the question)."),
-    Param(
-        "feature_dir",
-        str | None,
-        None,
-        help="Where the decision files go: FEATURE_DIR/sadd/ gets each judge's recommendation per round and "
-        "the decision record (default: the context's feature_dir, else .specs).",
-        mcp_help="The decision files (each judge's recommendation per round, the decision record) go to "
-        "FEATURE_DIR/sadd/.",
-    ),
-    Param(
-        "no_files",
-        bool,
-        False,
-        flags=("--no-files",),
-        help="Write no files (the store keeps everything).",
-        mcp_type=bool | None,
-        mcp_default=None,  # a tool call writes files only where asked, as a batch item does
-        mcp_help="Write no files. By default a tool call writes them only when feature_dir is given "
-        "(the store keeps everything); false writes them to the default folder.",
-    ),
-    FORMAT,
-    Param(
-        "no_input",
-        bool,
-        False,
-        flags=("--no-input",),
-        help="Never ask; a contested result is returned as it stands.",
-        mcp=False,  # a tool never asks: a contested result is returned for the person to choose
-    ),
-    REDACT_SECRETS,
-)
+
+def _write_files(no_files: bool | None, values: Mapping[str, Any]) -> bool:
+    """`--no-files` as the API's `write_files`; the tool's default (None) writes files only where asked."""
+    return values["feature_dir"] is not None if no_files is None else not no_files
 
 
-def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    names = ("question", "debate_context", "judges", "threshold", "question_id", "feature_dir", "redact_secrets")
-    no_files = values["no_files"]  # None: the MCP default, files only where asked
-    write_files = values["feature_dir"] is not None if no_files is None else not no_files
-    renamed = {"options": values["option"], "context_files": values["context"], "write_files": write_files}
-    return {n: values[n] for n in names} | renamed
+class DecideArgs(ProtocolArgs):
+    """What a decision takes, declared once: `moot.decide`, `moot decide` and the MCP tool `decide` are
+    built from it (`moot.protocol.args`). `context` and `config` are the API's alone; `--no-input` the
+    command's alone (read by `moot.protocols.decide.terminal.show`)."""
+
+    settings = DecideSettings  # its keys in a judges file
+
+    question: str | None = arg(None, Arg(flags=("--question", "-q"), help="The question to decide.", positional=True))
+    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = arg(
+        None,
+        Arg(
+            name="option",
+            type=list[str] | None,
+            flags=("--option", "-o"),
+            positional=True,
+            help="ID=LABEL[: description]; repeat for each option (two or more).",
+            mcp_help="Options as 'ID=LABEL[: description]', two or more.",
+        ),
+    )
+    context: str = arg("", Arg(cli=False, mcp=False))
+    context_files: Sequence[str] | None = arg(
+        None,
+        Arg(
+            name="context",
+            type=list[str] | None,
+            flags=("--context", "-c"),
+            help="A file (or folder) of context, e.g. the spec.",
+            mcp_help="Files (or folders) of context, e.g. the spec.",
+        ),
+    )
+    debate_context: str | Path | Mapping[str, Any] | DebateContext | None = arg(
+        None,
+        Arg(
+            type=str | None,
+            help="A YAML file with a debate_context block (question, options; optionally debate_config).",
+            mcp_help="A YAML file with a debate_context block (instead of question).",
+        ),
+    )
+    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = arg(
+        None,
+        Arg(
+            type=str | None,
+            help="Judges file (YAML): a judge list and/or a debate_config block; or 'host': every seat's reply "
+            "is yours.",
+            mcp_help="Judges file (YAML). Default: Risk, Value and Effort judges on sonnet. 'host': you give every "
+            "seat's reply (the tool returns a waiting state; submit_replies continues it).",
+        ),
+    )
+    config: DebateConfig | Mapping[str, Any] | None = arg(None, Arg(cli=False, mcp=False))
+    threshold: float | None = arg(
+        None,
+        Arg(
+            help="Consensus threshold in (0, 1] (default 0.67: two of three).",
+            mcp_help="Consensus threshold in (0, 1] (default 0.67).",
+        ),
+    )
+    question_id: str | None = arg(None, Arg(help="Names the files (default: from the question)."))
+    feature_dir: str | Path | None = arg(
+        None,
+        Arg(
+            type=str | None,
+            help="Where the decision files go: FEATURE_DIR/sadd/ gets each judge's recommendation per round and "
+            "the decision record (default: the context's feature_dir, else .specs).",
+            mcp_help="The decision files (each judge's recommendation per round, the decision record) go to "
+            "FEATURE_DIR/sadd/.",
+        ),
+    )
+    write_files: bool = arg(
+        True,
+        Arg(
+            name="no_files",
+            type=bool,
+            default=False,
+            flags=("--no-files",),
+            help="Write no files (the store keeps everything).",
+            mcp_type=bool | None,
+            mcp_default=None,  # a tool call writes files only where asked, as a batch item does
+            mcp_help="Write no files. By default a tool call writes them only when feature_dir is given "
+            "(the store keeps everything); false writes them to the default folder.",
+            convert=_write_files,
+        ),
+    )
+    no_input: bool = arg(
+        False,
+        Arg(
+            flags=("--no-input",),
+            help="Never ask; a contested result is returned as it stands.",
+            mcp=False,  # a tool never asks: a contested result is returned for the person to choose
+            api=False,
+        ),
+    )
+    redact_secrets: bool = arg(False, REDACTING)
 
 
 def reply_minimum() -> int:

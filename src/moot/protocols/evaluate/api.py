@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +18,7 @@ from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.judges.host import HOST
 from moot.panel_file import PanelFile
+from moot.protocol.args import api_function
 from moot.protocol.panel import (
     JudgeLike,
     blocking,
@@ -31,15 +32,15 @@ from moot.protocol.panel import (
 )
 from moot.protocol.prepared import Prepared, run_prepared
 from moot.protocol.runs import RunOptions
-from moot.protocol.spec import ProtocolSpec, run_spec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.protocols.evaluate.criteria import Criterion, load_criteria
 from moot.protocols.evaluate.follow_up import load_earlier
 from moot.protocols.evaluate.html import evaluate_view
 from moot.protocols.evaluate.markdown import JudgeReports, choose_base, solution_name
-from moot.protocols.evaluate.params import DEMO
+from moot.protocols.evaluate.params import DEMO, EvaluateArgs
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES, STANCE_PROMPTS, Evaluation
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS, VERDICT, EvaluationRequest, EvaluationResult
-from moot.protocols.evaluate.settings import ConsensusSettings, EvaluateSettings, VerdictThresholds, evaluate_settings
+from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds, evaluate_settings
 from moot.protocols.evaluate.text import evaluation_github, show
 from moot.render.terminal import TextReport
 from moot.schemas.config import Artifact, JudgeSpec
@@ -256,12 +257,25 @@ def prepared_evaluation(
     )
 
 
-async def _build(
-    solution: str | Sequence[str] | None = None, *, planning: bool = False, redact_secrets: bool = False, **kwargs: Any
-) -> Prepared:
+async def _build(args: EvaluateArgs, planning: bool) -> Prepared:
     """`planning` changes nothing here: no judge of an evaluation is probed before the run."""
-    request, seats, moderator, panel = build_evaluation_request(solution, **kwargs)
-    return prepared_evaluation(request, seats, moderator, panel, redact_secrets=redact_secrets)
+    request, seats, moderator, panel = build_evaluation_request(
+        args.solution,
+        artifacts=args.artifacts,
+        task=args.task,
+        criteria=args.criteria,
+        judges=args.judges,
+        consensus=args.consensus,
+        thresholds=args.thresholds,
+        max_rounds=args.max_rounds,
+        mode=args.mode,
+        reports_dir=args.reports_dir,
+        moderator=args.moderator,
+        diff=args.diff,
+        patch=args.patch,
+        follow_up=args.follow_up,
+    )
+    return prepared_evaluation(request, seats, moderator, panel, redact_secrets=args.redact_secrets)
 
 
 async def run_evaluation(
@@ -278,46 +292,20 @@ async def run_evaluation(
     return result
 
 
-async def evaluate(
-    solution: str | Sequence[str] | None = None,
-    *,
-    task: str = "",
-    criteria: str | Sequence[Criterion] = "code",
-    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = None,
-    artifacts: Sequence[Artifact] | None = None,
-    consensus: ConsensusSettings | dict[str, Any] | None = None,
-    thresholds: VerdictThresholds | dict[str, Any] | None = None,
-    max_rounds: int | None = None,
-    mode: Literal["complete", "quick"] = "complete",
-    reports_dir: str | Path | None = ".specs/reports",
-    moderator: str | JudgeSpec | dict[str, Any] | None = None,
-    store: Store | None = None,
-    on_event: Callable[..., None] | None = None,
-    max_cost: float | None = None,
-    max_input_tokens: int | None = None,
-    author_model: str | None = None,
-    redact_secrets: bool = False,
-    diff: str | None = None,
-    patch: str | None = None,
-    follow_up: str | None = None,
-) -> EvaluationResult:
-    """Run the scored multi-judge debate over an artifact and return its verdict.
+DOC = """Run the scored multi-judge debate over an artifact and return its verdict.
 
-    `solution` names files, folders or globs; or pass `artifacts` directly; or judge a change: `diff` is a
-    git range in the current work tree (`HEAD~1`, `main...HEAD`), `patch` a unified diff file (`-`: stdin).
-    `follow_up` names an earlier evaluation: its findings are re-checked on this version (`follow_up` in the result).
-    `judges` is a judges file, or a list of specs / dicts / model names / `Panelist`s; by default the seeds'
-    three-vendor lineup; `"host"` makes every seat of it a host seat, whose replies the caller gives
-    (`submit_replies`). `moderator` (`"host"`, a model, a spec) writes the synthesis, in place of the file's.
-    `max_cost` (USD) caps the spend: no round starts whose worst case could cross it.
-    `author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
-    A secret in the inputs refuses the run before any call (`moot.secrets.SecretFound`, a UsageError) unless
-    `redact_secrets`, which sends `[REDACTED:<kind>]` in its place and lists it in the result's `redactions`.
-    """
-    result: EvaluationResult = await run_spec(SPEC, locals())
-    return result
-
-
+`solution` names files, folders or globs; or pass `artifacts` directly; or judge a change: `diff` is a
+git range in the current work tree (`HEAD~1`, `main...HEAD`), `patch` a unified diff file (`-`: stdin).
+`follow_up` names an earlier evaluation: its findings are re-checked on this version (`follow_up` in the result).
+`judges` is a judges file, or a list of specs / dicts / model names / `Panelist`s; by default the seeds'
+three-vendor lineup; `"host"` makes every seat of it a host seat, whose replies the caller gives
+(`submit_replies`). `moderator` (`"host"`, a model, a spec) writes the synthesis, in place of the file's.
+`max_cost` (USD) caps the spend: no round starts whose worst case could cross it.
+`author_model` names the model that wrote the artifact: a judge on it is flagged in `panel`.
+A secret in the inputs refuses the run before any call (`moot.secrets.SecretFound`, a UsageError) unless
+`redact_secrets`, which sends `[REDACTED:<kind>]` in its place and lists it in the result's `redactions`.
+"""
+evaluate = api_function("evaluate", EvaluateArgs, _build, EvaluationResult, doc=DOC)
 evaluate_sync = blocking(evaluate)
 
 
@@ -343,9 +331,9 @@ SPEC = ProtocolSpec(
     "evaluate",
     _reprepare,
     EvaluationResult,
-    _text,
     _build,
-    params.adapt,
+    ViewSpec(_text, Evaluation.final_name, github_markdown=evaluation_github, html_view=evaluate_view),
+    args=EvaluateArgs,
     exports={
         "evaluate": evaluate,
         "evaluate_sync": evaluate_sync,
@@ -354,20 +342,18 @@ SPEC = ProtocolSpec(
         "prepared_evaluation": prepared_evaluation,
         "run_evaluation": run_evaluation,
     },
+    cli=CliSpec(
+        description=params.DESCRIPTION,
+        mcp_description=params.MCP_DESCRIPTION,
+        mcp_summary=params.MCP_SUMMARY,
+        format_after="mode",
+        formats=("sarif",),
+        show=show,
+        default_judges=DOCTOR_JUDGES,
+        reply_minimum=params.reply_minimum,
+    ),
     batch=params.BATCH,
     bench=params.BENCH,
-    final_name=Evaluation.final_name,
-    github_markdown=evaluation_github,
-    formats=("sarif",),
-    show=show,
-    html_view=evaluate_view,
-    default_judges=DOCTOR_JUDGES,
     demo=DEMO,
-    params=params.PARAMS,
-    reply_minimum=params.reply_minimum,
-    description=params.DESCRIPTION,
-    mcp_description=params.MCP_DESCRIPTION,
-    mcp_summary=params.MCP_SUMMARY,
     verdict=VERDICT,
-    settings=EvaluateSettings,
 )

@@ -1,9 +1,8 @@
 """`evaluate` as its users start it: the command's and MCP tool's parameters (written once), a batch item's
 fields, the bench's scored role and the demo's inputs.
 
-`evaluate`'s command and tool: its parameters, written once for `moot evaluate` and the MCP tool
-`evaluate` (both built from them, see `moot.protocol.spec.Param`), and how their values become the API's
-arguments (`adapt`).
+`evaluate`'s arguments (`EvaluateArgs`), declared once for `moot.evaluate`, `moot evaluate` and the MCP
+tool `evaluate`.
 
 How `moot batch` and `moot bench` read an evaluate item: the artifact paths to resolve, the inline
 `artifact` a line may hold instead, and the scored suites the bench runs with it.
@@ -14,16 +13,21 @@ over three rounds, with a critical finding, a majority and a minority; `--live` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from moot.errors import UsageError
+from moot.panel_file import PanelFile
+from moot.protocol.args import REDACTING, Arg, ProtocolArgs, arg
 from moot.protocol.demo import DemoSpec
-from moot.protocol.spec import FORMAT, REDACT_SECRETS, BatchSpec, BenchRole, Param
+from moot.protocol.panel import JudgeLike
+from moot.protocol.spec import BatchSpec, BenchRole
+from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS
-from moot.schemas.config import Artifact
+from moot.protocols.evaluate.settings import ConsensusSettings, EvaluateSettings, VerdictThresholds
+from moot.schemas.config import Artifact, JudgeSpec
 
 FOLDER = Path(__file__).resolve().parent / "demo"
 TASK = "Implement REST API for user management"
@@ -107,68 +111,89 @@ MCP_SUMMARY = (
     "with findings and recommendations."
 )
 
-PARAMS = (
-    Param(
-        "solution",
-        list[str] | None,
+
+def _reports_dir(reports_dir: str | None, values: Mapping[str, Any]) -> str | None:
+    return None if values["no_reports"] else reports_dir
+
+
+class EvaluateArgs(ProtocolArgs):
+    """What an evaluation takes, declared once: `moot.evaluate`, `moot evaluate` and the MCP tool `evaluate`
+    are built from it (`moot.protocol.args`). `artifacts`, `consensus` and `thresholds` are the API's alone;
+    `no_reports` the adapters' (the API says `reports_dir=None`)."""
+
+    settings = EvaluateSettings  # its keys in a judges file
+
+    solution: str | Sequence[str] | None = arg(
         None,
-        flags=("--solution", "-s"),
-        help="File, folder or glob; repeatable (or judge a change with --diff or --patch).",
-        mcp_type=list[str] | str | None,
-        mcp_help="Files, folders or globs to evaluate.",
-    ),
-    Param(
-        "diff",
-        str | None,
-        None,
-        help="Judge a change: a git range in the current work tree (HEAD~1, main...HEAD, a commit).",
-        mcp_help="Judge a change instead of files: a git range in the server's work tree (HEAD~1, main...HEAD).",
-    ),
-    Param(
-        "patch",
-        str | None,
-        None,
-        help="Judge a change: a unified diff file ('-' reads standard input).",
-        mcp_help="Judge a change instead of files: a unified diff file.",
-    ),
-    Param(
-        "follow_up",
-        str | None,
-        None,
-        help="A second look: re-check an earlier evaluation's findings (its debate id) on this version.",
-    ),
-    Param("task", str, "", help="What the solution was supposed to accomplish."),
-    Param(
-        "criteria",
-        str,
+        Arg(
+            type=list[str] | None,
+            flags=("--solution", "-s"),
+            positional=True,
+            help="File, folder or glob; repeatable (or judge a change with --diff or --patch).",
+            mcp_type=list[str] | str | None,
+            mcp_help="Files, folders or globs to evaluate.",
+        ),
+    )
+    task: str = arg("", Arg(help="What the solution was supposed to accomplish."))
+    criteria: str | Sequence[Criterion] = arg(
         "code",
-        help="name:weight,... or a rubric YAML file or a built-in rubric (code, design, documentation, plan), "
-        "or auto (one call writes a rubric for the task first).",
-        mcp_help="name:weight,... or a rubric YAML file or code, design, documentation, plan; or auto (a rubric "
-        "written for the task by one call before round 1).",
-    ),
-    Param(
-        "judges",
-        str | None,
+        Arg(
+            type=str,
+            help="name:weight,... or a rubric YAML file or a built-in rubric (code, design, documentation, plan), "
+            "or auto (one call writes a rubric for the task first).",
+            mcp_help="name:weight,... or a rubric YAML file or code, design, documentation, plan; or auto (a "
+            "rubric written for the task by one call before round 1).",
+        ),
+    )
+    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = arg(
         None,
-        help="Judges file (YAML with a debate_judges list), or 'host': every judge's reply is yours.",
-        mcp_help="Judges file (YAML). Default: gemini-3-pro-preview, gpt-5.2 and grok-4. 'host': you give every "
-        "judge's reply, e.g. from sub-agents (the tool returns a waiting state; submit_replies continues it).",
-    ),
-    Param("max_rounds", int | None, None, help="Most rounds (default 3)."),
-    Param("mode", str, "complete", help="complete (up to max rounds) or quick (one round)."),
-    FORMAT,
-    Param("reports_dir", str, ".specs/reports", help="Where per-judge reports are written.", mcp_type=str | None),
-    Param("no_reports", bool, False, flags=("--no-reports",), help="Write no report files."),
-    Param("moderator", str | None, None, help="Who writes the synthesis: 'host' (you), or a model."),
-    REDACT_SECRETS,
-)
-
-
-def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
-    names = ["solution", "task", "criteria", "judges", "max_rounds", "mode", "moderator", "redact_secrets"]
-    names += ["diff", "patch", "follow_up"]
-    return {**{n: values[n] for n in names}, "reports_dir": None if values["no_reports"] else values["reports_dir"]}
+        Arg(
+            type=str | None,
+            help="Judges file (YAML with a debate_judges list), or 'host': every judge's reply is yours.",
+            mcp_help="Judges file (YAML). Default: gemini-3-pro-preview, gpt-5.2 and grok-4. 'host': you give "
+            "every judge's reply, e.g. from sub-agents (the tool returns a waiting state; submit_replies "
+            "continues it).",
+        ),
+    )
+    artifacts: Sequence[Artifact] | None = arg(None, Arg(cli=False, mcp=False))
+    consensus: ConsensusSettings | dict[str, Any] | None = arg(None, Arg(cli=False, mcp=False))
+    thresholds: VerdictThresholds | dict[str, Any] | None = arg(None, Arg(cli=False, mcp=False))
+    max_rounds: int | None = arg(None, Arg(help="Most rounds (default 3)."))
+    mode: Literal["complete", "quick"] = arg(
+        "complete", Arg(type=str, help="complete (up to max rounds) or quick (one round).")
+    )
+    reports_dir: str | Path | None = arg(
+        ".specs/reports",
+        Arg(type=str, help="Where per-judge reports are written.", mcp_type=str | None, convert=_reports_dir),
+    )
+    no_reports: bool = arg(False, Arg(flags=("--no-reports",), help="Write no report files.", api=False))
+    moderator: str | JudgeSpec | dict[str, Any] | None = arg(
+        None, Arg(type=str | None, help="Who writes the synthesis: 'host' (you), or a model.")
+    )
+    redact_secrets: bool = arg(False, REDACTING)
+    diff: str | None = arg(
+        None,
+        Arg(
+            help="Judge a change: a git range in the current work tree (HEAD~1, main...HEAD, a commit).",
+            mcp_help="Judge a change instead of files: a git range in the server's work tree (HEAD~1, main...HEAD).",
+            listed_after="solution",
+        ),
+    )
+    patch: str | None = arg(
+        None,
+        Arg(
+            help="Judge a change: a unified diff file ('-' reads standard input).",
+            mcp_help="Judge a change instead of files: a unified diff file.",
+            listed_after="diff",
+        ),
+    )
+    follow_up: str | None = arg(
+        None,
+        Arg(
+            help="A second look: re-check an earlier evaluation's findings (its debate id) on this version.",
+            listed_after="patch",
+        ),
+    )
 
 
 def reply_minimum() -> int:

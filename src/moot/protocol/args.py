@@ -1,0 +1,299 @@
+"""A protocol's arguments, declared once: one pydantic model (`ProtocolArgs`) per protocol, each field the
+API's name, type and default, with an `Arg` in its `Field` saying how the command (`moot NAME`) and the MCP
+tool spell it where they differ (a flag, a positional argument, another name or type or default, a help
+text). From the model come:
+
+- the public function's signature (`api_signature`, `api_function`) and its sync twin;
+- the command's and the tool's parameters (`params_of`: one `Param` each, read by `moot.cli.protocol_cmd`
+  and `moot.mcp.server`);
+- the values those adapters collect, put back in the API's names (`adapt_to`) and made an `Args`
+  (`args_from`), which is what the protocol's builder takes: no `locals()`, no untyped hop between them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar, cast
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
+
+from moot.protocol.panel import apply_max_cost, options_from_panel, with_author
+from moot.protocol.prepared import Prepared, check_input_cap, run_prepared
+from moot.protocol.runs import RunOptions
+from moot.store.db import Store
+
+
+class _Required:
+    """The default of a parameter that must be given."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+
+class _Same:
+    """An MCP default that is the CLI's."""
+
+    def __repr__(self) -> str:
+        return "SAME"
+
+
+SAME: Any = _Same()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a protocol's command and tool, as the two adapters take it: the CLI option (or
+    argument) and the MCP tool's argument derive from it (`moot.cli.protocol_cmd`, `moot.mcp.server`), so
+    that the two cannot word or type it differently. A protocol's come from its `Args` (`params_of`)."""
+
+    name: str  # the Python name (`max_rounds`); the CLI spells it `--max-rounds` unless `flags` says otherwise
+    type: Any  # the annotation: `str`, `int | None`, `list[str] | None`, `bool`, ...
+    default: Any = REQUIRED
+    help: str = ""  # the CLI's help, and the MCP description unless `mcp_help` is given
+    flags: tuple[str, ...] = ()  # the CLI's spellings (`("--solution", "-s")`); a bool gives its one flag
+    argument: bool = False  # a positional CLI argument
+    mcp_help: str | None = None
+    mcp_type: Any = None  # the MCP annotation when it differs from `type`
+    mcp_default: Any = SAME  # the MCP tool's default when it differs from the CLI's
+    cli: bool = True  # offered by the CLI
+    mcp: bool = True  # offered by the MCP tool
+
+
+@dataclass(frozen=True)
+class Arg:
+    """How the command and the tool offer one field of a protocol's `Args`, where it is not the API's own
+    spelling. `name`, `type` and `default` are the adapters' when they differ from the field's; `convert`
+    turns the adapters' value back into the API's (given all their values, by the adapters' names)."""
+
+    help: str = ""
+    flags: tuple[str, ...] = ()
+    argument: bool = False  # a positional CLI argument
+    positional: bool = False  # the API function takes it by position too (else by keyword only)
+    name: str | None = None  # the command's and tool's name (`option` for `options`)
+    type: Any = None  # the command's (and tool's) annotation, when it is not the field's
+    default: Any = SAME  # the command's (and tool's) default, when it is not the field's
+    mcp_help: str | None = None
+    mcp_type: Any = None
+    mcp_default: Any = SAME
+    cli: bool = True
+    mcp: bool = True
+    api: bool = True  # False: the adapters' alone (`--no-input`), not in the function's signature
+    listed_after: str | None = None  # the command and tool list it after this field (else in the fields' order)
+    convert: Callable[[Any, Mapping[str, Any]], Any] | None = None
+
+
+# every protocol's `redact_secrets`: a secret in what would be sent refuses the run unless it may be redacted
+REDACTING = Arg(
+    flags=("--redact-secrets",),
+    help="Send [REDACTED:<kind>] in place of each secret found in the inputs, instead of refusing to run.",
+    mcp_help="Send [REDACTED:<kind>] in place of each secret found in the inputs (default: refuse to run).",
+)
+
+
+def arg(default: Any = REQUIRED, details: Arg | None = None) -> Any:
+    """A field of an `Args` model: its API default (REQUIRED: none) and how the adapters offer it."""
+    info: FieldInfo = Field() if default is REQUIRED else Field(default=default)
+    info.metadata.append(details or Arg())
+    return info
+
+
+class ProtocolArgs(BaseModel):
+    """The base of every protocol's `Args`. Built with `model_construct` from what a caller passed, never
+    coerced: the protocol's builder validates it, with the messages (and exit code 2) users know."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+    # the protocol's keys of a judges file, as one pydantic model (None: it reads none): declared beside its
+    # arguments since both are what a user gives it; the kernel keeps the keys raw (`moot.file_blocks`)
+    settings: ClassVar[type[BaseModel] | None] = None
+
+
+A = TypeVar("A", bound=ProtocolArgs)
+R = TypeVar("R")
+
+# how to run, not what to debate: every protocol function takes these after its own arguments, and an
+# `Args` field of one of these names (`redact_secrets`) stands among them, in this order
+RUN_OPTIONS = ("store", "on_event", "max_cost", "max_input_tokens", "author_model", "redact_secrets")
+
+
+def details(model: type[ProtocolArgs], name: str) -> Arg:
+    """The `Arg` of one field (a plain one when the field has none)."""
+    return next((m for m in model.model_fields[name].metadata if isinstance(m, Arg)), Arg())
+
+
+def _default(info: FieldInfo) -> Any:
+    return REQUIRED if info.is_required() else info.default
+
+
+def params_of(model: type[ProtocolArgs], *, after: Mapping[str, Param] | None = None) -> tuple[Param, ...]:
+    """The command's and the tool's parameters, in the fields' order (a field `listed_after` another comes
+    right after it); `after` puts a shared one (`FORMAT`) after the named field."""
+    names = list(model.model_fields)
+    for name in names[:]:
+        a = details(model, name)
+        if a.listed_after is not None:
+            names.remove(name)
+            names.insert(names.index(a.listed_after) + 1, name)
+    params: list[Param] = []
+    for name in names:
+        a = details(model, name)
+        if a.cli or a.mcp:
+            params.append(_param(name, model.model_fields[name], a))
+        if after and name in after:
+            params.append(after[name])
+    return tuple(params)
+
+
+def _param(name: str, info: FieldInfo, a: Arg) -> Param:
+    return Param(
+        a.name or name,
+        info.annotation if a.type is None else a.type,
+        _default(info) if a.default is SAME else a.default,
+        help=a.help,
+        flags=a.flags,
+        argument=a.argument,
+        mcp_help=a.mcp_help,
+        mcp_type=a.mcp_type,
+        mcp_default=a.mcp_default,
+        cli=a.cli,
+        mcp=a.mcp,
+    )
+
+
+def adapt_to(model: type[ProtocolArgs], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The adapters' values (by their names) in the API's names: each field they offer, converted where its
+    `Arg` says; the others keep the API's defaults."""
+    out: dict[str, Any] = {}
+    for name in model.model_fields:
+        a = details(model, name)
+        if a.api and (a.cli or a.mcp):
+            value = values[a.name or name]
+            out[name] = a.convert(value, values) if a.convert else value
+    return out
+
+
+def args_from(model: type[A], values: Mapping[str, Any]) -> A:
+    """An `Args` from the API's names (a call, a batch item, the adapters' `adapt_to`); the fields not given
+    take their defaults. Unknown names are refused as a Python call refuses them."""
+    unknown = set(values) - set(model.model_fields)
+    if unknown:
+        raise TypeError(f"unexpected arguments: {sorted(unknown)}")
+    missing = [n for n, i in model.model_fields.items() if i.is_required() and n not in values]
+    if missing:
+        raise TypeError(f"missing arguments: {missing}")
+    defaults = {n: i.get_default(call_default_factory=True) for n, i in model.model_fields.items() if n not in values}
+    return cast(A, model.model_construct(**defaults, **values))  # the pydantic plugin types it as the base
+
+
+def _raw_annotations(model: type[ProtocolArgs]) -> dict[str, Any]:
+    """The fields' annotations as written (the text, under `from __future__ import annotations`), so that the
+    function shows them as the protocol's module spells them."""
+    raw: dict[str, Any] = {}
+    for cls in reversed(model.__mro__):
+        raw.update(getattr(cls, "__annotations__", {}))
+    return raw
+
+
+def api_signature(model: type[ProtocolArgs], run_options: tuple[str, ...], result: Any) -> inspect.Signature:
+    """The public function's signature: the API fields in their order (by position where their `Arg` says,
+    else by keyword), the run options the protocol takes standing where its `redact_secrets` field does (at
+    the end without one). Annotations are shown as the protocol's module writes them."""
+    raw = _raw_annotations(model)
+    own: list[inspect.Parameter] = []
+    for name, info in model.model_fields.items():
+        a = details(model, name)
+        if a.api:
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD if a.positional else inspect.Parameter.KEYWORD_ONLY
+            default = inspect.Parameter.empty if info.is_required() else info.default
+            own.append(inspect.Parameter(name, kind, default=default, annotation=raw.get(name, info.annotation)))
+    runs = [
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_RUN_TYPES[n])
+        for n in run_options
+        if n in _RUN_TYPES
+    ]
+    cut = next((i for i, p in enumerate(own) if p.name in RUN_OPTIONS), len(own))
+    return inspect.Signature([*own[:cut], *runs, *own[cut:]], return_annotation=result)
+
+
+@dataclass(frozen=True)
+class RunChoices:
+    """The run options a caller of a protocol function gave (`RUN_OPTIONS` but `redact_secrets`, which is
+    the protocol's `Args`' own when it takes it)."""
+
+    store: Store | None = None
+    on_event: Callable[..., None] | None = None
+    max_cost: float | None = None
+    max_input_tokens: int | None = None
+    author_model: str | None = None
+
+
+# as the protocol functions have always shown them
+_RUN_TYPES = {
+    "store": "Store | None",
+    "on_event": "Callable[..., None] | None",
+    "max_cost": "float | None",
+    "max_input_tokens": "int | None",
+    "author_model": "str | None",
+}
+Build = Callable[[A, bool], Coroutine[Any, Any, Prepared]]
+
+
+def with_run_choices(prepared: Prepared, choices: RunChoices) -> tuple[Prepared, RunOptions]:
+    """A prepared debate with the run options the judges file sets and the API's caps checked (cost,
+    input): one place, so that the protocols cannot differ in how they apply a cap. `author_model` (else
+    the judges file's `author_model:`) is the model that wrote the artifact, for the panel check."""
+    with_author(prepared, choices.author_model)
+    check_input_cap(prepared, choices.max_input_tokens)
+    options = options_from_panel(prepared.panel, store=choices.store, on_event=choices.on_event)
+    apply_max_cost(options, prepared.seats, choices.max_cost, "max_cost")
+    return prepared, options
+
+
+def api_function(
+    name: str,
+    model: type[A],
+    build: Build[A],
+    result: type[R],
+    *,
+    doc: str,
+    run_options: tuple[str, ...] = RUN_OPTIONS[:-1],
+) -> Callable[..., Coroutine[Any, Any, R]]:
+    """The protocol's public async function, generated from its `Args`: its arguments bound as the
+    signature says (a wrong name or a missing one is Python's TypeError), split into the `Args` and the run
+    options, prepared by `build` and run."""
+    signature = api_signature(model, run_options, result.__name__)
+    options = set(RUN_OPTIONS) - {n for n in model.model_fields if details(model, n).api}
+
+    async def function(*args: Any, **kwargs: Any) -> R:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        given = dict(bound.arguments)
+        choices = RunChoices(**{k: given.pop(k) for k in list(given) if k in options})
+        prepared, run = with_run_choices(await build(args_from(model, given), False), choices)
+        done: R = await run_prepared(prepared, run)
+        return done
+
+    function.__signature__ = signature  # type: ignore[attr-defined]
+    function.__annotations__ = _annotations(model, signature) | {"return": result}
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+def _annotations(model: type[ProtocolArgs], signature: inspect.Signature) -> dict[str, Any]:
+    """The function's annotations as types (what `moot batch` checks an item's values against)."""
+    run_types: dict[str, Any] = {
+        "store": Store | None,
+        "on_event": Callable[..., None] | None,
+        "max_cost": float | None,
+        "max_input_tokens": int | None,
+        "author_model": str | None,
+    }
+    fields = {n: i.annotation for n, i in model.model_fields.items()}
+    return {p: fields[p] if p in fields else run_types[p] for p in signature.parameters}
