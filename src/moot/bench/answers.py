@@ -8,8 +8,9 @@ Every strategy reads the same debates (pure functions on plain data; `moot.bench
 - `vote@equal`: a majority over the first k round-1 answers of the item's debates (its own debate's, in
   seat order, then those of its extra round-1-only debates), at the cost of those k answers' calls.
 
-Answers are put in gold's terms: option A of the given order is "A>B"; evaluate's PASS is "pass" and
-anything else "fail"; no answer is None, which is never right. A tie is broken by a draw seeded by the
+Answers are put in gold's terms: option A of the given order is "A>B"; the scored protocol's best
+verdict word (its spec's `verdict`: evaluate's PASS) is "pass" and anything else "fail"; no answer is
+None, which is never right. A tie is broken by a draw seeded by the
 item's id and `--seed` (`metrics.tie_break`), not by the order it was shown in: the same tie gives the
 same answer in both orders, so it is neither a wrong answer nor a position inconsistency; each column
 counts the items it broke a tie on. The swapped order's answers are kept as the judges gave them ("A>B"
@@ -39,7 +40,16 @@ def reader(kind: SuiteKind) -> Reader:
     """A debate's words (an option id, a verdict) in the gold label's terms."""
     if kind == "pairwise":
         return lambda word: _OPTION.get(word) if word else None
-    return lambda word: None if word in (None, TIE, NO_ANSWER) else ("pass" if word == "PASS" else "fail")
+    passing = _best_word(kind)
+    return lambda word: None if word in (None, TIE, NO_ANSWER) else ("pass" if word == passing else "fail")
+
+
+def _best_word(kind: SuiteKind) -> str:
+    """The best verdict word of the protocol that judges `kind` items (its spec's `verdict`, ranked best
+    first: evaluate's PASS), which gold calls "pass"."""
+    from moot.bench.roles import bench_spec
+
+    return next(iter(bench_spec(kind).verdict.words), "")
 
 
 @dataclass(frozen=True)
