@@ -128,6 +128,7 @@ class ReplyModel(BaseModel):
     quote_words: ClassVar[bool] = True  # `confidence: "HIGH|MEDIUM|LOW"` (True) or `confidence: HIGH|MEDIUM|LOW`
     quote_keys: ClassVar[bool] = False  # `"A": "..."`: for objects keyed by ids
     fold_keys: ClassVar[bool] = False  # match keys without regard to case
+    omitted_fields: ClassVar[frozenset[str]] = frozenset()  # left out of schema and example (`specialize`)
     missing_message: ClassVar[str] = "the reply has no `{key}`"  # what a judge is told of a missing field
 
     @model_validator(mode="before")
@@ -159,13 +160,29 @@ def one_of(values: Sequence[str]) -> Any:
     """The type of a field holding one of `values` (known only at run time): a `Literal` of them, or a
     `Text` when there are none (an empty enum is not a valid schema)."""
     unique = tuple(dict.fromkeys(values))
-    return Literal[unique] if unique else Text  # type: ignore[valid-type]
+    return Literal[unique] if unique else Text
 
 
-def specialize(model: type[M], name: str, **fields: tuple[Any, Any]) -> type[M]:
+def specialize(model: type[M], name: str, *, without: Sequence[str] = (), **fields: tuple[Any, Any]) -> type[M]:
     """`model` with some fields retyped or added at run time, each as `(type, reply_field(...))`:
-    the same declaration, narrowed to one debate (its option ids, its judges' names)."""
-    return cast("type[M]", create_model(name, __base__=model, **fields))
+    the same declaration, narrowed to one debate (its option ids, its judges' names).
+
+    A retyped field keeps its place, an added one comes last. `without` leaves declared fields out of
+    the schema and the example (a key asked for only in some debates: declare it where it belongs,
+    with a default, and leave it out where it does not apply).
+    """
+    definitions: dict[str, Any] = dict(fields)
+    special = cast("type[M]", create_model(name, __base__=model, **definitions))
+    for key in without:
+        if special.model_fields[key].is_required():
+            raise TypeError(f"{name}: a field left out ({key}) needs a default")
+    special.omitted_fields = frozenset(model.omitted_fields | set(without))
+    return special
+
+
+def shown_fields(model: type[ReplyModel]) -> dict[str, FieldInfo]:
+    """The fields a judge is asked for, in order: the declared ones less those left out."""
+    return {k: v for k, v in model.model_fields.items() if k not in model.omitted_fields}
 
 
 # ------------------------------------------------------------------ the parser's validation
@@ -207,7 +224,7 @@ def _message(model: type[ReplyModel], error: ValidationError) -> str:
 
 def reply_schema(model: type[ReplyModel]) -> Schema:
     """The bounded JSON schema of `model`: every property required, no other allowed, in field order."""
-    return obj({name: _field_schema(info) for name, info in model.model_fields.items()})
+    return obj({name: _field_schema(info) for name, info in shown_fields(model).items()})
 
 
 def _field_schema(info: FieldInfo) -> Schema:
@@ -304,7 +321,7 @@ def _key(model: type[ReplyModel], name: str) -> str:
 
 def _yaml_fields(model: type[ReplyModel], values: Mapping[str, Any], indent: str) -> list[str]:
     lines: list[str] = []
-    for name, info in model.model_fields.items():
+    for name, info in shown_fields(model).items():
         annotation, _ = _unwrap(info.annotation, Bound())
         value = values.get(name, _placeholder(info, annotation))
         head = f"{indent}{_key(model, name)}:"
@@ -341,7 +358,7 @@ def _yaml_list(model: type[ReplyModel], info: FieldInfo, annotation: Any, given:
 
 def _json_fields(model: type[ReplyModel], values: Mapping[str, Any]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
-    for name, info in model.model_fields.items():
+    for name, info in shown_fields(model).items():
         annotation, _ = _unwrap(info.annotation, Bound())
         if get_origin(annotation) is list:
             entries = values.get(name) or [_placeholder(info, get_args(annotation)[0])]
