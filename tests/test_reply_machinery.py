@@ -99,6 +99,6 @@ def test_a_specialization_changes_schema_example_and_parser_together() -> None:
 def test_a_field_left_out_leaves_schema_and_example_but_keeps_its_place_elsewhere() -> None:
     short = specialize(Sample, "Short", without=["score"])
     assert "score" not in reply_schema(short)["properties"] and "score:" not in reply_example(short)
-    assert list(reply_schema(specialize(short, "Again"))["properties"])[0] == "verdict"  # stays out
+    assert "score" not in reply_schema(specialize(short, "Again"))["properties"]  # stays out
     with pytest.raises(TypeError, match="needs a default"):
         specialize(Sample, "Bad", without=["summary"])
