@@ -20,6 +20,7 @@ from moot.protocols.challenge.parsing import (
     parse_rebuttal,
 )
 from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
+from moot.protocols.decide.replies import decide_reply_schema
 from moot.protocols.decide.schemas import DecisionOption
 from moot.protocols.evaluate.moderator import parse_moderator as _parse_moderator
 from moot.protocols.evaluate.parsing import parse_scored_reply
@@ -29,7 +30,6 @@ from moot.schemas.reply_bounds import GRAMMAR_MAX_LENGTH, capped, fit, portable,
 from moot.schemas.reply_schemas import (
     SCORE_STEPS,
     assumptions_schema,
-    decide_reply_schema,
     evaluate_reply_schema,
     moderator_reply_schema,
 )

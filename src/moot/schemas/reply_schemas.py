@@ -268,53 +268,6 @@ def moderator_reply_schema(judge_ids: Sequence[str]) -> Schema:
     )
 
 
-# ------------------------------------------------------------------ the option-choice debate
-
-
-def decide_reply_schema(option_ids: Sequence[str], *, round_no: int, others: Sequence[str] = ()) -> Schema:
-    """A judge's reply in the option-choice debate: `recommendation` is one of `option_ids`.
-
-    From round 2 on, `challenges` name the judges in `others` (each challenge answers one of them).
-    """
-    recommendation = choice(option_ids, "exactly one option id")
-    common = {
-        "judge": text(),
-        "stance": text(),
-        "round": integer(),
-    }
-    if round_no <= 1:
-        return obj(
-            {
-                **common,
-                "recommendation": recommendation,
-                "confidence": choice(CONFIDENCE),
-                "perspective": text("one sentence: why this option, from your stance"),
-                "rationale": long_text("your reasoning, with the evidence and assumptions it rests on"),
-                "assessment": obj({o: text() for o in option_ids}, "what each option means from your stance"),
-            }
-        )
-    return obj(
-        {
-            **common,
-            "challenges": array(
-                obj({"judge": choice(others, "the judge this answers"), "counter_argument": text()}),
-                "at least one specific counter-argument, each naming the judge it answers",
-                min_items=1 if others else 0,
-            ),
-            "recommendation": recommendation,
-            "changed": boolean(),
-            # never empty in the enforced shape: a judge that changed its recommendation must say why, and a
-            # grammar cannot tie one field to another
-            "change_reason": _described(
-                text("only if you changed: exactly what convinced you, and whose argument; else empty"), "", minLength=1
-            ),
-            "confidence": choice(CONFIDENCE),
-            "perspective": text("one sentence: why this option, from your stance"),
-            "rationale": long_text("your position after reading the others"),
-        }
-    )
-
-
 # ------------------------------------------------------------------ the position challenge
 
 
