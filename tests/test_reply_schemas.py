@@ -19,6 +19,7 @@ from moot.protocols.challenge.parsing import (
     parse_opening,
     parse_rebuttal,
 )
+from moot.protocols.challenge.replies import assumptions_schema
 from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
 from moot.protocols.decide.replies import decide_reply_schema
 from moot.protocols.decide.schemas import DecisionOption
@@ -29,7 +30,6 @@ from moot.schemas.criteria import Criterion
 from moot.schemas.reply_bounds import GRAMMAR_MAX_LENGTH, capped, fit, portable, worst_tokens
 from moot.schemas.reply_schemas import (
     SCORE_STEPS,
-    assumptions_schema,
     evaluate_reply_schema,
     moderator_reply_schema,
 )

@@ -96,22 +96,25 @@ def reply_field(
     aliases: Sequence[str] = (),
     block: bool = False,
     empty: str = "[]",
+    validate_default: bool = False,
     default: Any = ...,
     default_factory: Callable[[], Any] | None = None,
 ) -> Any:
     """A reply field: `description` goes into the schema; `example` is the prompt's placeholder (default
     "{description}"); `block` shows it as a YAML `|` block; `empty` is what the prompt shows for a list
-    given no entries; `aliases` are the other keys judges write for it."""
+    given no entries; `aliases` are the other keys judges write for it; `validate_default` runs the
+    field's validators on a missing key too (to answer it as they answer a bad value)."""
     extra: dict[str, JsonValue] = {"example": example, "block": block, "empty": empty}
     alias = AliasChoices(*aliases) if aliases else None
+    common: dict[str, Any] = {
+        "description": description or None,
+        "validation_alias": alias,
+        "json_schema_extra": extra,
+        "validate_default": validate_default or None,
+    }
     if default_factory is not None:
-        return Field(
-            default_factory=default_factory,
-            description=description or None,
-            validation_alias=alias,
-            json_schema_extra=extra,
-        )
-    return Field(default, description=description or None, validation_alias=alias, json_schema_extra=extra)
+        return Field(default_factory=default_factory, **common)
+    return Field(default, **common)
 
 
 class ReplyModel(BaseModel):
@@ -187,6 +190,7 @@ def _redeclared(info: FieldInfo) -> Any:
         "description": info.description,
         "validation_alias": info.validation_alias,
         "json_schema_extra": extra,
+        "validate_default": info.validate_default,
     }
     if info.default_factory is not None:
         return Field(default_factory=info.default_factory, **common)
