@@ -4,13 +4,17 @@ the judge, the template its prompt shows and what the parser accepts, all three 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated
+from typing import Annotated, Literal
 
 import pytest
 
 from moot.judges.base import Seat
 from moot.parsing.extract import ReplyError
 from moot.parsing.replies import Required, Text, reply_field
+from moot.protocols.challenge import replies as challenge_replies
+from moot.protocols.challenge.calls import ChallengeCalls
+from moot.protocols.challenge.parsing import parse_challenge
+from moot.protocols.challenge.schemas import ChallengeRequest, Opening
 from moot.protocols.decide import replies as decide_replies
 from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
 from moot.protocols.decide.protocol import Decision
@@ -63,3 +67,44 @@ def test_decide_without_the_field_nothing_asks_for_it() -> None:
     assert prompt.json_schema is not None and "main_risk" not in prompt.json_schema["properties"]
     assert "main_risk" not in prompt.messages[0].content
     assert _parse("recommendation: A") == "A"
+
+
+class WithSeverity(challenge_replies.VerdictReply):
+    """The challenger's verdict with one more key: how much the objections matter, in one word."""
+
+    severity: Literal["cosmetic", "fatal"] = reply_field()
+
+
+@pytest.fixture
+def challenge_with_severity(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(challenge_replies.PHASES, "challenge", WithSeverity)
+
+
+def _challenge_prompt() -> Prompt:
+    request = ChallengeRequest(topic="Use SQLite?", proponent=JudgeSpec(model="p"), challengers=[JudgeSpec(model="c")])
+    proponent = Seat(id="proponent", number=0, label="p", stance="proponent", stance_prompt="", judges=[])
+    seat = Seat(id="challenger-1", number=1, label="c", stance="challenger", stance_prompt="", judges=[])
+    opening = Opening(position="p", reasoning="r", confidence="HIGH")
+    return ChallengeCalls.of(request, proponent).prompt("challenge", seat, 1, "challenge", opening=opening, version=1)
+
+
+AGREE = '{"verdict": "agree", "objections": []}'
+
+
+def test_challenge_a_field_added_to_the_reply_model_is_sent_shown_and_required(challenge_with_severity: None) -> None:
+    prompt = _challenge_prompt()
+    assert prompt.json_schema is not None
+    assert prompt.json_schema["properties"]["severity"] == {"type": "string", "enum": ["cosmetic", "fatal"]}
+    assert '"severity": "cosmetic|fatal"}' in prompt.messages[0].content
+    with pytest.raises(ReplyError, match="the reply has no 'severity'"):
+        parse_challenge(AGREE)
+    with pytest.raises(ReplyError, match="severity is invalid"):
+        parse_challenge(AGREE.replace("}", ', "severity": "mild"}'))
+    assert parse_challenge(AGREE.replace("}", ', "severity": "fatal"}')).verdict == "agree"
+
+
+def test_challenge_without_the_field_nothing_asks_for_it() -> None:
+    prompt = _challenge_prompt()
+    assert prompt.json_schema is not None and "severity" not in prompt.json_schema["properties"]
+    assert "severity" not in prompt.messages[0].content
+    assert parse_challenge(AGREE).verdict == "agree"

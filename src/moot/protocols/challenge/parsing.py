@@ -8,13 +8,14 @@ whole and case-insensitively ("Agree", "DISAGREE"), never by substring.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from moot.parsing.extract import ReplyError, extract_mapping, reply_parser
 from moot.parsing.replies import validate_reply
 from moot.protocols.challenge.replies import (
     STRENGTH_WORDS,
     AssumptionsReply,
+    ChallengeReply,
     ConfrontationReply,
     OpeningReply,
     RebuttalReply,
@@ -32,6 +33,15 @@ from moot.protocols.challenge.schemas import (
     Strength,
 )
 
+R = TypeVar("R", bound=ChallengeReply)
+
+
+def _model(phase: str, kind: type[R], *, objection_ids: Sequence[str] = (), proponent: bool = False) -> type[R]:
+    """The phase's declared reply (as `kind`, its declaration): the one the schema and the prompt use."""
+    model = reply_model(phase, objection_ids=objection_ids, proponent=proponent)
+    assert issubclass(model, kind)
+    return model
+
 
 def _mapping_with(text: str, key: str, *, hint: str = "") -> dict[str, Any]:
     """The reply's mapping, refused when it lacks `key`: the reply is worthless without its verdict word."""
@@ -43,14 +53,14 @@ def _mapping_with(text: str, key: str, *, hint: str = "") -> dict[str, Any]:
 
 @reply_parser
 def parse_opening(text: str) -> Opening:
-    reply = validate_reply(OpeningReply, extract_mapping(text, required_any=("position",)))
+    reply = validate_reply(_model("opening", OpeningReply), extract_mapping(text, required_any=("position",)))
     return Opening.model_validate(reply.model_dump())
 
 
 @reply_parser
 def parse_challenge(text: str) -> Challenge:
     data = _mapping_with(text, "verdict")
-    reply = validate_reply(VerdictReply, data)
+    reply = validate_reply(_model("challenge", VerdictReply), data)
     strength: Strength | None = reply.objection_strength
     if strength is None:
         if reply.verdict == "agree" and not reply.objections:
@@ -67,7 +77,7 @@ def parse_challenge(text: str) -> Challenge:
 @reply_parser
 def parse_confrontation(text: str, *, objection_ids: Sequence[str]) -> Confrontation:
     """The proponent's answer to every open objection (by id), and its revised position."""
-    model: type[ConfrontationReply] = reply_model("confront", objection_ids=objection_ids)  # type: ignore[assignment]
+    model = _model("confront", ConfrontationReply, objection_ids=objection_ids)
     data = extract_mapping(text, required_any=("responses", "position"))
     reply = validate_reply(model, data, context={"objection_ids": list(objection_ids)})
     return Confrontation(
@@ -80,11 +90,16 @@ def parse_confrontation(text: str, *, objection_ids: Sequence[str]) -> Confronta
 
 @reply_parser
 def parse_rebuttal(text: str) -> Rebuttal:
-    reply = validate_reply(RebuttalReply, _mapping_with(text, "response", hint=" (ACCEPT, MAINTAIN or ESCALATE)"))
+    reply = validate_reply(
+        _model("rebuttal", RebuttalReply), _mapping_with(text, "response", hint=" (ACCEPT, MAINTAIN or ESCALATE)")
+    )
     return Rebuttal.model_validate(reply.model_dump())
 
 
 @reply_parser
 def parse_assumptions(text: str) -> AssumptionStatement:
-    reply = validate_reply(AssumptionsReply, extract_mapping(text, required_any=("why_disagree", "assumptions")))
+    reply = validate_reply(
+        _model("assumptions", AssumptionsReply, proponent=True),
+        extract_mapping(text, required_any=("why_disagree", "assumptions")),
+    )
     return AssumptionStatement.model_validate(reply.model_dump())
