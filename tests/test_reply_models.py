@@ -3,7 +3,9 @@ the judge, the template its prompt shows and what the parser accepts, all three 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Annotated, Literal
 
 import pytest
@@ -108,3 +110,43 @@ def test_challenge_without_the_field_nothing_asks_for_it() -> None:
     assert prompt.json_schema is not None and "severity" not in prompt.json_schema["properties"]
     assert "severity" not in prompt.messages[0].content
     assert parse_challenge(AGREE).verdict == "agree"
+
+
+TOY = Path(__file__).resolve().parent / "toy_protocol"
+
+
+def test_the_toy_vote_is_declared_once_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fourth protocol's vote: schema, template and parser from `VoteReply`, and from a changed copy."""
+    monkeypatch.syspath_prepend(str(TOY))
+    toy = importlib.import_module("moot_toy.protocol")
+    toy_replies = importlib.import_module("moot_toy.replies")
+    seat = Seat(id="judge-1", number=1, label="m", stance="neutral", stance_prompt="", judges=[])
+    vote = toy.Vote(toy.VoteRequest(question="Friday?", judges=[JudgeSpec(model="m")]), [seat], "v1")
+
+    def sent() -> Prompt:
+        prompt: Prompt = vote._call(seat, 1).prompt
+        return prompt
+
+    assert sent().json_schema == {
+        "type": "object",
+        "properties": {
+            "answer": {"type": "string", "enum": ["yes", "no"]},
+            "reason": {"type": "string", "maxLength": 300},
+        },
+        "required": ["answer", "reason"],
+        "additionalProperties": False,
+    }
+    assert '```yaml\nanswer: yes or no\nreason: "why"\n```' in sent().messages[0].content
+    assert toy.parse_vote("answer: yes\nreason: r").answer == "yes"
+    with pytest.raises(ReplyError, match="`answer` must be yes or no"):
+        toy.parse_vote("answer: maybe")
+
+    class WithDate(toy_replies.VoteReply):
+        date: Text = reply_field("the day it should go out instead")
+
+    monkeypatch.setattr(toy, "VoteReply", WithDate)
+    assert "date" in (sent().json_schema or {})["properties"]
+    assert 'date: "{the day it should go out instead}"' in sent().messages[0].content
+    with pytest.raises(ReplyError, match="the reply has no `date`"):
+        toy.parse_vote("answer: yes")
+    assert toy.parse_vote("answer: no\ndate: Monday").answer == "no"
