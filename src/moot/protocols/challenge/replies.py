@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import BeforeValidator, ValidationInfo, field_validator
 
@@ -234,7 +234,6 @@ class AssumptionsReply(ChallengeReply):
     )
 
 
-Phase = Literal["opening", "challenge", "confront", "rebuttal", "assumptions"]
 PHASES: dict[str, type[ChallengeReply]] = {
     "opening": OpeningReply,
     "challenge": VerdictReply,
