@@ -157,7 +157,9 @@ class ResponseReply(ChallengeReply):
 
 
 class ConfrontationReply(ChallengeReply):
-    responses: Annotated[list[ResponseReply], items()] = reply_field("one entry per objection", default_factory=list)
+    responses: Annotated[list[ResponseReply], items()] = reply_field(
+        "one entry per objection", default_factory=list, validate_default=True
+    )
     position: Annotated[LongText, Required] = reply_field("the whole position as it now stands")
     confidence: PositionConfidence | None = reply_field(default=None)
     reasoning: LongText = reply_field("what changed and why, or why nothing did", default="")

@@ -35,12 +35,14 @@ from moot.parsing.replies import (
 )
 from moot.protocols.decide.schemas import DecisionOption
 from moot.schemas.reply_bounds import Schema
-from moot.schemas.reply_schemas import CONFIDENCE
+from moot.schemas.reply_schemas import CONFIDENCE, SHORT
 
 _PREFIX = re.compile(r"^\s*(?:option|opt\.?)\s*[:#-]?\s*", re.IGNORECASE)
 _TARGET_KEYS = ("judge", "to", "target", "against", "with_judge", "challenged_judge")
 _ARGUMENT_KEYS = ("counter_argument", "counterargument", "argument", "challenge", "point", "text", "rebuttal")
 _EMPTY: tuple[Any, ...] = (None, "", [], {})
+# a text the validators below have already read into prose (`as_text`): kept exactly as they made it
+Said = Annotated[str, Bound(max_length=SHORT)]
 _RATIONALE_KEYS = ("reasoning", "position", "argument", "summary")
 
 
@@ -48,7 +50,7 @@ class CounterArgumentReply(ReplyModel):
     """One challenge of round 2: the judge it answers, and the weakness of that judge's reasoning."""
 
     judge: Text = reply_field("the judge this answers")
-    counter_argument: Text = reply_field(example="{the specific weakness of its reasoning, from your stance}")
+    counter_argument: Said = reply_field(example="{the specific weakness of its reasoning, from your stance}")
 
 
 class OptionTexts(ReplyModel):
@@ -129,8 +131,8 @@ class RecommendationReply(ReplyModel):
 def reply_model(option_ids: tuple[str, ...], round_no: int, others: tuple[str, ...]) -> type[RecommendationReply]:
     """The reply of one round of one debate: its option ids as the recommendation's enum and the assessment's
     keys, and from round 2 on the judges it challenges as the challenges' enum."""
-    recommendation = one_of(option_ids)
-    per_option: dict[str, Any] = {o: (Text, _assessed()) for o in option_ids}
+    recommendation = one_of(option_ids) | None  # None: no recommendation given (the parser says so)
+    per_option: dict[str, Any] = {o: (Said, _assessed()) for o in option_ids}
     texts = specialize(OptionTexts, "OptionTextsOf", **per_option)
     if round_no <= 1:
         return specialize(
