@@ -19,7 +19,9 @@ from moot.protocols.challenge.parsing import (
     parse_opening,
     parse_rebuttal,
 )
+from moot.protocols.challenge.replies import assumptions_schema
 from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
+from moot.protocols.decide.replies import decide_reply_schema
 from moot.protocols.decide.schemas import DecisionOption
 from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.moderator import parse_moderator as _parse_moderator
@@ -28,8 +30,6 @@ from moot.protocols.evaluate.schemas import CriticalFinding, ScoredPosition
 from moot.schemas.reply_bounds import GRAMMAR_MAX_LENGTH, capped, fit, portable, worst_tokens
 from moot.schemas.reply_schemas import (
     SCORE_STEPS,
-    assumptions_schema,
-    decide_reply_schema,
     evaluate_reply_schema,
     moderator_reply_schema,
 )
