@@ -1,2 +1,145 @@
-"""The protocol framework: what a protocol declares (`spec`), how its arguments become a prepared debate
-(`prepared`, `panel`), how it runs (`runs`), its demo and its debate's effect."""
+"""`moot.protocol`: the one module a protocol's author imports. A protocol is a handful of declared types
+and the few functions only it can write; moot derives the rest from them:
+
+- its judges' replies: `ReplyModel`s (`reply_field`, `Text`, `Score`, ...), from which come the JSON schema
+  sent (`reply_schema`), the prompt's example (`reply_example`) and the parser (`read_reply`);
+- its arguments: one `ProtocolArgs` model (each field an `arg` with its `Arg`), from which come its Python
+  function and sync twin (`api_function`), its command and its MCP tool; its keys of a judges file are the
+  model's `settings`;
+- its steps: a class with `plan`, `absorb` and `result` over `Step`s of `Call`s, which one runner drives;
+- its result: a `ResultEnvelope` (or `RunEnvelope`) subclass, with a `Verdict`;
+- its `SPEC`: a `ProtocolSpec` with its groups (`cli=CliSpec`, `views=ViewSpec`, `verdict=VerdictSpec`,
+  `batch=BatchSpec`, `bench=BenchRole`, `demo=DemoSpec`).
+
+`tests/toy_protocol/moot_toy/` is the worked example, imports nothing else of moot, and is what
+docs/architecture.md tells a newcomer to copy. The names below are pinned (`tests/test_protocol_surface.py`):
+removing or renaming one breaks every protocol written against it.
+
+The framework's own modules live beside this one: `spec` (the spec and its groups), `args`, `verdict`,
+`prepared` (a debate ready to run, resume or estimate), `panel` (judges seated from a file or from code),
+`runs` (a debate's life in the store), `demo` and `effect` (what the debate changed).
+"""
+
+from moot.engine.ask import Answer
+from moot.engine.budget import scenarios, tokens_of
+from moot.engine.steps import Call, Outcome, Step
+from moot.errors import UsageError
+from moot.judges.base import Seat
+from moot.panel_file import PanelFile
+from moot.parsing.extract import ReplyError, as_bool, as_text, reply_parser
+from moot.parsing.replies import (
+    Flag,
+    LongText,
+    ReplyModel,
+    Required,
+    Score,
+    Text,
+    items,
+    one_of,
+    read_reply,
+    reply_example,
+    reply_field,
+    reply_schema,
+    specialize,
+    word,
+)
+from moot.prompts import Templates
+from moot.protocol.args import Arg, ProtocolArgs, api_function, arg
+from moot.protocol.demo import DemoSpec
+from moot.protocol.effect import seat_fate
+from moot.protocol.panel import JudgeLike, blocking, check_rounds, load_panel, make_seats, resumed_judges
+from moot.protocol.prepared import Prepared
+from moot.protocol.spec import BatchSpec, BenchRole, CliSpec, ProtocolSpec, Terminal, ViewSpec
+from moot.protocol.verdict import VerdictSpec, VerdictTone
+from moot.render.terminal import TextReport, TextTable
+from moot.schemas.config import JudgeSpec
+from moot.schemas.effect import NO_ANSWER, TIE, DebateEffect, JudgeEffect
+from moot.schemas.envelope import (
+    PanelRecorded,
+    ResultEnvelope,
+    RunEnvelope,
+    RunStatus,
+    SeatStatus,
+    Verdict,
+    VerdictConfidence,
+    VerdictKind,
+)
+from moot.schemas.messages import Message, Prompt
+from moot.schemas.spend import Spend
+
+__all__ = [
+    # the spec and its groups
+    "BatchSpec",
+    "BenchRole",
+    "CliSpec",
+    "DemoSpec",
+    "ProtocolSpec",
+    "Terminal",
+    "VerdictSpec",
+    "VerdictTone",
+    "ViewSpec",
+    # arguments
+    "Arg",
+    "ProtocolArgs",
+    "api_function",
+    "arg",
+    # replies
+    "Flag",
+    "LongText",
+    "ReplyError",
+    "ReplyModel",
+    "Required",
+    "Score",
+    "Text",
+    "as_bool",
+    "as_text",
+    "items",
+    "one_of",
+    "read_reply",
+    "reply_example",
+    "reply_field",
+    "reply_parser",
+    "reply_schema",
+    "specialize",
+    "word",
+    # judges and the debate ready to run
+    "JudgeLike",
+    "JudgeSpec",
+    "PanelFile",
+    "Prepared",
+    "Seat",
+    "UsageError",
+    "blocking",
+    "check_rounds",
+    "load_panel",
+    "make_seats",
+    "resumed_judges",
+    "scenarios",
+    "tokens_of",
+    # steps
+    "Answer",
+    "Call",
+    "Message",
+    "Outcome",
+    "Prompt",
+    "Step",
+    "Templates",
+    # the result
+    "NO_ANSWER",
+    "TIE",
+    "DebateEffect",
+    "JudgeEffect",
+    "PanelRecorded",
+    "ResultEnvelope",
+    "RunEnvelope",
+    "RunStatus",
+    "SeatStatus",
+    "Spend",
+    "Verdict",
+    "VerdictConfidence",
+    "VerdictKind",
+    "seat_fate",
+    # its renderings
+    "TextReport",
+    "TextTable",
+]

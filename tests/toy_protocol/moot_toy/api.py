@@ -7,15 +7,29 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from moot.engine.budget import scenarios, tokens_of
-from moot.errors import UsageError
-from moot.judges.base import Seat
-from moot.panel_file import PanelFile
-from moot.protocol.args import Arg, ProtocolArgs, api_function, arg
-from moot.protocol.panel import JudgeLike, blocking, check_rounds, load_panel, make_seats, resumed_judges
-from moot.protocol.prepared import Prepared
-from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
-from moot.render.terminal import TextReport, TextTable
+from moot.protocol import (
+    Arg,
+    CliSpec,
+    JudgeLike,
+    PanelFile,
+    Prepared,
+    ProtocolArgs,
+    ProtocolSpec,
+    Seat,
+    TextReport,
+    TextTable,
+    UsageError,
+    ViewSpec,
+    api_function,
+    arg,
+    blocking,
+    check_rounds,
+    load_panel,
+    make_seats,
+    resumed_judges,
+    scenarios,
+    tokens_of,
+)
 from moot_toy.demo_spec import DEMO
 from moot_toy.protocol import Vote
 from moot_toy.schemas import MAX_ROUNDS, OUTCOME_WORDS, VERDICT, VoteRequest, VoteResult, VoteSettings

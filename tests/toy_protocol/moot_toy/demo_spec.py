@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from moot.protocol.demo import DemoSpec
+from moot.protocol import DemoSpec
 
 QUESTION = "Should the release go out on Friday?"
 

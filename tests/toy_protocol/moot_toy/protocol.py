@@ -9,14 +9,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from moot.engine.ask import Answer
-from moot.engine.steps import Call, Outcome, Step
-from moot.judges.base import Seat
-from moot.parsing.extract import reply_parser
-from moot.parsing.replies import read_reply, reply_example, reply_schema
-from moot.prompts import Templates
-from moot.schemas.messages import Message, Prompt
-from moot.schemas.spend import Spend
+from moot.protocol import (
+    Answer,
+    Call,
+    Message,
+    Outcome,
+    Prompt,
+    Seat,
+    Spend,
+    Step,
+    Templates,
+    read_reply,
+    reply_example,
+    reply_parser,
+    reply_schema,
+)
 from moot_toy.replies import VoteReply
 from moot_toy.result import build_result
 from moot_toy.schemas import VoteRequest, VoteResult

@@ -7,8 +7,7 @@ from typing import Any
 
 from pydantic import field_validator
 
-from moot.parsing.extract import ReplyError, as_bool
-from moot.parsing.replies import ReplyModel, Text, reply_field
+from moot.protocol import ReplyError, ReplyModel, Text, as_bool, reply_field
 from moot_toy.schemas import Answer
 
 

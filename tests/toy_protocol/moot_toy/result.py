@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from moot.judges.base import Seat
-from moot.protocol.effect import seat_fate
-from moot.schemas.effect import NO_ANSWER, TIE, DebateEffect, JudgeEffect
+from moot.protocol import NO_ANSWER, TIE, DebateEffect, JudgeEffect, Seat, seat_fate
 from moot_toy.schemas import VoteJudge, VoteRequest, VoteResult
 
 if TYPE_CHECKING:

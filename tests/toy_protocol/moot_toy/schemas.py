@@ -6,9 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from moot.protocol.verdict import VerdictSpec
-from moot.schemas.config import JudgeSpec
-from moot.schemas.envelope import ResultEnvelope, SeatStatus, Verdict, VerdictConfidence, VerdictKind
+from moot.protocol import JudgeSpec, ResultEnvelope, SeatStatus, Verdict, VerdictConfidence, VerdictKind, VerdictSpec
 
 Answer = Literal["yes", "no"]
 MAX_ROUNDS = 2
