@@ -101,13 +101,18 @@ def reply_field(
     aliases: Sequence[str] = (),
     block: bool = False,
     empty: str = "[]",
+    inline_empty: bool = False,
+    comment: str = "",
     default: Any = ...,
     default_factory: Callable[[], Any] | None = None,
 ) -> Any:
     """A reply field: `description` goes into the schema; `example` is the prompt's placeholder (default
     "{description}"); `block` shows it as a YAML `|` block; `empty` is what the prompt shows for a list
-    given no entries; `aliases` are the other keys judges write for it."""
+    given no entries (on the key's own line with `inline_empty`); `comment` follows the value as a YAML
+    comment (`overall_score: X.X  # 1-5`); `aliases` are the other keys judges write for it."""
     extra: dict[str, JsonValue] = {"example": example, "block": block, "empty": empty}
+    extra.update({"inline_empty": True} if inline_empty else {})
+    extra.update({"comment": comment} if comment else {})
     alias = AliasChoices(*aliases) if aliases else None
     if default_factory is not None:
         return Field(
@@ -325,16 +330,19 @@ def _yaml_fields(model: type[ReplyModel], values: Mapping[str, Any], indent: str
         annotation, _ = _unwrap(info.annotation, Bound())
         value = values.get(name, _placeholder(info, annotation))
         head = f"{indent}{_key(model, name)}:"
-        if get_origin(annotation) is list:
+        note = f"  # {_extra(info, 'comment')}" if _extra(info, "comment") else ""
+        if get_origin(annotation) is list and _extra(info, "inline_empty") and values.get(name) == []:
+            lines.append(f"{head} {_extra(info, 'empty')}{note}")
+        elif get_origin(annotation) is list:
             lines.append(head)
             lines += _yaml_list(model, info, annotation, values.get(name), indent + "  ")
         elif isinstance(annotation, type) and issubclass(annotation, ReplyModel):
             lines.append(head)
             lines += _yaml_fields(annotation, values.get(name) or {}, indent + "  ")
-        elif _extra(info, "block"):
-            lines += [f"{head} |", f"{indent}  {value}"]
+        elif _extra(info, "block"):  # every line of a text of several lines indented under the key
+            lines += [f"{head} |", *(f"{indent}  {line}" for line in str(value).split("\n"))]
         else:
-            lines.append(f"{head} {_scalar(model, annotation, value)}")
+            lines.append(f"{head} {_scalar(model, annotation, value)}{note}")
     return lines
 
 
