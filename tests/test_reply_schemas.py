@@ -23,6 +23,7 @@ from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
 from moot.protocols.decide.schemas import DecisionOption
 from moot.protocols.evaluate.moderator import parse_moderator as _parse_moderator
 from moot.protocols.evaluate.parsing import parse_scored_reply
+from moot.protocols.evaluate.replies import evaluate_reply_schema, moderator_reply_schema
 from moot.protocols.evaluate.schemas import CriticalFinding, ScoredPosition
 from moot.schemas.criteria import Criterion
 from moot.schemas.reply_bounds import GRAMMAR_MAX_LENGTH, capped, fit, portable, worst_tokens
@@ -30,8 +31,6 @@ from moot.schemas.reply_schemas import (
     SCORE_STEPS,
     assumptions_schema,
     decide_reply_schema,
-    evaluate_reply_schema,
-    moderator_reply_schema,
 )
 
 from . import challenge_helpers

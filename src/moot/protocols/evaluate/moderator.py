@@ -23,6 +23,7 @@ from moot.engine.steps import Call
 from moot.judges.base import Seat
 from moot.parsing.extract import ReplyError, as_bool, as_list, as_text, extract_mapping, reply_parser
 from moot.prompts import Templates
+from moot.protocols.evaluate.replies import moderator_example, moderator_reply_schema
 from moot.protocols.evaluate.schemas import (
     AttentionItem,
     ConvergentFinding,
@@ -36,7 +37,6 @@ from moot.protocols.evaluate.schemas import (
 )
 from moot.protocols.evaluate.state import DebateState
 from moot.schemas.messages import Message, Prompt
-from moot.schemas.reply_schemas import moderator_reply_schema
 
 _ANSWER = {"accept": "accepts it", "reject": "rejects it"}
 _PERSON_WEIGHS = "a person should weigh the evidence on both sides; the majority is not correct by vote count alone"
@@ -189,6 +189,7 @@ def moderator_call(moderator: Seat, base: EvaluationResult, state: DebateState) 
     prompt_text = PROMPTS.render(
         "moderator.j2",
         judge_count=len(state.active),
+        example=moderator_example(),
         result=base,  # the facts the engine computed, read by the template under the result's own names
         progression={k: v.model_dump() for k, v in base.round_progression.items()},
         reports=[
