@@ -22,6 +22,15 @@ from moot.parsing.extract import (
 )
 from moot.protocols.evaluate.follow_up import parse_answers
 from moot.protocols.evaluate.locations import location
+from moot.protocols.evaluate.replies import (
+    OVERALL,
+    STATEMENT,
+    AgreementEntry,
+    DisputeEntry,
+    RaisedEntry,
+    entry_keys,
+    reading_keys,
+)
 from moot.protocols.evaluate.rules import weighted_overall
 from moot.protocols.evaluate.schemas import (
     CriticalFinding,
@@ -34,16 +43,11 @@ from moot.protocols.evaluate.schemas import (
 )
 from moot.schemas.criteria import Criterion, criterion_key
 
-_OVERALL_KEYS = ("final_score", "new_score", "overall_score", "revised_score", "new_weighted_score", "score")
-_DIMENSION_KEYS = (
-    "dimension_scores",
-    "revised_dimension_scores",
-    "criteria_scores",
-    "criterion_scores",
-    "revised_scores",
-    "scores",
-)
-_STATEMENT_KEYS = ("final_position", "position_revision", "position_statement", "statement", "assessment")
+# the keys of a list's entries, each a field of the declared entry and its legacy aliases
+_FINDING_KEYS = entry_keys(RaisedEntry, "finding")
+_POINT_KEYS = entry_keys(AgreementEntry, "on_point")
+_TOPIC_KEYS = entry_keys(DisputeEntry, "topic")
+_VIEW_KEYS = entry_keys(DisputeEntry, "my_view")
 _RESPONSE_WORDS: dict[str, CriticalResponse] = {
     "accept": "accept",
     "accepted": "accept",
@@ -65,8 +69,23 @@ def _first(data: dict[str, Any], keys: Sequence[str]) -> Any:
     return None
 
 
+def _either(data: dict[str, Any], keys: Sequence[str]) -> Any:
+    """`data[k1] or data[k2] or ...`: the first value that is not empty, else the last key's."""
+    value = None
+    for k in keys:
+        value = data.get(k)
+        if value:
+            break
+    return value
+
+
+def _field(data: dict[str, Any], name: str) -> Any:
+    """A field of the declared replies, under its name or a legacy alias (`replies.reading_keys`)."""
+    return _either(data, reading_keys(name))
+
+
 def _dimension_scores(data: dict[str, Any], criteria: Sequence[Criterion]) -> dict[str, float]:
-    raw = _first(data, _DIMENSION_KEYS)
+    raw = _first(data, reading_keys("dimension_scores"))
     if raw is None:
         return {}
     if isinstance(raw, list):  # [{criterion: x, score: y}, ...]
@@ -93,7 +112,7 @@ def _dimension_scores(data: dict[str, Any], criteria: Sequence[Criterion]) -> di
 
 def _raised(data: dict[str, Any]) -> list[RaisedFinding]:
     found = []
-    for item in as_list(data.get("critical_findings")):
+    for item in as_list(_field(data, "critical_findings")):
         if isinstance(item, str):
             if item.strip():
                 found.append(RaisedFinding(finding=item.strip()))
@@ -101,14 +120,14 @@ def _raised(data: dict[str, Any]) -> list[RaisedFinding]:
         if not isinstance(item, dict):
             continue
         severity = str(item.get("severity", "CRITICAL")).strip().upper()
-        text = as_text(item.get("finding") or item.get("issue") or item.get("description"))
+        text = as_text(_either(item, _FINDING_KEYS))
         if severity == "CRITICAL" and text and not text.startswith("{"):
             found.append(RaisedFinding(finding=text, evidence=as_text(item.get("evidence")), **location(item)))
     return found
 
 
 def _responses(data: dict[str, Any]) -> dict[str, CriticalResponse]:
-    raw = data.get("critical_responses") or data.get("critical_finding_responses")
+    raw = _field(data, "critical_responses")
     pairs: list[tuple[Any, Any]] = []
     if isinstance(raw, dict):
         pairs = [(k, v.get("response") if isinstance(v, dict) else v) for k, v in raw.items()]
@@ -129,13 +148,13 @@ def _responses(data: dict[str, Any]) -> dict[str, CriticalResponse]:
 
 def _exchanges(data: dict[str, Any], key: str) -> list[Exchange]:
     out = []
-    for item in as_list(data.get(key)):
+    for item in as_list(_field(data, key)):
         if isinstance(item, dict):
             rest = {k: v for k, v in item.items() if k not in ("with_judge", "on_point")}
             out.append(
                 Exchange(
                     with_judge=as_text(item.get("with_judge")),
-                    on_point=as_text(item.get("on_point") or item.get("point") or item.get("issue")),
+                    on_point=as_text(_either(item, _POINT_KEYS)),
                     detail=as_text(rest),
                 )
             )
@@ -147,10 +166,10 @@ def _exchanges(data: dict[str, Any], key: str) -> list[Exchange]:
 def _unresolved(data: dict[str, Any]) -> list[str]:
     out = []
     for key in ("unresolved_disputes", "unresolved_disagreements"):
-        for item in as_list(data.get(key)):
+        for item in as_list(_field(data, key)):
             if isinstance(item, dict):
-                topic = as_text(item.get("topic") or item.get("issue"))
-                mine = as_text(item.get("my_view") or item.get("my_final_view"))
+                topic = as_text(_either(item, _TOPIC_KEYS))
+                mine = as_text(_either(item, _VIEW_KEYS))
                 theirs = as_text(item.get("opposing_view"))
                 out.append(f"{topic} (mine: {mine}; opposing: {theirs})" if mine or theirs else topic)
             elif item:
@@ -175,7 +194,7 @@ def parse_scored_reply(
     overall score) carry over from it. `must_answer` are the open CRITICAL findings this judge must
     accept, reject or (for its own) withdraw.
     """
-    data = extract_mapping(text, required_any=(*_OVERALL_KEYS, *_DIMENSION_KEYS))
+    data = extract_mapping(text, required_any=(*reading_keys(OVERALL), *reading_keys("dimension_scores")))
     dims, carried = _all_dimensions(data, criteria, previous)
     overall, stated, changed = _overall(data, dims, criteria, previous)
     responses = _checked_responses(data, must_answer, judge)
@@ -188,7 +207,7 @@ def parse_scored_reply(
         stated_overall=stated,
         dimension_scores=dims,
         carried_over=carried,
-        statement=as_text(_first(data, _STATEMENT_KEYS)),
+        statement=as_text(_first(data, reading_keys(STATEMENT))),
         key_claims=[c for c in claims if c.claim],
         raised=_raised(data),
         critical_responses=responses,
@@ -196,10 +215,8 @@ def parse_scored_reply(
         disagreements=_exchanges(data, "disagreements") + _exchanges(data, "key_points_maintained"),
         unresolved=_unresolved(data),
         score_changed=changed,
-        change_reason=as_text(data.get("change_reason")),
-        accepts_consensus=as_bool(
-            _first(data, ("accepts_consensus", "accept_consensus", "agreement_reached", "consensus_accepted"))
-        ),
+        change_reason=as_text(_field(data, "change_reason")),
+        accepts_consensus=as_bool(_first(data, reading_keys("accepts_consensus"))),
         verification=verification,
         earlier_answers=parse_answers(data, earlier),
     )
@@ -225,8 +242,8 @@ def _overall(
 ) -> tuple[float, bool, bool | None]:
     """The stated overall score; else the last round's when the judge says it did not change; else the
     weighted mean of the dimension scores. With whether it was stated, and the judge's `score_changed`."""
-    raw = _first(data, _OVERALL_KEYS)
-    changed = as_bool(data.get("score_changed"))
+    raw = _first(data, reading_keys(OVERALL))
+    changed = as_bool(_field(data, "score_changed"))
     if raw is not None:
         return as_score(raw, "the overall score"), True, changed
     if previous is not None and changed is False:
@@ -252,7 +269,7 @@ def _checked_responses(
 
 def _claims(data: dict[str, Any]) -> list[KeyClaim]:
     claims = []
-    for item in as_list(data.get("key_claims")):
+    for item in as_list(_field(data, "key_claims")):
         if isinstance(item, dict):
             claims.append(
                 KeyClaim(
@@ -269,7 +286,7 @@ def _claims(data: dict[str, Any]) -> list[KeyClaim]:
 
 def _verification(data: dict[str, Any]) -> list[str]:
     out = []
-    for item in as_list(data.get("verification") or data.get("verification_questions")):
+    for item in as_list(_field(data, "verification")):
         if isinstance(item, dict):
             q, a = as_text(item.get("question")), as_text(item.get("answer"))
             out.append(f"{q} -> {a}" if a else q)

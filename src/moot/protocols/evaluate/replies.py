@@ -14,9 +14,11 @@ debate needs them.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
+from pydantic import AliasChoices
 from pydantic.fields import FieldInfo
 
 from moot.parsing.replies import (
@@ -227,7 +229,33 @@ class ScoredFinal(ReplyModel):
     unresolved_disagreements: Annotated[list[UnresolvedEntry], items(2)] = reply_field(default_factory=list)
 
 
+# the declared reply of each phase: the schema, the example and the keys the parser reads all come from here
 PHASES: dict[str, type[ReplyModel]] = {"round_1": ScoredAnalysis, "rebuttal": ScoredRebuttal, "final": ScoredFinal}
+
+
+def reading_keys(field: str) -> tuple[str, ...]:
+    """The keys the parser reads for `field` (a field's name, or a role: OVERALL, STATEMENT), in any round:
+    judges mix the rounds' templates, so a reply is read by every round's keys, the last round's first,
+    each field's name before its legacy aliases (the first key holding a value wins)."""
+    return _reading_keys(field, (PHASES["final"], PHASES["rebuttal"], PHASES["round_1"]))
+
+
+@functools.cache
+def _reading_keys(field: str, models: tuple[type[ReplyModel], ...]) -> tuple[str, ...]:
+    keys = [
+        k
+        for m in models
+        for name, info in m.model_fields.items()
+        if field in (name, *info.metadata)
+        for k in (name, *entry_keys(m, name)[1:])
+    ]
+    return tuple(dict.fromkeys(keys))
+
+
+def entry_keys(model: type[ReplyModel], name: str) -> tuple[str, ...]:
+    """`model`'s field `name` and its legacy aliases, as the parser reads them."""
+    alias = model.model_fields[name].validation_alias
+    return (name, *(a for a in (alias.choices if isinstance(alias, AliasChoices) else []) if isinstance(a, str)))
 
 
 class DivergentEntry(ReplyModel):
