@@ -9,6 +9,8 @@ import pytest
 
 from moot.parsing.extract import ReplyError
 from moot.parsing.replies import (
+    Count,
+    Flag,
     LongText,
     ReplyModel,
     Required,
@@ -21,6 +23,7 @@ from moot.parsing.replies import (
     reply_field,
     reply_schema,
     specialize,
+    word,
 )
 from moot.schemas.reply_bounds import fit, portable
 from moot.schemas.reply_schemas import LONG, SCORE_STEPS, SHORT
@@ -102,3 +105,26 @@ def test_a_field_left_out_leaves_schema_and_example_but_keeps_its_place_elsewher
     assert "score" not in reply_schema(specialize(short, "Again"))["properties"]  # stays out
     with pytest.raises(TypeError, match="needs a default"):
         specialize(Sample, "Bad", without=["summary"])
+
+
+class Loose(ReplyModel):
+    level: Annotated[Text, word("HIGH", "LOW")] = reply_field(default="")
+    changed: Flag = reply_field(default=None)
+    n: Count = reply_field(default=None)
+    pick: Text = reply_field("one option", aliases=("choice",), default="")
+
+
+def test_lenient_words_flags_counts_and_a_retyped_field_keeping_its_declaration() -> None:
+    assert reply_schema(Loose)["properties"]["level"] == {"type": "string", "enum": ["HIGH", "LOW"]}
+    assert reply_example(Loose).splitlines()[:2] == ['level: "HIGH|LOW"', "changed: true|false"]
+    reply = read_reply(Loose, "level: medium\nchanged: maybe\nn: two\nchoice: B")
+    assert (reply.level, reply.changed, reply.n, reply.pick) == ("medium", None, None, "B")  # never refused
+    narrowed = specialize(Loose, "Narrowed", pick=one_of(["A", "B"]))
+    assert reply_schema(narrowed)["properties"]["pick"] == {
+        "type": "string",
+        "enum": ["A", "B"],
+        "description": "one option",
+    }
+    assert str(read_reply(narrowed, "choice: A").pick) == "A"  # the alias carried over
+    with pytest.raises(ReplyError, match="pick is invalid"):
+        read_reply(narrowed, "pick: C")
