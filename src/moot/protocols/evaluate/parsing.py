@@ -20,6 +20,7 @@ from moot.parsing.extract import (
     preview,
     reply_parser,
 )
+from moot.parsing.replies import field_keys
 from moot.protocols.evaluate.follow_up import parse_answers
 from moot.protocols.evaluate.locations import location
 from moot.protocols.evaluate.replies import (
@@ -28,7 +29,6 @@ from moot.protocols.evaluate.replies import (
     AgreementEntry,
     DisputeEntry,
     RaisedEntry,
-    entry_keys,
     reading_keys,
 )
 from moot.protocols.evaluate.rules import weighted_overall
@@ -44,10 +44,10 @@ from moot.protocols.evaluate.schemas import (
 from moot.schemas.criteria import Criterion, criterion_key
 
 # the keys of a list's entries, each a field of the declared entry and its legacy aliases
-_FINDING_KEYS = entry_keys(RaisedEntry, "finding")
-_POINT_KEYS = entry_keys(AgreementEntry, "on_point")
-_TOPIC_KEYS = entry_keys(DisputeEntry, "topic")
-_VIEW_KEYS = entry_keys(DisputeEntry, "my_view")
+_FINDING_KEYS = field_keys(RaisedEntry, "finding")
+_POINT_KEYS = field_keys(AgreementEntry, "on_point")
+_TOPIC_KEYS = field_keys(DisputeEntry, "topic")
+_VIEW_KEYS = field_keys(DisputeEntry, "my_view")
 _RESPONSE_WORDS: dict[str, CriticalResponse] = {
     "accept": "accept",
     "accepted": "accept",

@@ -13,19 +13,16 @@ debate needs them.
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeVar
-
-from pydantic import AliasChoices
-from pydantic.fields import FieldInfo
 
 from moot.parsing.replies import (
     LongText,
     ReplyModel,
     Score,
     Text,
+    field_keys,
     items,
     one_of,
     reply_example,
@@ -247,15 +244,9 @@ def _reading_keys(field: str, models: tuple[type[ReplyModel], ...]) -> tuple[str
         for m in models
         for name, info in m.model_fields.items()
         if field in (name, *info.metadata)
-        for k in (name, *entry_keys(m, name)[1:])
+        for k in field_keys(m, name)
     ]
     return tuple(dict.fromkeys(keys))
-
-
-def entry_keys(model: type[ReplyModel], name: str) -> tuple[str, ...]:
-    """`model`'s field `name` and its legacy aliases, as the parser reads them."""
-    alias = model.model_fields[name].validation_alias
-    return (name, *(a for a in (alias.choices if isinstance(alias, AliasChoices) else []) if isinstance(a, str)))
 
 
 class DivergentEntry(ReplyModel):
@@ -304,13 +295,6 @@ class JudgeViews(ReplyModel):
 M = TypeVar("M", bound=ReplyModel)
 
 
-def _retyped(model: type[ReplyModel], name: str, annotation: Any) -> tuple[Any, FieldInfo]:
-    """`model`'s field `name` as declared (description, aliases, example, default) with a run-time type."""
-    info = copy.copy(model.model_fields[name])
-    info.metadata = []  # the declared type's validators and bounds: the new type brings its own
-    return annotation, info
-
-
 def _keyed(base: type[M], keys: Sequence[str], annotation: Any, **field: Any) -> type[M]:
     """`base` with one field per run-time key (criterion keys, finding ids, judges' ids), in order."""
     return specialize(base, base.__name__, **{k: (annotation, reply_field(default=None, **field)) for k in keys})
@@ -353,9 +337,9 @@ def phase_model(
     if phase not in PHASES:
         raise ValueError(f"unknown evaluation phase {phase!r} (round_1, rebuttal, final)")
     model = PHASES[phase]
-    fields: dict[str, Any] = {"dimension_scores": _retyped(model, "dimension_scores", criterion_scores(criteria_keys))}
+    fields: dict[str, Any] = {"dimension_scores": criterion_scores(criteria_keys)}
     if phase == "round_1":
-        fields["dimension_scores"] = _retyped(model, "dimension_scores", criterion_scores(criteria_keys, comment="1-5"))
+        fields["dimension_scores"] = criterion_scores(criteria_keys, comment="1-5")
         if earlier_ids:  # a follow-up: whether the new version resolved each earlier finding
             fields["earlier_findings"] = (
                 earlier_answers(earlier_ids),
@@ -364,7 +348,7 @@ def phase_model(
         return specialize(model, model.__name__, **fields)
     without = [] if open_findings else ["critical_responses"]  # an empty object would be a reply with nothing in it
     if open_findings:
-        fields["critical_responses"] = _retyped(model, "critical_responses", finding_answers(open_findings))
+        fields["critical_responses"] = finding_answers(open_findings)
     if not require_acceptance:  # asked only when the panel's consensus needs every judge's explicit yes
         without.append("accepts_consensus")
     return specialize(model, model.__name__, without=without, **fields)
@@ -401,14 +385,8 @@ def moderator_model(judge_ids: Sequence[str]) -> type[SynthesisReply]:
     """The moderator's synthesis; `judge_ids` are the judges whose views a divergent finding names."""
     if not judge_ids:
         return SynthesisReply
-    entry = specialize(
-        DivergentEntry, "DivergentEntry", positions=_retyped(DivergentEntry, "positions", judges_views(judge_ids))
-    )
-    return specialize(
-        SynthesisReply,
-        "SynthesisReply",
-        divergent_findings=_retyped(SynthesisReply, "divergent_findings", list[entry]),  # type: ignore[valid-type]
-    )
+    entry = specialize(DivergentEntry, "DivergentEntry", positions=judges_views(judge_ids))
+    return specialize(SynthesisReply, "SynthesisReply", divergent_findings=list[entry])  # type: ignore[valid-type]
 
 
 def moderator_reply_schema(judge_ids: Sequence[str]) -> Schema:
