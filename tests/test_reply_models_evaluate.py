@@ -14,6 +14,7 @@ from moot.engine.steps import Step
 from moot.judges.base import Seat
 from moot.parsing.replies import ReplyModel, Text, reply_field, reply_schema, specialize
 from moot.protocols.evaluate import replies
+from moot.protocols.evaluate.parsing import reading_keys
 from moot.protocols.evaluate.protocol import Evaluation
 from moot.protocols.evaluate.replies import ScoredAnalysis, ScoredRebuttal
 from moot.protocols.evaluate.schemas import EvaluationRequest
@@ -106,4 +107,4 @@ def test_the_debates_shapes_are_specializations_of_the_declared_models() -> None
     plain = replies.phase_model("rebuttal", ["clarity"])
     left_out = set(ScoredRebuttal.model_fields) - set(reply_schema(plain)["properties"])
     assert left_out == {"critical_responses", "accepts_consensus"}
-    assert replies.reading_keys(replies.OVERALL)[:3] == ("final_score", "new_score", "overall_score")
+    assert reading_keys(replies.OVERALL)[:3] == ("final_score", "new_score", "overall_score")

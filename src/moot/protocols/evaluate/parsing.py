@@ -1,12 +1,14 @@
 """Judge replies of the scored evaluation -> `ScoredPosition`.
 
-Accepts seed 000's templates for each round as they stand (`overall_score` in round 1, `new_score` in
+The keys it reads are those the declared replies (`replies.py`) name, with their legacy aliases. Accepts
+seed 000's templates for each round as they stand (`overall_score` in round 1, `new_score` in
 round 2, `final_score` in round 3) and seed 003's per-criterion scores. Validation is strict: every score
 on the 1-5 scale, every criterion scored in round 1, every open CRITICAL finding answered in later rounds.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,16 +22,16 @@ from moot.parsing.extract import (
     preview,
     reply_parser,
 )
-from moot.parsing.replies import field_keys
+from moot.parsing.replies import ReplyModel, field_keys
 from moot.protocols.evaluate.follow_up import parse_answers
 from moot.protocols.evaluate.locations import location
 from moot.protocols.evaluate.replies import (
     OVERALL,
+    PHASES,
     STATEMENT,
     AgreementEntry,
     DisputeEntry,
     RaisedEntry,
-    reading_keys,
 )
 from moot.protocols.evaluate.rules import weighted_overall
 from moot.protocols.evaluate.schemas import (
@@ -60,6 +62,25 @@ _RESPONSE_WORDS: dict[str, CriticalResponse] = {
     "withdraw": "withdraw",
     "withdrawn": "withdraw",
 }
+
+
+def reading_keys(field: str) -> tuple[str, ...]:
+    """The keys the parser reads for `field` (a field's name, or a role: OVERALL, STATEMENT), in any round:
+    judges mix the rounds' templates, so a reply is read by every round's keys, the last round's first,
+    each field's name before its legacy aliases (the first key holding a value wins)."""
+    return _reading_keys(field, (PHASES["final"], PHASES["rebuttal"], PHASES["round_1"]))
+
+
+@functools.cache
+def _reading_keys(field: str, models: tuple[type[ReplyModel], ...]) -> tuple[str, ...]:
+    keys = [
+        k
+        for m in models
+        for name, info in m.model_fields.items()
+        if field in (name, *info.metadata)
+        for k in field_keys(m, name)
+    ]
+    return tuple(dict.fromkeys(keys))
 
 
 def _first(data: dict[str, Any], keys: Sequence[str]) -> Any:

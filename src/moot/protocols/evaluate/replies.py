@@ -3,7 +3,7 @@ positions, and the moderator's synthesis.
 
 From these models come the JSON schema sent to judges that decode under one (`evaluate_reply_schema`,
 `moderator_reply_schema`), the template the prompt shows (`*_example`, rendered into the round's template)
-and the keys the parser reads (`reading_keys`: a field's name and its legacy aliases). What depends on the
+and the keys the parser reads (a field's name and its legacy aliases, `parsing.reading_keys`). What depends on the
 debate is a specialization of the declared model, never a second declaration: the request's criteria are
 the fields of `dimension_scores`, the open CRITICAL findings those of `critical_responses` (withdraw allowed
 for the judge's own), a follow-up's earlier items those of `earlier_findings`, the moderator's judges those
@@ -13,7 +13,6 @@ debate needs them.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -22,7 +21,6 @@ from moot.parsing.replies import (
     ReplyModel,
     Score,
     Text,
-    field_keys,
     items,
     one_of,
     reply_example,
@@ -228,25 +226,6 @@ class ScoredFinal(ReplyModel):
 
 # the declared reply of each phase: the schema, the example and the keys the parser reads all come from here
 PHASES: dict[str, type[ReplyModel]] = {"round_1": ScoredAnalysis, "rebuttal": ScoredRebuttal, "final": ScoredFinal}
-
-
-def reading_keys(field: str) -> tuple[str, ...]:
-    """The keys the parser reads for `field` (a field's name, or a role: OVERALL, STATEMENT), in any round:
-    judges mix the rounds' templates, so a reply is read by every round's keys, the last round's first,
-    each field's name before its legacy aliases (the first key holding a value wins)."""
-    return _reading_keys(field, (PHASES["final"], PHASES["rebuttal"], PHASES["round_1"]))
-
-
-@functools.cache
-def _reading_keys(field: str, models: tuple[type[ReplyModel], ...]) -> tuple[str, ...]:
-    keys = [
-        k
-        for m in models
-        for name, info in m.model_fields.items()
-        if field in (name, *info.metadata)
-        for k in field_keys(m, name)
-    ]
-    return tuple(dict.fromkeys(keys))
 
 
 class DivergentEntry(ReplyModel):
