@@ -19,7 +19,9 @@ from moot.protocols.challenge.parsing import (
     parse_opening,
     parse_rebuttal,
 )
+from moot.protocols.challenge.replies import assumptions_schema
 from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
+from moot.protocols.decide.replies import decide_reply_schema
 from moot.protocols.decide.schemas import DecisionOption
 from moot.protocols.evaluate.moderator import parse_moderator as _parse_moderator
 from moot.protocols.evaluate.parsing import parse_scored_reply
@@ -27,11 +29,7 @@ from moot.protocols.evaluate.replies import evaluate_reply_schema, moderator_rep
 from moot.protocols.evaluate.schemas import CriticalFinding, ScoredPosition
 from moot.schemas.criteria import Criterion
 from moot.schemas.reply_bounds import GRAMMAR_MAX_LENGTH, capped, fit, portable, worst_tokens
-from moot.schemas.reply_schemas import (
-    SCORE_STEPS,
-    assumptions_schema,
-    decide_reply_schema,
-)
+from moot.schemas.reply_schemas import SCORE_STEPS
 
 from . import challenge_helpers
 from .replies import KEYS, round1

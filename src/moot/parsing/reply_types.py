@@ -98,25 +98,29 @@ def reply_field(
     empty: str = "[]",
     inline_empty: bool = False,
     comment: str = "",
+    validate_default: bool = False,
     default: Any = ...,
     default_factory: Callable[[], Any] | None = None,
 ) -> Any:
     """A reply field: `description` goes into the schema; `example` is the prompt's placeholder (default
     "{description}"); `block` shows it as a YAML `|` block; `empty` is what the prompt shows for a list
     given no entries (on the key's own line with `inline_empty`); `comment` follows the value as a YAML
-    comment (`overall_score: X.X  # 1-5`); `aliases` are the other keys judges write for it."""
+    comment (`overall_score: X.X  # 1-5`); `aliases` are the other keys judges write for it;
+    `validate_default` runs the field's validators on a missing key too (to answer it as they answer a
+    bad value)."""
     extra: dict[str, JsonValue] = {"example": example, "block": block, "empty": empty}
     extra.update({"inline_empty": True} if inline_empty else {})
     extra.update({"comment": comment} if comment else {})
     alias = AliasChoices(*aliases) if aliases else None
+    common: dict[str, Any] = {
+        "description": description or None,
+        "validation_alias": alias,
+        "json_schema_extra": extra,
+        "validate_default": validate_default or None,
+    }
     if default_factory is not None:
-        return Field(
-            default_factory=default_factory,
-            description=description or None,
-            validation_alias=alias,
-            json_schema_extra=extra,
-        )
-    return Field(default, description=description or None, validation_alias=alias, json_schema_extra=extra)
+        return Field(default_factory=default_factory, **common)
+    return Field(default, **common)
 
 
 class ReplyModel(BaseModel):
@@ -192,6 +196,7 @@ def _redeclared(info: FieldInfo) -> Any:
         "description": info.description,
         "validation_alias": info.validation_alias,
         "json_schema_extra": extra,
+        "validate_default": info.validate_default,
     }
     if info.default_factory is not None:
         return Field(default_factory=info.default_factory, **common)

@@ -1,4 +1,8 @@
-"""JSON schemas of every reply a judge gives, sent to judges that constrain replies to a schema.
+"""The building blocks of the JSON schemas sent to judges that constrain replies to a schema.
+
+A protocol declares its replies as pydantic models (`protocols/<name>/replies.py`) and
+`moot.parsing.replies` builds their schemas from these blocks; the rubric and the ping checks use
+them directly. (The scored evaluation's schemas are still built here, by hand.)
 
 The schemas only steer the judges: the parsers in `moot.parsing` stay the single validation point, and
 every judge (agent CLIs, scripted judges, servers asked for no schema) may still answer in YAML. So each
@@ -29,10 +33,6 @@ from typing import Any
 from moot.schemas.reply_bounds import Schema
 
 CONFIDENCE = ("HIGH", "MEDIUM", "LOW")
-VERDICTS = ("agree", "partial", "disagree")
-STRENGTHS = ("minor", "strong")
-DECISIONS = ("ACCEPT", "PARTIAL", "REJECT")
-REBUTTALS = ("ACCEPT", "MAINTAIN", "ESCALATE")
 
 
 # ------------------------------------------------------------------ building blocks
@@ -100,114 +100,3 @@ def _described(schema: Schema, description: str, **bounds: Any) -> Schema:
 
 def score(description: str = "a score from 1 to 5 (5 is best)") -> Schema:
     return number(description)
-
-
-# ------------------------------------------------------------------ the option-choice debate
-
-
-def decide_reply_schema(option_ids: Sequence[str], *, round_no: int, others: Sequence[str] = ()) -> Schema:
-    """A judge's reply in the option-choice debate: `recommendation` is one of `option_ids`.
-
-    From round 2 on, `challenges` name the judges in `others` (each challenge answers one of them).
-    """
-    recommendation = choice(option_ids, "exactly one option id")
-    common = {
-        "judge": text(),
-        "stance": text(),
-        "round": integer(),
-    }
-    if round_no <= 1:
-        return obj(
-            {
-                **common,
-                "recommendation": recommendation,
-                "confidence": choice(CONFIDENCE),
-                "perspective": text("one sentence: why this option, from your stance"),
-                "rationale": long_text("your reasoning, with the evidence and assumptions it rests on"),
-                "assessment": obj({o: text() for o in option_ids}, "what each option means from your stance"),
-            }
-        )
-    return obj(
-        {
-            **common,
-            "challenges": array(
-                obj({"judge": choice(others, "the judge this answers"), "counter_argument": text()}),
-                "at least one specific counter-argument, each naming the judge it answers",
-                min_items=1 if others else 0,
-            ),
-            "recommendation": recommendation,
-            "changed": boolean(),
-            # never empty in the enforced shape: a judge that changed its recommendation must say why, and a
-            # grammar cannot tie one field to another
-            "change_reason": _described(
-                text("only if you changed: exactly what convinced you, and whose argument; else empty"), "", minLength=1
-            ),
-            "confidence": choice(CONFIDENCE),
-            "perspective": text("one sentence: why this option, from your stance"),
-            "rationale": long_text("your position after reading the others"),
-        }
-    )
-
-
-# ------------------------------------------------------------------ the position challenge
-
-
-def opening_schema() -> Schema:
-    return obj(
-        {
-            "position": long_text("what you hold, and under which conditions"),
-            "reasoning": text(),
-            "confidence": choice(CONFIDENCE),
-            "weaknesses": array(text()),
-            "assumptions": array(text()),
-        }
-    )
-
-
-def challenge_schema() -> Schema:
-    return obj(
-        {
-            "verdict": choice(VERDICTS),
-            "objection_strength": choice(STRENGTHS),
-            "objections": array(text(), "one specific objection per entry", min_items=1),
-            "reasoning": long_text("what you examined and why you conclude this"),
-        }
-    )
-
-
-def confrontation_schema(objection_ids: Sequence[str]) -> Schema:
-    """The proponent's answer to each objection (by id) and its revised position."""
-    return obj(
-        {
-            "responses": array(
-                obj({"objection": choice(objection_ids), "decision": choice(DECISIONS), "reason": text()}),
-                "one entry per objection",
-                min_items=len(objection_ids),
-                max_items=max(len(objection_ids), 1),
-            ),
-            "position": long_text("the whole position as it now stands"),
-            "confidence": choice(CONFIDENCE),
-            "reasoning": long_text("what changed and why, or why nothing did"),
-        }
-    )
-
-
-def rebuttal_schema() -> Schema:
-    return obj(
-        {
-            "response": choice(REBUTTALS),
-            "reasoning": text(),
-            "objections": array(text(), "objections that still stand or are new; empty if you accept"),
-        }
-    )
-
-
-def assumptions_schema(*, proponent: bool) -> Schema:
-    props = {
-        "why_disagree": text(),
-        "what_would_change_my_mind": text(),
-        "assumptions": array(text(), "one assumption per entry"),
-    }
-    if proponent:
-        props["core_disagreement"] = text("one sentence naming the heart of the disagreement")
-    return obj(props)

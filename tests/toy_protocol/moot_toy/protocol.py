@@ -12,12 +12,14 @@ from typing import Any
 from moot.engine.ask import Answer
 from moot.engine.steps import Call, Outcome, Step
 from moot.judges.base import Seat
-from moot.parsing.extract import ReplyError, as_bool, as_text, extract_mapping, reply_parser
+from moot.parsing.extract import reply_parser
+from moot.parsing.replies import read_reply, reply_example, reply_schema
 from moot.prompts import Templates
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.spend import Spend
+from moot_toy.replies import VoteReply
 from moot_toy.result import build_result
-from moot_toy.schemas import VoteReply, VoteRequest, VoteResult
+from moot_toy.schemas import VoteRequest, VoteResult
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
 
@@ -49,12 +51,8 @@ class VoteState:
 
 @reply_parser
 def parse_vote(text: str) -> VoteReply:
-    """`answer: yes|no` (true/false accepted) and a reason; anything else is sent back once."""
-    data = extract_mapping(text, required_any=("answer",))
-    said = as_bool(data.get("answer"))
-    if said is None:
-        raise ReplyError("`answer` must be yes or no")
-    return VoteReply(answer="yes" if said else "no", reason=as_text(data.get("reason")))
+    """A reply validated as `VoteReply`; anything else is sent back once."""
+    return read_reply(VoteReply, text, required_any=("answer",))
 
 
 class Vote:
@@ -84,11 +82,17 @@ class Vote:
             if s.id != seat.id and (r := self.state.latest(s.id)) is not None
         ]
         text = PROMPTS.render(
-            "round.j2", seat=seat.id, round=round_no, max_rounds=self.request.max_rounds, others=others
+            "round.j2",
+            seat=seat.id,
+            round=round_no,
+            max_rounds=self.request.max_rounds,
+            others=others,
+            example=reply_example(VoteReply),
         )
         prompt = Prompt(
             system=self.system,
             messages=[Message(role="user", content=text)],
+            json_schema=reply_schema(VoteReply),
             meta={"round": round_no, "kind": "judge", "seat": seat.id},
         )
         return Call(

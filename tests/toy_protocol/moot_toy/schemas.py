@@ -25,11 +25,6 @@ class VoteRequest(BaseModel):
     base_dir: str | None = None
 
 
-class VoteReply(BaseModel):
-    answer: Answer
-    reason: str = ""
-
-
 class VoteJudge(SeatStatus):
     """A seat in the result: the envelope's fields, then its answer in each round."""
 

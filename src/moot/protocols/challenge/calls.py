@@ -24,6 +24,8 @@ from moot.protocols.challenge.parsing import (
     parse_opening,
     parse_rebuttal,
 )
+from moot.protocols.challenge.replies import challenge_reply_schema as challenge_reply_schema
+from moot.protocols.challenge.replies import reply_example_for
 from moot.protocols.challenge.schemas import (
     AssumptionStatement,
     Challenge,
@@ -34,14 +36,7 @@ from moot.protocols.challenge.schemas import (
 )
 from moot.protocols.challenge.state import ChallengeState
 from moot.schemas.messages import Message, Prompt
-from moot.schemas.reply_bounds import Schema, portable
-from moot.schemas.reply_schemas import (
-    assumptions_schema,
-    challenge_schema,
-    confrontation_schema,
-    opening_schema,
-    rebuttal_schema,
-)
+from moot.schemas.reply_bounds import portable
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
 
@@ -99,19 +94,20 @@ class ChallengeCalls:
         return cls(request, proponent, system)
 
     def prompt(self, template: str, seat: Seat, round_no: int, kind: str, **variables: Any) -> Prompt:
+        shape: dict[str, Any] = {
+            "objection_ids": [o.id for o in variables.get("objections", [])],
+            "proponent": variables.get("role") == "proponent",
+        }
         text = PROMPTS.render(
             f"{template}.j2",
             seat=seat.id,
             stance_prompt=seat.stance_prompt,
             round=round_no,
             max_rounds=self.request.max_rounds,
+            example=reply_example_for(template, **shape, version=variables.get("version", 0)),
             **variables,
         )
-        schema = challenge_reply_schema(
-            template,
-            objection_ids=[o.id for o in variables.get("objections", [])],
-            proponent=variables.get("role") == "proponent",
-        )
+        schema = challenge_reply_schema(template, **shape)
         return Prompt(
             system=self.system,
             messages=[Message(role="user", content=text)],
@@ -180,21 +176,6 @@ class ChallengeCalls:
         )
         key = f"final/{seat.id}/assumptions"
         return Call(seat, prompt, key, "assumptions", parse_assumptions, _clarify, _stated)
-
-
-def challenge_reply_schema(phase: str, *, objection_ids: Sequence[str] = (), proponent: bool = False) -> Schema:
-    """The reply of one phase of the position challenge, by the name of its prompt template."""
-    if phase == "opening":
-        return opening_schema()
-    if phase == "challenge":
-        return challenge_schema()
-    if phase == "confront":
-        return confrontation_schema(objection_ids)
-    if phase == "rebuttal":
-        return rebuttal_schema()
-    if phase == "assumptions":
-        return assumptions_schema(proponent=proponent)
-    raise ValueError(f"unknown challenge phase {phase!r}")
 
 
 def challenge_scenarios(calls: Sequence[CallCost], max_rounds: int) -> list[Scenario]:

@@ -160,7 +160,7 @@ def adapt(values: Mapping[str, Any]) -> dict[str, Any]:
 
 def reply_minimum() -> int:
     """The smallest output bound decide's replies need with two options and three judges."""
+    from moot.protocols.decide.replies import decide_reply_schema
     from moot.schemas.reply_bounds import reply_minimum as minimum
-    from moot.schemas.reply_schemas import decide_reply_schema
 
     return minimum(*(decide_reply_schema(["A", "B"], round_no=n, others=["value", "effort"]) for n in (1, 2)))

@@ -28,6 +28,7 @@ from moot.judges.base import Seat
 from moot.parsing.extract import ReplyError
 from moot.prompts import Templates
 from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
+from moot.protocols.decide.replies import decide_reply_example, decide_reply_schema
 from moot.protocols.decide.result import build_result
 from moot.protocols.decide.rules import OptionConsensus, changes, check_consensus
 from moot.protocols.decide.schemas import (
@@ -43,7 +44,6 @@ from moot.protocols.decide.stances import stance_of
 from moot.protocols.decide.state import DecideState, Judged
 from moot.schemas.events import Event
 from moot.schemas.messages import Message, Prompt
-from moot.schemas.reply_schemas import decide_reply_schema
 from moot.schemas.spend import Spend
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
@@ -108,7 +108,7 @@ class Decision:
         schema = decide_reply_schema(
             [o.id for o in self.context.options],
             round_no=round_no,
-            others=[s.id for s in self.state.active if s.id != seat.id] if round_no > 1 else [],
+            others=self._others(seat, round_no),
         )
         return Prompt(
             system=self.system,
@@ -134,7 +134,18 @@ class Decision:
             "max_rounds": self.config.max_rounds,
             "options": self.context.options,
             "file": self._file_label(seat.id, round_no),
+            "example": decide_reply_example(
+                [o.id for o in self.context.options],
+                round_no=round_no,
+                seat=seat.id,
+                stance=seat.stance,
+                others=self._others(seat, round_no),
+            ),
         }
+
+    def _others(self, seat: Seat, round_no: int) -> list[str]:
+        """The judges a reply of this round challenges: the other active ones, from round 2 on."""
+        return [s.id for s in self.state.active if s.id != seat.id] if round_no > 1 else []
 
     def _response_text(self, seat: Seat, round_no: int) -> str:
         """Round 2 and later: every active judge's last reply in full, its own included, in seat order.
@@ -166,7 +177,7 @@ class Decision:
         )
 
     def _rules(self, seat: Seat, round_no: int) -> ReplyRules:
-        others = [s.id for s in self.state.active if s.id != seat.id] if round_no > 1 else []
+        others = self._others(seat, round_no)
         return ReplyRules(
             judge=seat.id,
             round_no=round_no,

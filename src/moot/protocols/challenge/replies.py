@@ -1,0 +1,283 @@
+"""The replies of the position challenge, declared once each: the schema sent, the prompt's template and
+the parser's validation all come from these models (see `moot.parsing.replies`).
+
+The parsers stay lenient as they always were: words are matched whole and without regard to case, with
+the other words judges write for them ("agreed", "MED"); a list may be one string, or entries with a
+`text`; the errors a judge is sent back name the key and the words allowed. A phase's shape that depends
+on the debate (the objection ids to answer, whether the proponent names the core disagreement) is a
+specialization of its declared model (`reply_model`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, TypeVar, get_args
+
+from pydantic import BeforeValidator, ValidationInfo, field_validator
+
+from moot.parsing.extract import ReplyError, as_list, as_text, preview
+from moot.parsing.replies import (
+    LongText,
+    ReplyModel,
+    Required,
+    Text,
+    items,
+    one_of,
+    reply_example,
+    reply_field,
+    reply_schema,
+    specialize,
+)
+from moot.protocols.challenge.schemas import (
+    ChallengeVerdict,
+    ObjectionDecision,
+    PositionConfidence,
+    RebuttalResponse,
+    Strength,
+)
+from moot.schemas.reply_bounds import Schema
+
+T = TypeVar("T", bound=str)
+_OBJECTION_ID = re.compile(r"^\s*\[?(O\d+)\]?\b", re.IGNORECASE)
+
+
+def _words(literal: Any, aliases: dict[str, T]) -> dict[str, T]:
+    """A reply word -> the schema's word: each of the `Literal`'s own words, and the other words judges write
+    for them."""
+    return {**{word: word for word in get_args(literal)}, **aliases}
+
+
+CONFIDENCE_WORDS: dict[str, PositionConfidence] = _words(PositionConfidence, {"MED": "MEDIUM"})
+VERDICT_WORDS: dict[str, ChallengeVerdict] = _words(
+    ChallengeVerdict,
+    {"agreed": "agree", "partially agree": "partial", "partial agree": "partial", "disagreed": "disagree"},
+)
+STRENGTH_WORDS: dict[str, Strength] = _words(Strength, {"weak": "minor", "major": "strong"})
+DECISION_WORDS: dict[str, ObjectionDecision] = _words(
+    ObjectionDecision, {"ACCEPTED": "ACCEPT", "PARTIALLY ACCEPT": "PARTIAL", "REJECTED": "REJECT"}
+)
+REBUTTAL_WORDS: dict[str, RebuttalResponse] = _words(
+    RebuttalResponse, {"ACCEPTED": "ACCEPT", "MAINTAINED": "MAINTAIN", "ESCALATED": "ESCALATE"}
+)
+
+
+def match_word(value: Any, table: dict[str, Any], what: str, *, upper: bool) -> Any:
+    """The schema's word for `value`, or a ReplyError naming `what` and the words allowed."""
+    key = " ".join(as_text(value).replace("_", " ").split())
+    key = key.upper() if upper else key.lower()
+    if key in table:
+        return table[key]
+    choices = " | ".join(dict.fromkeys(table.values()))
+    raise ReplyError(f"{what} must be one of {choices} (got {preview(value)})")
+
+
+def entries(value: Any) -> list[str]:
+    """A list of strings or of objects with a `text` (or another prose field)."""
+    out = []
+    for item in as_list(value):
+        if isinstance(item, dict):
+            lowered = {str(k).lower(): v for k, v in item.items()}
+            text = as_text(
+                lowered.get("text")
+                or lowered.get("objection")
+                or lowered.get("assumption")
+                or lowered.get("description")
+                or lowered
+            )
+        else:
+            text = as_text(item)
+        if text:
+            out.append(text)
+    return out
+
+
+Entries = Annotated[list[Text], BeforeValidator(entries), items()]  # texts: one string, or entries with a `text`
+
+
+class ChallengeReply(ReplyModel):
+    """The base of the challenge's replies: words shown bare in the template, keys named in quotes."""
+
+    quote_words = False
+    missing_message = "the reply has no '{key}'"
+
+
+class OpeningReply(ChallengeReply):
+    position: Annotated[LongText, Required] = reply_field(
+        "what you hold, and under which conditions",
+        example="{one or two sentences: what you hold, and under which conditions}",
+    )
+    reasoning: Annotated[Text, Required] = reply_field(
+        example="{why: the main arguments, with the evidence or mechanism behind each}", block=True
+    )
+    confidence: PositionConfidence = reply_field(default=None, validate_default=True)
+    weaknesses: Entries = reply_field(default_factory=list, example="{a real weakness of this position}")
+    assumptions: Entries = reply_field(default_factory=list, example="{an assumption the position depends on}")
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _confidence(cls, value: Any) -> Any:
+        return match_word(value, CONFIDENCE_WORDS, "confidence", upper=True)
+
+
+class VerdictReply(ChallengeReply):
+    example_format = "json"
+    quote_words = True
+
+    verdict: ChallengeVerdict = reply_field()
+    objection_strength: Strength | None = reply_field(default=None)
+    objections: Annotated[list[Text], BeforeValidator(entries), items(min_items=1)] = reply_field(
+        "one specific objection per entry", default_factory=list
+    )
+    reasoning: LongText = reply_field(
+        "what you examined and why you conclude this",
+        example="{your reasoning: what you examined and why you conclude this}",
+        default="",
+    )
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _verdict(cls, value: Any) -> Any:
+        return match_word(value, VERDICT_WORDS, "verdict", upper=False)
+
+    @field_validator("objection_strength", mode="before")
+    @classmethod
+    def _strength(cls, value: Any) -> Any:
+        return None if value in (None, "") else match_word(value, STRENGTH_WORDS, "objection_strength", upper=False)
+
+
+class ResponseReply(ChallengeReply):
+    """The proponent's answer to one objection (`objection` is its id, "O2"); `ConfrontationReply` reads
+    the judge's entries into this shape."""
+
+    objection: Text = reply_field(default="")
+    decision: ObjectionDecision = reply_field(default="REJECT")
+    reason: Text = reply_field(example="{why}", default="")
+
+
+class ConfrontationReply(ChallengeReply):
+    responses: Annotated[list[ResponseReply], items()] = reply_field("one entry per objection", default_factory=list)
+    position: Annotated[LongText, Required] = reply_field("the whole position as it now stands")
+    confidence: PositionConfidence | None = reply_field(default=None)
+    reasoning: LongText = reply_field("what changed and why, or why nothing did", default="")
+
+    @field_validator("responses", mode="before")
+    @classmethod
+    def _responses(cls, value: Any, info: ValidationInfo) -> list[dict[str, str]]:
+        """One answer per objection in play (`objection_ids` in the context), in their order; an answer
+        without an id answers the objection listed at its place, one to an objection not asked is ignored."""
+        ids: Sequence[str] = (info.context or {}).get("objection_ids", ())
+        answers: dict[str, dict[str, str]] = {}
+        for index, raw in enumerate(as_list(value)):
+            if not isinstance(raw, dict):
+                raise ReplyError("each entry of 'responses' must be a mapping with objection, decision and reason")
+            item = {str(k).lower(): v for k, v in raw.items()}
+            oid = _response_id(item, index, ids)
+            if oid not in ids:
+                continue  # an answer to something that was not asked is ignored, not an error
+            decision = match_word(item.get("decision"), DECISION_WORDS, f"the decision on {oid}", upper=True)
+            answers[oid] = {
+                "objection": oid,
+                "decision": decision,
+                "reason": as_text(item.get("reason") or item.get("reasoning")),
+            }
+        missing = [oid for oid in ids if oid not in answers]
+        if missing:
+            raise ReplyError(
+                "'responses' must answer every objection with ACCEPT, PARTIAL or REJECT: missing " + ", ".join(missing)
+            )
+        return [answers[oid] for oid in ids]
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _confidence(cls, value: Any) -> Any:
+        return None if value in (None, "") else match_word(value, CONFIDENCE_WORDS, "confidence", upper=True)
+
+
+def _response_id(item: dict[str, Any], index: int, ids: Sequence[str]) -> str:
+    for key in ("objection", "objection_id", "id"):
+        value = item.get(key)
+        if value is None:
+            continue
+        m = _OBJECTION_ID.match(as_text(value))
+        if m:
+            return m.group(1).upper()
+    # no id given: objections are answered in the order they were listed
+    return ids[index] if index < len(ids) else ""
+
+
+class RebuttalReply(ChallengeReply):
+    example_format = "json"
+    quote_words = True
+
+    response: RebuttalResponse = reply_field()
+    reasoning: Text = reply_field(example="{why}", default="")
+    objections: Entries = reply_field(
+        "objections that still stand or are new; empty if you accept",
+        example="{objections that still stand or are new, one per entry; empty if you accept}",
+        default_factory=list,
+    )
+
+    @field_validator("response", mode="before")
+    @classmethod
+    def _response(cls, value: Any) -> Any:
+        return match_word(value, REBUTTAL_WORDS, "response", upper=True)
+
+
+class AssumptionsReply(ChallengeReply):
+    why_disagree: Annotated[Text, Required] = reply_field(example="{...}")
+    what_would_change_my_mind: Annotated[Text, Required] = reply_field(example="{...}")
+    assumptions: Entries = reply_field("one assumption per entry", example="{...}", default_factory=list)
+    # asked of the proponent only
+    core_disagreement: Text = reply_field(
+        "one sentence naming the heart of the disagreement", example="{...}", default=""
+    )
+
+
+Phase = Literal["opening", "challenge", "confront", "rebuttal", "assumptions"]
+PHASES: dict[str, type[ChallengeReply]] = {
+    "opening": OpeningReply,
+    "challenge": VerdictReply,
+    "confront": ConfrontationReply,
+    "rebuttal": RebuttalReply,
+    "assumptions": AssumptionsReply,
+}
+
+
+def reply_model(phase: str, *, objection_ids: Sequence[str] = (), proponent: bool = False) -> type[ChallengeReply]:
+    """The reply of one phase, by the name of its prompt template, narrowed to the debate: the confrontation
+    answers exactly the objections in play; only the proponent names the core disagreement."""
+    if phase not in PHASES:
+        raise ValueError(f"unknown challenge phase {phase!r}")
+    if phase == "confront":
+        item = specialize(ResponseReply, "ResponseTo", objection=one_of(objection_ids))
+        bound = items(max(len(objection_ids), 1), min_items=len(objection_ids))
+        return specialize(ConfrontationReply, "ConfrontationOf", responses=Annotated[list[item], bound])  # type: ignore[valid-type]
+    if phase == "assumptions" and not proponent:
+        return specialize(AssumptionsReply, "ChallengerAssumptions", without=("core_disagreement",))
+    return PHASES[phase]
+
+
+def challenge_reply_schema(phase: str, *, objection_ids: Sequence[str] = (), proponent: bool = False) -> Schema:
+    """The reply of one phase of the position challenge, by the name of its prompt template."""
+    return reply_schema(reply_model(phase, objection_ids=objection_ids, proponent=proponent))
+
+
+def reply_example_for(
+    phase: str, *, objection_ids: Sequence[str] = (), proponent: bool = False, version: int = 0
+) -> str:
+    """The template a phase's prompt shows: the confrontation lists the objections to answer and names the
+    position's next version."""
+    model = reply_model(phase, objection_ids=objection_ids, proponent=proponent)
+    values: dict[str, Any] = {}
+    if phase == "confront":
+        values = {
+            "responses": [{"objection": oid} for oid in objection_ids],
+            "position": f"{{position v{version + 1}, complete}}",
+        }
+    return reply_example(model, values)
+
+
+def assumptions_schema(*, proponent: bool) -> Schema:
+    """The closing statement's schema: the proponent's also names the core disagreement."""
+    return challenge_reply_schema("assumptions", proponent=proponent)
