@@ -1,9 +1,10 @@
 """Judge replies of the scored evaluation -> `ScoredPosition`.
 
-The keys it reads are those the declared replies (`replies.py`) name, with their legacy aliases. Accepts
-seed 000's templates for each round as they stand (`overall_score` in round 1, `new_score` in
-round 2, `final_score` in round 3) and seed 003's per-criterion scores. Validation is strict: every score
-on the 1-5 scale, every criterion scored in round 1, every open CRITICAL finding answered in later rounds.
+The keys it reads are those the declared replies (`replies.py`) name, with their legacy aliases, and a
+list's entries are read through the declared entry models. Accepts seed 000's templates for each round as
+they stand (`overall_score` in round 1, `new_score` in round 2, `final_score` in round 3) and seed 003's
+per-criterion scores. Validation is strict: every score on the 1-5 scale, every criterion scored in round
+1, every open CRITICAL finding answered in later rounds.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from moot.protocols.evaluate.replies import (
     PHASES,
     STATEMENT,
     AgreementEntry,
+    CheckEntry,
+    ClaimEntry,
     DisputeEntry,
     RaisedEntry,
 )
@@ -45,11 +48,6 @@ from moot.protocols.evaluate.schemas import (
 )
 from moot.schemas.criteria import Criterion, criterion_key
 
-# the keys of a list's entries, each a field of the declared entry and its legacy aliases
-_FINDING_KEYS = field_keys(RaisedEntry, "finding")
-_POINT_KEYS = field_keys(AgreementEntry, "on_point")
-_TOPIC_KEYS = field_keys(DisputeEntry, "topic")
-_VIEW_KEYS = field_keys(DisputeEntry, "my_view")
 _RESPONSE_WORDS: dict[str, CriticalResponse] = {
     "accept": "accept",
     "accepted": "accept",
@@ -140,10 +138,10 @@ def _raised(data: dict[str, Any]) -> list[RaisedFinding]:
             continue
         if not isinstance(item, dict):
             continue
-        severity = str(item.get("severity", "CRITICAL")).strip().upper()
-        text = as_text(_either(item, _FINDING_KEYS))
-        if severity == "CRITICAL" and text and not text.startswith("{"):
-            found.append(RaisedFinding(finding=text, evidence=as_text(item.get("evidence")), **location(item)))
+        entry = RaisedEntry.model_validate(item)
+        text = entry.finding
+        if entry.severity.upper() == "CRITICAL" and text and not text.startswith("{"):
+            found.append(RaisedFinding(finding=text, evidence=entry.evidence, **location(item)))
     return found
 
 
@@ -171,14 +169,9 @@ def _exchanges(data: dict[str, Any], key: str) -> list[Exchange]:
     out = []
     for item in as_list(_field(data, key)):
         if isinstance(item, dict):
+            entry = AgreementEntry.model_validate(item)
             rest = {k: v for k, v in item.items() if k not in ("with_judge", "on_point")}
-            out.append(
-                Exchange(
-                    with_judge=as_text(item.get("with_judge")),
-                    on_point=as_text(_either(item, _POINT_KEYS)),
-                    detail=as_text(rest),
-                )
-            )
+            out.append(Exchange(with_judge=entry.with_judge, on_point=entry.on_point, detail=as_text(rest)))
         elif item:
             out.append(Exchange(on_point=as_text(item)))
     return out
@@ -189,9 +182,8 @@ def _unresolved(data: dict[str, Any]) -> list[str]:
     for key in ("unresolved_disputes", "unresolved_disagreements"):
         for item in as_list(_field(data, key)):
             if isinstance(item, dict):
-                topic = as_text(_either(item, _TOPIC_KEYS))
-                mine = as_text(_either(item, _VIEW_KEYS))
-                theirs = as_text(item.get("opposing_view"))
+                entry = DisputeEntry.model_validate(item)
+                topic, mine, theirs = entry.topic, entry.my_view, entry.opposing_view
                 out.append(f"{topic} (mine: {mine}; opposing: {theirs})" if mine or theirs else topic)
             elif item:
                 out.append(as_text(item))
@@ -292,14 +284,9 @@ def _claims(data: dict[str, Any]) -> list[KeyClaim]:
     claims = []
     for item in as_list(_field(data, "key_claims")):
         if isinstance(item, dict):
-            claims.append(
-                KeyClaim(
-                    claim=as_text(item.get("claim")),
-                    evidence=as_text(item.get("evidence")),
-                    confidence=as_text(item.get("confidence")).upper(),
-                    **location(item),
-                )
-            )
+            entry = ClaimEntry.model_validate(item)
+            confidence = entry.confidence.upper()
+            claims.append(KeyClaim(claim=entry.claim, evidence=entry.evidence, confidence=confidence, **location(item)))
         elif item:
             claims.append(KeyClaim(claim=as_text(item)))
     return claims
@@ -309,7 +296,8 @@ def _verification(data: dict[str, Any]) -> list[str]:
     out = []
     for item in as_list(_field(data, "verification")):
         if isinstance(item, dict):
-            q, a = as_text(item.get("question")), as_text(item.get("answer"))
+            entry = CheckEntry.model_validate(item)
+            q, a = entry.question, entry.answer
             out.append(f"{q} -> {a}" if a else q)
         elif item:
             out.append(as_text(item))

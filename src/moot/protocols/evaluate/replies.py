@@ -14,7 +14,7 @@ debate needs them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from moot.parsing.replies import (
     LongText,
@@ -27,12 +27,14 @@ from moot.parsing.replies import (
     reply_field,
     reply_schema,
     specialize,
+    word,
 )
 from moot.schemas.reply_bounds import Schema
 
-Confidence = Literal["HIGH", "MEDIUM", "LOW"]
-Severity = Literal["CRITICAL", "HIGH", "MEDIUM", "LOW"]
-Priority = Literal["MUST", "SHOULD", "COULD"]
+# words the schema and the template ask for, which the parser still takes in any case (`word`)
+Confidence = Annotated[Text, word("HIGH", "MEDIUM", "LOW")]
+Severity = Annotated[Text, word("CRITICAL", "HIGH", "MEDIUM", "LOW")]
+Priority = Annotated[Text, word("MUST", "SHOULD", "COULD")]
 FINDING_RESPONSES = ("accept", "reject")
 EARLIER_ANSWERS = ("resolved", "unresolved")
 
@@ -55,7 +57,7 @@ def _text(example: str, *, aliases: Sequence[str] = ()) -> Any:
 class ClaimEntry(ReplyModel):
     claim: Text = _text("{specific claim}")
     evidence: Text = _text("{supporting reference from the artifacts}")
-    confidence: Confidence | None = reply_field(default=None)
+    confidence: Confidence = reply_field(default="")
     location: Text = reply_field(_LOCATION, default="")
 
 
@@ -236,19 +238,19 @@ class DivergentEntry(ReplyModel):
 
 class ConvergentEntry(ReplyModel):
     finding: Text = _text("{what all judges agree on}")
-    priority: Severity | None = reply_field(default=None)
+    priority: Severity = reply_field(default="")
     action_required: bool | None = reply_field(default=None)
 
 
 class RecommendationEntry(ReplyModel):
-    priority: Priority | None = reply_field(default=None)
+    priority: Priority = reply_field(default="")
     action: Text = _text("{specific action}")
     rationale: Text = _text("{from the debate}")
 
 
 class CritiqueEntry(ReplyModel):
     questions_passed: Text = reply_field('how many of the five questions passed, as "X/5"', example="X/5", default="")
-    synthesis_quality: Confidence | None = reply_field(default=None)
+    synthesis_quality: Confidence = reply_field(default="")
     potential_bias: Text = _text("{any observed moderator bias}")
 
 
