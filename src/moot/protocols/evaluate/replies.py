@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, TypeVar
 
 from moot.parsing.replies import (
+    Flag,
     LongText,
     ReplyModel,
     Score,
@@ -233,13 +234,13 @@ PHASES: dict[str, type[ReplyModel]] = {"round_1": ScoredAnalysis, "rebuttal": Sc
 class DivergentEntry(ReplyModel):
     finding: Text = _text("{what judges disagree on}")
     positions: Text = reply_field("each judge's view", default="")  # by judge: `judges_views`
-    user_decision_needed: bool | None = reply_field(default=None)
+    user_decision_needed: Flag = reply_field(default=None)
 
 
 class ConvergentEntry(ReplyModel):
     finding: Text = _text("{what all judges agree on}")
     priority: Severity = reply_field(default="")
-    action_required: bool | None = reply_field(default=None)
+    action_required: Flag = reply_field(default=None)
 
 
 class RecommendationEntry(ReplyModel):
