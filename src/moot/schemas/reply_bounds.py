@@ -1,6 +1,7 @@
 """The two shapes a reply schema is sent in: portable (vendors' clouds) and enforced (local grammars).
 
-`moot.schemas.reply_schemas` builds each schema once, with its bounds. Vendors' clouds get `portable()`:
+Each schema is built once, with its bounds (`moot.parsing.replies`, from a protocol's reply model, with
+the blocks of `moot.schemas.reply_schemas`). Vendors' clouds get `portable()`:
 the bounds they refuse or ignore taken out, which leaves exactly the schema they have always been sent.
 Servers that decode under a grammar get `fit(schema, max_tokens)`: the bounds kept, and every string's
 `maxLength` scaled down (and, for a small bound, the longest lists shortened) until the longest reply the

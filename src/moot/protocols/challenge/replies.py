@@ -10,9 +10,10 @@ specialization of its declared model (`reply_model`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import BeforeValidator, ValidationInfo, field_validator
 
@@ -234,7 +235,6 @@ class AssumptionsReply(ChallengeReply):
     )
 
 
-Phase = Literal["opening", "challenge", "confront", "rebuttal", "assumptions"]
 PHASES: dict[str, type[ChallengeReply]] = {
     "opening": OpeningReply,
     "challenge": VerdictReply,
@@ -250,12 +250,18 @@ def reply_model(phase: str, *, objection_ids: Sequence[str] = (), proponent: boo
     if phase not in PHASES:
         raise ValueError(f"unknown challenge phase {phase!r}")
     if phase == "confront":
-        item = specialize(ResponseReply, "ResponseTo", objection=one_of(objection_ids))
-        bound = items(max(len(objection_ids), 1), min_items=len(objection_ids))
-        return specialize(ConfrontationReply, "ConfrontationOf", responses=Annotated[list[item], bound])  # type: ignore[valid-type]
+        return _confrontation(tuple(objection_ids))
     if phase == "assumptions" and not proponent:
-        return specialize(AssumptionsReply, "ChallengerAssumptions", without=("core_disagreement",))
+        return specialize(PHASES["assumptions"], "ChallengerAssumptions", without=("core_disagreement",))
     return PHASES[phase]
+
+
+@functools.lru_cache(maxsize=64)
+def _confrontation(objection_ids: tuple[str, ...]) -> type[ChallengeReply]:
+    """The confrontation answering exactly `objection_ids` (made once per set of ids: each call parses one)."""
+    item = specialize(ResponseReply, "ResponseTo", objection=one_of(objection_ids))
+    bound = items(max(len(objection_ids), 1), min_items=len(objection_ids))
+    return specialize(ConfrontationReply, "ConfrontationOf", responses=Annotated[list[item], bound])  # type: ignore[valid-type]
 
 
 def challenge_reply_schema(phase: str, *, objection_ids: Sequence[str] = (), proponent: bool = False) -> Schema:
