@@ -26,13 +26,10 @@ from moot.protocols.decide.schemas import DecisionOption
 from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.moderator import parse_moderator as _parse_moderator
 from moot.protocols.evaluate.parsing import parse_scored_reply
+from moot.protocols.evaluate.replies import evaluate_reply_schema, moderator_reply_schema
 from moot.protocols.evaluate.schemas import CriticalFinding, ScoredPosition
 from moot.schemas.reply_bounds import GRAMMAR_MAX_LENGTH, capped, fit, portable, worst_tokens
-from moot.schemas.reply_schemas import (
-    SCORE_STEPS,
-    evaluate_reply_schema,
-    moderator_reply_schema,
-)
+from moot.schemas.reply_schemas import SCORE_STEPS
 
 from . import challenge_helpers
 from .replies import KEYS, round1

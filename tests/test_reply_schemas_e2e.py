@@ -16,12 +16,9 @@ import yaml
 from moot.cli.app import main
 from moot.protocols.challenge.calls import challenge_reply_schema
 from moot.protocols.decide.replies import decide_reply_schema
+from moot.protocols.evaluate.replies import evaluate_reply_schema, moderator_reply_schema
 from moot.schemas.reply_bounds import portable, worst_tokens
-from moot.schemas.reply_schemas import (
-    SCORE_STEPS,
-    evaluate_reply_schema,
-    moderator_reply_schema,
-)
+from moot.schemas.reply_schemas import SCORE_STEPS
 from moot.testing import FakeLLMServer
 from moot.testing.fake_llm_server import SeenRequest
 

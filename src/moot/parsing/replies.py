@@ -205,16 +205,19 @@ def _yaml_fields(model: type[ReplyModel], values: Mapping[str, Any], indent: str
         annotation, bound = unwrap(info.annotation, bound_of(info.metadata))
         value = values.get(name, _placeholder(info, annotation, bound))
         head = f"{indent}{_key(model, name)}:"
-        if get_origin(annotation) is list:
+        note = f"  # {_extra(info, 'comment')}" if _extra(info, "comment") else ""
+        if get_origin(annotation) is list and _extra(info, "inline_empty") and values.get(name) == []:
+            lines.append(f"{head} {_extra(info, 'empty')}{note}")
+        elif get_origin(annotation) is list:
             lines.append(head)
             lines += _yaml_list(model, info, annotation, values.get(name), indent + "  ")
         elif isinstance(annotation, type) and issubclass(annotation, ReplyModel):
             lines.append(head)
             lines += _yaml_fields(annotation, values.get(name) or {}, indent + "  ")
-        elif _extra(info, "block"):
-            lines += [f"{head} |", f"{indent}  {value}"]
+        elif _extra(info, "block"):  # every line of a text of several lines indented under the key
+            lines += [f"{head} |", *(f"{indent}  {line}" for line in str(value).split("\n"))]
         else:
-            lines.append(f"{head} {_scalar(model, annotation, value, bound)}")
+            lines.append(f"{head} {_scalar(model, annotation, value, bound)}{note}")
     return lines
 
 

@@ -96,15 +96,21 @@ def reply_field(
     aliases: Sequence[str] = (),
     block: bool = False,
     empty: str = "[]",
+    inline_empty: bool = False,
+    comment: str = "",
     validate_default: bool = False,
     default: Any = ...,
     default_factory: Callable[[], Any] | None = None,
 ) -> Any:
     """A reply field: `description` goes into the schema; `example` is the prompt's placeholder (default
     "{description}"); `block` shows it as a YAML `|` block; `empty` is what the prompt shows for a list
-    given no entries; `aliases` are the other keys judges write for it; `validate_default` runs the
-    field's validators on a missing key too (to answer it as they answer a bad value)."""
+    given no entries (on the key's own line with `inline_empty`); `comment` follows the value as a YAML
+    comment (`overall_score: X.X  # 1-5`); `aliases` are the other keys judges write for it;
+    `validate_default` runs the field's validators on a missing key too (to answer it as they answer a
+    bad value)."""
     extra: dict[str, JsonValue] = {"example": example, "block": block, "empty": empty}
+    extra.update({"inline_empty": True} if inline_empty else {})
+    extra.update({"comment": comment} if comment else {})
     alias = AliasChoices(*aliases) if aliases else None
     common: dict[str, Any] = {
         "description": description or None,

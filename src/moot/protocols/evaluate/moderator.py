@@ -21,8 +21,16 @@ from pydantic import BaseModel
 from moot.engine.core import Engine
 from moot.engine.steps import Call
 from moot.judges.base import Seat
-from moot.parsing.extract import ReplyError, as_bool, as_list, as_text, extract_mapping, reply_parser
+from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping, reply_parser
 from moot.prompts import Templates
+from moot.protocols.evaluate.replies import (
+    ConvergentEntry,
+    CritiqueEntry,
+    DivergentEntry,
+    RecommendationEntry,
+    moderator_example,
+    moderator_reply_schema,
+)
 from moot.protocols.evaluate.schemas import (
     AttentionItem,
     ConvergentFinding,
@@ -36,7 +44,6 @@ from moot.protocols.evaluate.schemas import (
 )
 from moot.protocols.evaluate.state import DebateState
 from moot.schemas.messages import Message, Prompt
-from moot.schemas.reply_schemas import moderator_reply_schema
 
 _ANSWER = {"accept": "accepts it", "reject": "rejects it"}
 _PERSON_WEIGHS = "a person should weigh the evidence on both sides; the majority is not correct by vote count alone"
@@ -189,6 +196,7 @@ def moderator_call(moderator: Seat, base: EvaluationResult, state: DebateState) 
     prompt_text = PROMPTS.render(
         "moderator.j2",
         judge_count=len(state.active),
+        example=moderator_example(),
         result=base,  # the facts the engine computed, read by the template under the result's own names
         progression={k: v.model_dump() for k, v in base.round_progression.items()},
         reports=[
@@ -225,35 +233,36 @@ def parse_moderator(text: str) -> dict[str, Any]:
     return data
 
 
-def _priority(item: dict[str, Any], allowed: tuple[str, ...], default: str) -> Any:
-    prio = as_text(item.get("priority")).upper()
+def _priority(word: str, allowed: tuple[str, ...], default: str) -> Any:
+    prio = word.upper()
     return prio if prio in allowed else default
 
 
 def _recommendation(item: dict[str, Any]) -> Recommendation:
-    return Recommendation(
-        priority=_priority(item, ("MUST", "SHOULD", "COULD"), "SHOULD"),
-        action=as_text(item.get("action")),
-        rationale=as_text(item.get("rationale")),
-    )
+    entry = RecommendationEntry.model_validate(item)
+    priority = _priority(entry.priority, ("MUST", "SHOULD", "COULD"), "SHOULD")
+    return Recommendation(priority=priority, action=entry.action, rationale=entry.rationale)
 
 
 def _convergent(item: dict[str, Any]) -> ConvergentFinding:
+    entry = ConvergentEntry.model_validate(item)
     return ConvergentFinding(
-        finding=as_text(item.get("finding")),
-        priority=_priority(item, ("CRITICAL", "HIGH", "MEDIUM", "LOW"), "MEDIUM"),
-        action_required=bool(as_bool(item.get("action_required"))),
+        finding=entry.finding,
+        priority=_priority(entry.priority, ("CRITICAL", "HIGH", "MEDIUM", "LOW"), "MEDIUM"),
+        action_required=bool(entry.action_required),
         source_judges=["all"],
     )
 
 
 def _divergent(item: dict[str, Any]) -> DivergentFinding:
+    """The positions are read as given (by judge): the declared entry names them only once judges are known."""
+    entry = DivergentEntry.model_validate(item)
     raw_positions = item.get("positions")
     positions = raw_positions if isinstance(raw_positions, dict) else {}
     return DivergentFinding(
-        finding=as_text(item.get("finding")),
+        finding=entry.finding,
         positions={str(k): as_text(v) for k, v in positions.items()},
-        user_decision_needed=as_bool(item.get("user_decision_needed")) is not False,
+        user_decision_needed=entry.user_decision_needed is not False,
     )
 
 
@@ -280,9 +289,5 @@ def merge_moderator(base: EvaluationResult, data: dict[str, Any], label: str) ->
             update[key] = entries
     critique = data.get("self_critique")
     if isinstance(critique, dict):
-        update["self_critique"] = SelfCritique(
-            questions_passed=as_text(critique.get("questions_passed")),
-            synthesis_quality=as_text(critique.get("synthesis_quality")),
-            potential_bias=as_text(critique.get("potential_bias")),
-        )
+        update["self_critique"] = SelfCritique(**CritiqueEntry.model_validate(critique).model_dump())
     return base.model_copy(update=update)

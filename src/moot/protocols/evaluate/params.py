@@ -198,8 +198,8 @@ class EvaluateArgs(ProtocolArgs):
 
 def reply_minimum() -> int:
     """The smallest output bound evaluate's replies need with five criteria, open findings and acceptance asked."""
+    from moot.protocols.evaluate.replies import evaluate_reply_schema
     from moot.schemas.reply_bounds import reply_minimum as minimum
-    from moot.schemas.reply_schemas import evaluate_reply_schema
 
     keys = [f"criterion-{n}" for n in range(5)]
     found = [("C1", False), ("C2", True)]

@@ -1,12 +1,15 @@
 """Judge replies of the scored evaluation -> `ScoredPosition`.
 
-Accepts seed 000's templates for each round as they stand (`overall_score` in round 1, `new_score` in
-round 2, `final_score` in round 3) and seed 003's per-criterion scores. Validation is strict: every score
-on the 1-5 scale, every criterion scored in round 1, every open CRITICAL finding answered in later rounds.
+The keys it reads are those the declared replies (`replies.py`) name, with their legacy aliases, and a
+list's entries are read through the declared entry models. Accepts seed 000's templates for each round as
+they stand (`overall_score` in round 1, `new_score` in round 2, `final_score` in round 3) and seed 003's
+per-criterion scores. Validation is strict: every score on the 1-5 scale, every criterion scored in round
+1, every open CRITICAL finding answered in later rounds.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,9 +23,20 @@ from moot.parsing.extract import (
     preview,
     reply_parser,
 )
+from moot.parsing.replies import ReplyModel, field_keys
 from moot.protocols.evaluate.criteria import Criterion, criterion_key
 from moot.protocols.evaluate.follow_up import parse_answers
 from moot.protocols.evaluate.locations import location
+from moot.protocols.evaluate.replies import (
+    OVERALL,
+    PHASES,
+    STATEMENT,
+    AgreementEntry,
+    CheckEntry,
+    ClaimEntry,
+    DisputeEntry,
+    RaisedEntry,
+)
 from moot.protocols.evaluate.rules import weighted_overall
 from moot.protocols.evaluate.schemas import (
     CriticalFinding,
@@ -34,16 +48,6 @@ from moot.protocols.evaluate.schemas import (
     ScoredPosition,
 )
 
-_OVERALL_KEYS = ("final_score", "new_score", "overall_score", "revised_score", "new_weighted_score", "score")
-_DIMENSION_KEYS = (
-    "dimension_scores",
-    "revised_dimension_scores",
-    "criteria_scores",
-    "criterion_scores",
-    "revised_scores",
-    "scores",
-)
-_STATEMENT_KEYS = ("final_position", "position_revision", "position_statement", "statement", "assessment")
 _RESPONSE_WORDS: dict[str, CriticalResponse] = {
     "accept": "accept",
     "accepted": "accept",
@@ -58,6 +62,25 @@ _RESPONSE_WORDS: dict[str, CriticalResponse] = {
 }
 
 
+def reading_keys(field: str) -> tuple[str, ...]:
+    """The keys the parser reads for `field` (a field's name, or a role: OVERALL, STATEMENT), in any round:
+    judges mix the rounds' templates, so a reply is read by every round's keys, the last round's first,
+    each field's name before its legacy aliases (the first key holding a value wins)."""
+    return _reading_keys(field, (PHASES["final"], PHASES["rebuttal"], PHASES["round_1"]))
+
+
+@functools.cache
+def _reading_keys(field: str, models: tuple[type[ReplyModel], ...]) -> tuple[str, ...]:
+    keys = [
+        k
+        for m in models
+        for name, info in m.model_fields.items()
+        if field in (name, *info.metadata)
+        for k in field_keys(m, name)
+    ]
+    return tuple(dict.fromkeys(keys))
+
+
 def _first(data: dict[str, Any], keys: Sequence[str]) -> Any:
     for k in keys:
         if k in data and data[k] not in (None, ""):
@@ -65,8 +88,23 @@ def _first(data: dict[str, Any], keys: Sequence[str]) -> Any:
     return None
 
 
+def _either(data: dict[str, Any], keys: Sequence[str]) -> Any:
+    """`data[k1] or data[k2] or ...`: the first value that is not empty, else the last key's."""
+    value = None
+    for k in keys:
+        value = data.get(k)
+        if value:
+            break
+    return value
+
+
+def _field(data: dict[str, Any], name: str) -> Any:
+    """A field of the declared replies, under its name or a legacy alias (`replies.reading_keys`)."""
+    return _either(data, reading_keys(name))
+
+
 def _dimension_scores(data: dict[str, Any], criteria: Sequence[Criterion]) -> dict[str, float]:
-    raw = _first(data, _DIMENSION_KEYS)
+    raw = _first(data, reading_keys("dimension_scores"))
     if raw is None:
         return {}
     if isinstance(raw, list):  # [{criterion: x, score: y}, ...]
@@ -93,22 +131,22 @@ def _dimension_scores(data: dict[str, Any], criteria: Sequence[Criterion]) -> di
 
 def _raised(data: dict[str, Any]) -> list[RaisedFinding]:
     found = []
-    for item in as_list(data.get("critical_findings")):
+    for item in as_list(_field(data, "critical_findings")):
         if isinstance(item, str):
             if item.strip():
                 found.append(RaisedFinding(finding=item.strip()))
             continue
         if not isinstance(item, dict):
             continue
-        severity = str(item.get("severity", "CRITICAL")).strip().upper()
-        text = as_text(item.get("finding") or item.get("issue") or item.get("description"))
-        if severity == "CRITICAL" and text and not text.startswith("{"):
-            found.append(RaisedFinding(finding=text, evidence=as_text(item.get("evidence")), **location(item)))
+        entry = RaisedEntry.model_validate(item)
+        text = entry.finding
+        if entry.severity.upper() == "CRITICAL" and text and not text.startswith("{"):
+            found.append(RaisedFinding(finding=text, evidence=entry.evidence, **location(item)))
     return found
 
 
 def _responses(data: dict[str, Any]) -> dict[str, CriticalResponse]:
-    raw = data.get("critical_responses") or data.get("critical_finding_responses")
+    raw = _field(data, "critical_responses")
     pairs: list[tuple[Any, Any]] = []
     if isinstance(raw, dict):
         pairs = [(k, v.get("response") if isinstance(v, dict) else v) for k, v in raw.items()]
@@ -129,16 +167,11 @@ def _responses(data: dict[str, Any]) -> dict[str, CriticalResponse]:
 
 def _exchanges(data: dict[str, Any], key: str) -> list[Exchange]:
     out = []
-    for item in as_list(data.get(key)):
+    for item in as_list(_field(data, key)):
         if isinstance(item, dict):
+            entry = AgreementEntry.model_validate(item)
             rest = {k: v for k, v in item.items() if k not in ("with_judge", "on_point")}
-            out.append(
-                Exchange(
-                    with_judge=as_text(item.get("with_judge")),
-                    on_point=as_text(item.get("on_point") or item.get("point") or item.get("issue")),
-                    detail=as_text(rest),
-                )
-            )
+            out.append(Exchange(with_judge=entry.with_judge, on_point=entry.on_point, detail=as_text(rest)))
         elif item:
             out.append(Exchange(on_point=as_text(item)))
     return out
@@ -147,11 +180,10 @@ def _exchanges(data: dict[str, Any], key: str) -> list[Exchange]:
 def _unresolved(data: dict[str, Any]) -> list[str]:
     out = []
     for key in ("unresolved_disputes", "unresolved_disagreements"):
-        for item in as_list(data.get(key)):
+        for item in as_list(_field(data, key)):
             if isinstance(item, dict):
-                topic = as_text(item.get("topic") or item.get("issue"))
-                mine = as_text(item.get("my_view") or item.get("my_final_view"))
-                theirs = as_text(item.get("opposing_view"))
+                entry = DisputeEntry.model_validate(item)
+                topic, mine, theirs = entry.topic, entry.my_view, entry.opposing_view
                 out.append(f"{topic} (mine: {mine}; opposing: {theirs})" if mine or theirs else topic)
             elif item:
                 out.append(as_text(item))
@@ -175,7 +207,7 @@ def parse_scored_reply(
     overall score) carry over from it. `must_answer` are the open CRITICAL findings this judge must
     accept, reject or (for its own) withdraw.
     """
-    data = extract_mapping(text, required_any=(*_OVERALL_KEYS, *_DIMENSION_KEYS))
+    data = extract_mapping(text, required_any=(*reading_keys(OVERALL), *reading_keys("dimension_scores")))
     dims, carried = _all_dimensions(data, criteria, previous)
     overall, stated, changed = _overall(data, dims, criteria, previous)
     responses = _checked_responses(data, must_answer, judge)
@@ -188,7 +220,7 @@ def parse_scored_reply(
         stated_overall=stated,
         dimension_scores=dims,
         carried_over=carried,
-        statement=as_text(_first(data, _STATEMENT_KEYS)),
+        statement=as_text(_first(data, reading_keys(STATEMENT))),
         key_claims=[c for c in claims if c.claim],
         raised=_raised(data),
         critical_responses=responses,
@@ -196,10 +228,8 @@ def parse_scored_reply(
         disagreements=_exchanges(data, "disagreements") + _exchanges(data, "key_points_maintained"),
         unresolved=_unresolved(data),
         score_changed=changed,
-        change_reason=as_text(data.get("change_reason")),
-        accepts_consensus=as_bool(
-            _first(data, ("accepts_consensus", "accept_consensus", "agreement_reached", "consensus_accepted"))
-        ),
+        change_reason=as_text(_field(data, "change_reason")),
+        accepts_consensus=as_bool(_first(data, reading_keys("accepts_consensus"))),
         verification=verification,
         earlier_answers=parse_answers(data, earlier),
     )
@@ -225,8 +255,8 @@ def _overall(
 ) -> tuple[float, bool, bool | None]:
     """The stated overall score; else the last round's when the judge says it did not change; else the
     weighted mean of the dimension scores. With whether it was stated, and the judge's `score_changed`."""
-    raw = _first(data, _OVERALL_KEYS)
-    changed = as_bool(data.get("score_changed"))
+    raw = _first(data, reading_keys(OVERALL))
+    changed = as_bool(_field(data, "score_changed"))
     if raw is not None:
         return as_score(raw, "the overall score"), True, changed
     if previous is not None and changed is False:
@@ -252,16 +282,11 @@ def _checked_responses(
 
 def _claims(data: dict[str, Any]) -> list[KeyClaim]:
     claims = []
-    for item in as_list(data.get("key_claims")):
+    for item in as_list(_field(data, "key_claims")):
         if isinstance(item, dict):
-            claims.append(
-                KeyClaim(
-                    claim=as_text(item.get("claim")),
-                    evidence=as_text(item.get("evidence")),
-                    confidence=as_text(item.get("confidence")).upper(),
-                    **location(item),
-                )
-            )
+            entry = ClaimEntry.model_validate(item)
+            confidence = entry.confidence.upper()
+            claims.append(KeyClaim(claim=entry.claim, evidence=entry.evidence, confidence=confidence, **location(item)))
         elif item:
             claims.append(KeyClaim(claim=as_text(item)))
     return claims
@@ -269,9 +294,10 @@ def _claims(data: dict[str, Any]) -> list[KeyClaim]:
 
 def _verification(data: dict[str, Any]) -> list[str]:
     out = []
-    for item in as_list(data.get("verification") or data.get("verification_questions")):
+    for item in as_list(_field(data, "verification")):
         if isinstance(item, dict):
-            q, a = as_text(item.get("question")), as_text(item.get("answer"))
+            entry = CheckEntry.model_validate(item)
+            q, a = entry.question, entry.answer
             out.append(f"{q} -> {a}" if a else q)
         elif item:
             out.append(as_text(item))

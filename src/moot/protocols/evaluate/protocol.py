@@ -20,10 +20,12 @@ from typing import Any
 from moot.engine import Answer
 from moot.engine.steps import Call, Outcome, Step
 from moot.judges.base import Seat
+from moot.parsing.replies import reply_schema
 from moot.prompts import Templates
 from moot.protocols.evaluate.locations import check, shown_map
 from moot.protocols.evaluate.moderator import moderator_call, moderator_reserve
 from moot.protocols.evaluate.parsing import parse_scored_reply
+from moot.protocols.evaluate.replies import phase_example, phase_model
 from moot.protocols.evaluate.result import build_result, verdict_result
 from moot.protocols.evaluate.rubric import placeholder, rubric_call
 from moot.protocols.evaluate.rules import check_consensus, finding_states, spread
@@ -38,7 +40,6 @@ from moot.protocols.evaluate.state import DebateState
 from moot.protocols.evaluate.task_rubric import Rubric
 from moot.schemas.events import Event
 from moot.schemas.messages import Message, Prompt
-from moot.schemas.reply_schemas import evaluate_reply_schema
 from moot.schemas.spend import Spend
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
@@ -153,24 +154,32 @@ class Evaluation:
         open_findings = self.state.unresolved() if round_no > 1 else []
         final = round_no == r.rounds_allowed and round_no >= 3
         phase = "round_1" if round_no == 1 else "final" if final else "rebuttal"
+        earlier_ids = [i.id for i in r.earlier.items] if r.earlier and round_no == 1 else []
+        model = phase_model(
+            phase,
+            [c.key for c in r.criteria],
+            open_findings=[(f.id, f.raised_by == seat.id) for f in open_findings],
+            require_acceptance=r.consensus.require_explicit_acceptance,
+            earlier_ids=earlier_ids,
+        )
         if round_no == 1:
-            text = PROMPTS.render("round_1.j2", **common, earlier=r.earlier)
+            example = phase_example(model, {"round": 1})
+            text = PROMPTS.render("round_1.j2", **common, earlier=r.earlier, example=example)
         else:
+            previous = self.state.latest(seat)
+            values: dict[str, Any] = {"judge_id": f"judge-{seat.number}", "round": round_no}
+            if not final:
+                values.update(previous_score=previous.overall_score, critical_findings=[])
             text = PROMPTS.render(
                 "round_3.j2" if final else "round_2.j2",
                 **common,
                 final=final,
-                previous=self.state.latest(seat),
+                previous=previous,
                 reports=self._reports(),
                 open_findings=open_findings,
+                example=phase_example(model, values),
             )
-        schema = evaluate_reply_schema(
-            [c.key for c in r.criteria],
-            phase=phase,
-            open_findings=[(f.id, f.raised_by == seat.id) for f in open_findings],
-            require_acceptance=r.consensus.require_explicit_acceptance,
-            earlier_ids=[i.id for i in r.earlier.items] if r.earlier and round_no == 1 else (),
-        )
+        schema = reply_schema(model)
         return Prompt(
             system=self.system,
             messages=[Message(role="user", content=text)],
