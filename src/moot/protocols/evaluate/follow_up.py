@@ -13,10 +13,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from moot.errors import UsageError
+from moot.protocols.evaluate.replies import EARLIER_ANSWERS
 from moot.protocols.evaluate.schemas import Earlier, EarlierItem, EarlierStatus, FollowUp
 from moot.store.db import Store
-
-JUDGE_ANSWERS = ("resolved", "unresolved")
 
 
 def load_earlier(debate_id: str, store: Store | None = None) -> Earlier:
@@ -66,7 +65,7 @@ def parse_answers(data: Mapping[str, Any], earlier: Earlier | None) -> dict[str,
     out = {}
     for key, value in raw.items():
         word = str(value).strip().lower().replace(" ", "").replace("_", "")
-        if str(key) in known and word in JUDGE_ANSWERS:
+        if str(key) in known and word in EARLIER_ANSWERS:
             out[str(key)] = word
     return out
 
