@@ -18,8 +18,9 @@ import pytest
 from mcp import Client
 
 from moot.cli.app import main
-from moot.store import Store, opening
-from moot.store.guard import StoreError, translated
+from moot.store import Store
+from moot.store import connection as opening
+from moot.store.connection import StoreError, translated
 from moot.testing import FakeLLMServer
 
 from .replies import CRITERIA

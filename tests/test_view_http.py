@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from moot.store.guard import StoreError
+from moot.store.connection import StoreError
 from moot.testing import FakeLLMServer
 from moot.view import debates as debates_module
 from moot.view.reader import ReadOnlyStore

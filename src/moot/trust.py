@@ -18,7 +18,7 @@ from typing import Any
 
 from moot.errors import UsageError
 from moot.schemas.config import JudgeSpec
-from moot.store.opening import moot_home
+from moot.store.connection import moot_home
 
 TRUST_FILE = "trusted.json"
 

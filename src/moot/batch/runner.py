@@ -38,8 +38,8 @@ from moot.errors import MootError
 from moot.schemas.events import Event
 from moot.store import batches
 from moot.store.batches import SpendTotals
+from moot.store.connection import RESTORE
 from moot.store.db import Store, StoreError, StoreFull
-from moot.store.guard import RESTORE
 
 SUMMARY_EVERY_S = 1.0  # the stored summary (what `moot show BATCH_ID` reads mid-run) is refreshed this often
 

@@ -1,12 +1,12 @@
 """Where the bench keeps what it downloads or builds: `$MOOT_HOME/bench/`, beside the store, so that one
-rule (`moot.store.opening.moot_home`) decides where moot keeps its files."""
+rule (`moot.store.connection.moot_home`) decides where moot keeps its files."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from moot.store.opening import moot_home
+from moot.store.connection import moot_home
 
 
 def bench_dir() -> Path:

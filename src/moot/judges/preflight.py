@@ -29,7 +29,7 @@ from moot.judges.agent_cli_login import check_login
 from moot.judges.agent_cli_profiles import KNOWN_VERSIONS, CliProfile, parse_version
 from moot.judges.providers import api_key_for, key_hint, resolve, sdk_missing
 from moot.schemas.config import JudgeSpec
-from moot.store.opening import moot_home
+from moot.store.connection import moot_home
 
 CACHE_TTL_S = 300.0
 PROBE_TIMEOUT_S = 30.0  # gemini loads its whole bundle to print its version: 2.4 s idle, over 10 s on a busy machine

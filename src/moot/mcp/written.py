@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from moot.store.opening import moot_home
+from moot.store.connection import moot_home
 
 RECORD = "mcp-written.json"
 MOST = 5000  # the newest entries kept: an old report is rarely written again

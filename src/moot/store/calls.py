@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from moot.schemas.redact import redact
-from moot.store.connection import StoreConnection
-from moot.store.guard import StoreFull
+from moot.store.connection import StoreConnection, StoreFull
 
 
 @dataclass

@@ -6,17 +6,15 @@ crash or kill loses nothing that had completed, and `moot resume` can replay fin
 calls (`calls.py`). Long strings in a call's prompt and a debate's request are kept once (`blobs.py`): rows
 hold references, and every reader gives back the text exactly as it was written.
 
-Any SQLite error is a `StoreError` naming the file (`guard.py`). A call answered but not recorded for want
+Any SQLite error is a `StoreError` naming the file (`connection.py`). A call answered but not recorded for want
 of space (`StoreFull`) is kept in `Store.unsaved`, so that its caller can write it later or elsewhere
 instead of paying for it again."""
 
 from __future__ import annotations
 
 from moot.store.calls import CallRecord, CallTable
-from moot.store.connection import now_iso
+from moot.store.connection import StoreError, StoreFull, default_db_path, make_private, now_iso
 from moot.store.debates import DebateRow, DebateTables
-from moot.store.guard import StoreError, StoreFull
-from moot.store.opening import default_db_path, make_private
 
 __all__ = [
     "CallRecord",

@@ -3,15 +3,15 @@ and every debate it runs share it, instead of opening (and leaking until collect
 
 A `Store` serialises its statements under its own lock and commits each write at once, so debates running
 side by side in the server interleave their small writes on the one connection; other processes (CLI runs,
-other servers, `moot view`) have their own, under the same policy (`moot.store.opening`)."""
+other servers, `moot view`) have their own, under the same policy (`moot.store.connection`)."""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
 
+from moot.store.connection import default_db_path
 from moot.store.db import Store
-from moot.store.opening import default_db_path
 
 _STORES: dict[Path, Store] = {}
 _GUARD = threading.Lock()

@@ -15,8 +15,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from moot.store.blobs import Blobs
+from moot.store.connection import GuardedConnection
 from moot.store.db import CallRecord, Store
-from moot.store.guard import GuardedConnection
 
 
 class ReadOnlyStore(Store):
