@@ -12,7 +12,7 @@ from moot.engine.budget import Budget
 from moot.engine.core import EngineOptions
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing
-from moot.protocol.runs import RunOptions
+from moot.protocol.prepared import RunOptions
 from moot.store.db import Store
 
 

@@ -15,8 +15,7 @@ import yaml
 
 from moot import api
 from moot.engine import Engine, RetryPolicy
-from moot.engine.pricing import PriceOverride, Pricing, _table_entry
-from moot.engine.spend import spend_from_calls
+from moot.engine.pricing import PriceOverride, Pricing, _table_entry, spend_from_calls
 from moot.judges import clients
 from moot.judges.base import Judge, Seat
 from moot.judges.factory import build_judges

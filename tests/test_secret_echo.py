@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from moot.cli.app import main
-from moot.schemas.redact import redact
+from moot.schemas.safe_text import redact
 from moot.testing import FakeLLMServer, Reply
 
 from .replies import CRITERIA, round1

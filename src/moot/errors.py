@@ -12,7 +12,7 @@
         └── JudgeTimeout          the call ran past its timeout
 
 A JudgeError never escapes the engine: a failed judge is an outcome of the debate, not a crash.
-Every message is redacted as the error is made (`moot.schemas.redact`): a vendor's text may echo a key,
+Every message is redacted as the error is made (`moot.schemas.safe_text`): a vendor's text may echo a key,
 and a message is stored, written to RESULTS.jsonl and printed.
 """
 
@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from moot.schemas.redact import redact
+from moot.schemas.safe_text import redact
 
 
 def shown_path(path: str | os.PathLike[str]) -> str:

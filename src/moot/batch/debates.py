@@ -21,8 +21,7 @@ from moot.engine.panel_check import stored_author
 from moot.engine.pricing import Pricing
 from moot.panel_file import PanelFile
 from moot.protocol.panel import check_priced, options_from_panel, with_author
-from moot.protocol.prepared import Prepared, estimate_prepared, run_prepared
-from moot.protocol.runs import RunOptions
+from moot.protocol.prepared import Prepared, RunOptions, estimate_prepared, run_prepared
 from moot.protocol.spec import ProtocolSpec
 from moot.render.serialize import to_data
 from moot.schemas.events import EventSink
@@ -91,7 +90,7 @@ def _message(e: BaseException) -> str:
 
     from moot.errors import MootError
     from moot.inputs import validation_message
-    from moot.schemas.redact import redact
+    from moot.schemas.safe_text import redact
 
     if isinstance(e, MootError):
         return str(e)

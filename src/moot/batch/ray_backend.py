@@ -46,7 +46,7 @@ from moot.batch.ray_journal import NAMESPACE, CallJournal, Drain, journal_name
 from moot.batch.ray_limiter import ClusterLimiter
 from moot.batch.ray_worker import Unit, UnitResult, run_units
 from moot.errors import MissingExtra, UsageError
-from moot.protocol.runs import storable
+from moot.protocol.prepared import storable
 from moot.store import batches
 from moot.store.transfer import export_debate, import_intact
 

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from moot.errors import UsageError
 from moot.render.serialize import json_inert, open_private
-from moot.schemas.redact import redact_known
+from moot.schemas.safe_text import redact_known
 
 
 class ResultsReplaced(UsageError):

@@ -105,8 +105,7 @@ def _run_built(which: str, arguments: dict[str, Any], first_line: str, fmt: str,
     import asyncio
 
     from moot.judges.factory import require_credentials, seat_judges
-    from moot.protocol.prepared import run_prepared
-    from moot.protocol.runs import RunOptions
+    from moot.protocol.prepared import RunOptions, run_prepared
     from moot.protocols import spec_for
 
     prepared = asyncio.run(spec_for(which).plan(arguments, planning=False))

@@ -12,7 +12,7 @@ from moot.cli.gate import check_gate_options, finish, protocol_formats, render
 from moot.cli.live import announce, progress_sink, showing
 from moot.cli.output import check_format, dry_run_exit, emit, render_result, say, text_for
 from moot.errors import Interrupted
-from moot.protocol.runs import RunOptions
+from moot.protocol.prepared import RunOptions
 
 if TYPE_CHECKING:
     from moot.protocol.prepared import Prepared

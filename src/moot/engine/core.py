@@ -27,8 +27,7 @@ from moot.engine.budget import (
     tokens_of,
 )
 from moot.engine.limits import Limits
-from moot.engine.pricing import Pricing
-from moot.engine.spend import SpendAccount
+from moot.engine.pricing import Pricing, SpendAccount
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS

@@ -18,7 +18,7 @@ from typing import Any
 
 from moot.errors import UsageError
 from moot.schemas.config import JudgeSpec
-from moot.schemas.redact import remember_secret
+from moot.schemas.safe_text import remember_secret
 
 # The most output tokens a judge may write when its spec sets no `max_tokens`: Anthropic requires a bound,
 # and under a cost cap every vendor gets it, so that a round's worst case is a real bound.

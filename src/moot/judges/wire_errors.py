@@ -10,7 +10,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
-from moot.schemas.redact import redact
+from moot.schemas.safe_text import redact
 
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
 

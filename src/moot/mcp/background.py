@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from moot.protocol.prepared import Prepared, run_prepared
-from moot.protocol.runs import RunOptions, new_debate_id
+from moot.protocol.prepared import Prepared, RunOptions, new_debate_id, run_prepared
 
 _RUNNING: set[asyncio.Task[Any]] = set()  # held until done: the event loop keeps only weak references
 

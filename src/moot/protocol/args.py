@@ -21,8 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
 from moot.protocol.panel import apply_max_cost, options_from_panel, with_author
-from moot.protocol.prepared import Prepared, check_input_cap, run_prepared
-from moot.protocol.runs import RunOptions
+from moot.protocol.prepared import Prepared, RunOptions, check_input_cap, run_prepared
 from moot.store.db import Store
 
 

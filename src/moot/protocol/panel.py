@@ -19,8 +19,7 @@ from moot.judges.base import Judge, Seat
 from moot.judges.factory import build_seat
 from moot.judges.host import HOST
 from moot.panel_file import PanelFile, load_panel_file
-from moot.protocol.prepared import Prepared
-from moot.protocol.runs import RunOptions
+from moot.protocol.prepared import Prepared, RunOptions
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Usage
 

@@ -35,8 +35,7 @@ from moot.protocol.args import REQUIRED as REQUIRED
 from moot.protocol.args import SAME as SAME
 from moot.protocol.args import Param as Param
 from moot.protocol.demo import DemoSpec
-from moot.protocol.prepared import Prepared
-from moot.protocol.runs import RunOptions
+from moot.protocol.prepared import Prepared, RunOptions
 from moot.protocol.verdict import VerdictSpec
 from moot.render.html_common import DebateRecord, View
 from moot.render.terminal import TextReport

@@ -10,7 +10,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from moot.schemas.redact import redact
+from moot.schemas.safe_text import redact
 from moot.store.connection import StoreConnection, StoreFull
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from moot.errors import UsageError, shown_path
-from moot.schemas.redact import redact, redact_known
+from moot.schemas.safe_text import redact, redact_known
 from moot.store.connection import StoreConnection, now_iso
 
 
@@ -65,7 +65,7 @@ class DebateTables(StoreConnection):
             self._db.execute(
                 "UPDATE debates SET status = ?, result_json = COALESCE(?, result_json), error = ?,"
                 " updated_at = ? WHERE id = ?",
-                (  # a key a vendor echoed never reaches the file (moot.schemas.redact)
+                (  # a key a vendor echoed never reaches the file (moot.schemas.safe_text)
                     status,
                     redact_known(json.dumps(result)) if result is not None else None,
                     redact(error) if error else error,

@@ -37,8 +37,7 @@ from moot.protocol.panel import (
     panelist_seat,
     stored_spec,
 )
-from moot.protocol.prepared import Prepared, run_prepared
-from moot.protocol.runs import RunOptions
+from moot.protocol.prepared import Prepared, RunOptions, run_prepared
 from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.protocols.challenge import schemas
 from moot.protocols.challenge.calls import challenge_scenarios

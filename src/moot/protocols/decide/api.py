@@ -13,8 +13,7 @@ from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.protocol.args import api_function
 from moot.protocol.panel import blocking, resumed_judges
-from moot.protocol.prepared import Prepared, run_prepared
-from moot.protocol.runs import RunOptions
+from moot.protocol.prepared import Prepared, RunOptions, run_prepared
 from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.html import decide_view

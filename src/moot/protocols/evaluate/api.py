@@ -30,8 +30,7 @@ from moot.protocol.panel import (
     make_seats,
     resumed_judges,
 )
-from moot.protocol.prepared import Prepared, run_prepared
-from moot.protocol.runs import RunOptions
+from moot.protocol.prepared import Prepared, RunOptions, run_prepared
 from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
 from moot.protocols.evaluate.criteria import Criterion, load_criteria
 from moot.protocols.evaluate.follow_up import load_earlier
