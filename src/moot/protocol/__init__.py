@@ -16,8 +16,8 @@ docs/architecture.md tells a newcomer to copy. The names below are pinned (`test
 removing or renaming one breaks every protocol written against it.
 
 The framework's own modules live beside this one: `spec` (the spec and its groups), `args`, `verdict`,
-`prepared` (a debate ready to run, resume or estimate), `panel` (judges seated from a file or from code),
-`runs` (a debate's life in the store), `demo` and `effect` (what the debate changed).
+`prepared` (a debate ready to run, resume or estimate, and its life in the store), `panel` (judges seated
+from a file or from code), `demo` and `effect` (what the debate changed).
 """
 
 from moot.engine.ask import Answer
