@@ -7,7 +7,7 @@ import pytest
 from moot.errors import UsageError
 from moot.parsing.extract import ReplyError
 from moot.protocols.decide.api import parse_option, seat_ids, slug
-from moot.protocols.decide.parsing import ReplyRules, match_option, parse_stance_reply
+from moot.protocols.decide.replies import ReplyRules, match_option, parse_stance_reply
 from moot.protocols.decide.rules import changes, check_consensus, meets_threshold
 from moot.protocols.decide.schemas import DebateConfig, DecisionOption
 

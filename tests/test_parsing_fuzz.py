@@ -33,7 +33,7 @@ from moot.protocols.challenge.parsing import (
     parse_opening,
     parse_rebuttal,
 )
-from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
+from moot.protocols.decide.replies import ReplyRules, parse_stance_reply
 from moot.protocols.decide.schemas import DecisionOption
 from moot.protocols.evaluate.criteria import parse_criteria_string
 from moot.protocols.evaluate.moderator import parse_moderator

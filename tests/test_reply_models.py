@@ -18,8 +18,8 @@ from moot.protocols.challenge.calls import ChallengeCalls
 from moot.protocols.challenge.parsing import parse_challenge, parse_confrontation
 from moot.protocols.challenge.schemas import ChallengeRequest, Opening
 from moot.protocols.decide import replies as decide_replies
-from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
 from moot.protocols.decide.protocol import Decision
+from moot.protocols.decide.replies import ReplyRules, parse_stance_reply
 from moot.protocols.decide.schemas import DebateContext, DecisionOption, DecisionRequest
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Prompt

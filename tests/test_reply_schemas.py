@@ -20,8 +20,7 @@ from moot.protocols.challenge.parsing import (
     parse_rebuttal,
 )
 from moot.protocols.challenge.replies import assumptions_schema
-from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
-from moot.protocols.decide.replies import decide_reply_schema
+from moot.protocols.decide.replies import ReplyRules, decide_reply_schema, parse_stance_reply
 from moot.protocols.decide.schemas import DecisionOption
 from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.moderator import parse_moderator as _parse_moderator

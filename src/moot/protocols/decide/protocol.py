@@ -27,8 +27,7 @@ from moot.engine.steps import Call, Outcome, Step
 from moot.judges.base import Seat
 from moot.parsing.extract import ReplyError
 from moot.prompts import Templates
-from moot.protocols.decide.parsing import ReplyRules, parse_stance_reply
-from moot.protocols.decide.replies import decide_reply_example, decide_reply_schema
+from moot.protocols.decide.replies import ReplyRules, decide_reply_example, decide_reply_schema, parse_stance_reply
 from moot.protocols.decide.result import build_result
 from moot.protocols.decide.rules import OptionConsensus, changes, check_consensus
 from moot.protocols.decide.schemas import (

@@ -27,7 +27,7 @@ from moot.store.db import Store
 
 def record_choice(debate_id: str, option: str, *, store: Store | None = None) -> DecisionResult:
     """Record a person's choice for a contested decision: in the store, and in the decision record file."""
-    from moot.protocols.decide.parsing import match_option
+    from moot.protocols.decide.replies import match_option
 
     store = store or Store.open_default()
     row = store.get_debate(debate_id)
