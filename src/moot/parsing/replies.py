@@ -242,7 +242,8 @@ def _yaml_fields(model: type[ReplyModel], values: Mapping[str, Any], indent: str
 
 def _yaml_list(model: type[ReplyModel], info: FieldInfo, annotation: Any, given: Any, indent: str) -> list[str]:
     inner, bound = unwrap(get_args(annotation)[0], Bound())
-    about = _item_info(get_args(annotation)[0]) or info
+    item = _item_info(get_args(annotation)[0])
+    about = item if item is not None and (item.description or _extra(item, "example")) else info
     entries = [None] if given is None else list(given)
     if not entries:
         empty = str(_extra(info, "empty"))

@@ -226,7 +226,8 @@ def bound_of(metadata: Sequence[Any]) -> Bound:
     parser refuses an empty text with its reason (`Bound(min_length=...)` asks a grammar for one).
     """
     checked: dict[str, Any] = {}
-    for m in metadata:
+    flat = [c for m in metadata for c in (m.metadata if isinstance(m, FieldInfo) else [m])]
+    for m in flat:
         if isinstance(m, annotated_types.MaxLen):
             checked.update(max_length=m.max_length, max_items=m.max_length)
         elif isinstance(m, annotated_types.MinLen):
