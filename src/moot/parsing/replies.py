@@ -20,8 +20,11 @@ Types: `Text` (a sentence or two, bounded at `SHORT` characters in the enforced 
 (`LONG`), `Score` (the 1-5 scale: an enum of half steps when enforced), `int`, `bool`, a `Literal` of
 words (an enum), `list[...]` (bounded by `items(...)`, `LIST` by default), or a nested `ReplyModel` (an
 object). Legacy keys are `aliases=`: the first of the field's name and its aliases holding a non-empty
-value wins. Replies whose shape depends on the debate (the option ids, the judges' names) are
-specializations of the declared model made with `pydantic.create_model(..., __base__=Model)`.
+value wins. A strict field may carry pydantic's own checks (`Annotated[str, Field(max_length=80)]`): the
+parser applies them and the schema asks for the same lengths. A model whose example should read as a
+reply one could send (bare texts, descriptions as placeholders, comments in one column) sets
+`plain_example = True` and `comment_column`. Replies whose shape depends on the debate (the option ids,
+the judges' names) are specializations of the declared model made with `pydantic.create_model(..., __base__=Model)`.
 """
 
 from __future__ import annotations
