@@ -20,15 +20,18 @@ Types: `Text` (a sentence or two, bounded at `SHORT` characters in the enforced 
 (`LONG`), `Score` (the 1-5 scale: an enum of half steps when enforced), `int`, `bool`, a `Literal` of
 words (an enum), `list[...]` (bounded by `items(...)`, `LIST` by default), or a nested `ReplyModel` (an
 object). Legacy keys are `aliases=`: the first of the field's name and its aliases holding a non-empty
-value wins. Replies whose shape depends on the debate (the option ids, the judges' names) are
-specializations of the declared model made with `pydantic.create_model(..., __base__=Model)`.
+value wins. A strict field may carry pydantic's own checks (`Annotated[str, Field(max_length=80)]`): the
+parser applies them and the schema asks for the same lengths. A model whose example should read as a
+reply one could send (bare texts, descriptions as placeholders, comments in one column) sets
+`plain_example = True` and `comment_column`. Replies whose shape depends on the debate (the option ids,
+the judges' names) are specializations of the declared model made with `pydantic.create_model(..., __base__=Model)`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
 
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
@@ -137,7 +140,9 @@ def _schema(annotation: Any, bound: Bound, description: str) -> Schema:
     if origin is list:
         (inner,) = get_args(annotation)
         limit = LIST if bound.max_items is None else bound.max_items
-        return array(_schema(inner, Bound(), ""), description, min_items=bound.min_items, max_items=limit)
+        item = _item_info(inner)
+        entry = _schema(inner, Bound(), (item and item.description) or "")
+        return array(entry, description, min_items=bound.min_items, max_items=limit)
     if isinstance(annotation, type) and issubclass(annotation, ReplyModel):
         return {**reply_schema(annotation), **({"description": description} if description else {})}
     if annotation is bool:
@@ -170,7 +175,7 @@ def reply_example(model: type[ReplyModel], values: Mapping[str, Any] | None = No
     return "\n".join(_yaml_fields(model, values or {}, ""))
 
 
-def _placeholder(info: FieldInfo, annotation: Any, bound: Bound) -> str:
+def _placeholder(info: FieldInfo, annotation: Any, bound: Bound, *, plain: bool = False) -> str:
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
     if isinstance(extra.get("example"), str):
         return str(extra["example"])
@@ -180,7 +185,17 @@ def _placeholder(info: FieldInfo, annotation: Any, bound: Bound) -> str:
         return "|".join(bound.words)
     if annotation is bool:
         return "true|false"
-    return "{" + (info.description or "...") + "}"
+    about = info.description or "..."
+    return about if plain else "{" + about + "}"
+
+
+def _item_info(annotation: Any) -> FieldInfo | None:
+    """What a list's entries are declared with (`list[Annotated[Text, reply_field("one thing to check")]]`):
+    their description in the schema, their placeholder in the example (else the list's own are used)."""
+    if get_origin(annotation) is not Annotated:
+        return None
+    found = [m for m in get_args(annotation)[1:] if isinstance(m, FieldInfo)]
+    return found[-1] if found else None
 
 
 def _extra(info: FieldInfo, key: str) -> Any:
@@ -192,7 +207,15 @@ def _scalar(model: type[ReplyModel], annotation: Any, value: Any, bound: Bound) 
     is_word = get_origin(annotation) is Literal or bool(bound.words)
     if annotation in (bool, int, float) or (is_word and not model.quote_words):
         return str(value)
+    if model.plain_example and not is_word:
+        return str(value)
     return f'"{value}"'
+
+
+def _noted(model: type[ReplyModel], line: str, info: FieldInfo) -> str:
+    """`line` with the field's comment, from the model's `comment_column` (at least two spaces after it)."""
+    comment = _extra(info, "comment")
+    return f"{line.ljust(model.comment_column - 2)}  # {comment}" if comment else line
 
 
 def _key(model: type[ReplyModel], name: str) -> str:
@@ -203,13 +226,12 @@ def _yaml_fields(model: type[ReplyModel], values: Mapping[str, Any], indent: str
     lines: list[str] = []
     for name, info in shown_fields(model).items():
         annotation, bound = unwrap(info.annotation, bound_of(info.metadata))
-        value = values.get(name, _placeholder(info, annotation, bound))
+        value = values.get(name, _placeholder(info, annotation, bound, plain=model.plain_example))
         head = f"{indent}{_key(model, name)}:"
-        note = f"  # {_extra(info, 'comment')}" if _extra(info, "comment") else ""
         if get_origin(annotation) is list and _extra(info, "inline_empty") and values.get(name) == []:
-            lines.append(f"{head} {_extra(info, 'empty')}{note}")
+            lines.append(_noted(model, f"{head} {_extra(info, 'empty')}", info))
         elif get_origin(annotation) is list:
-            lines.append(head)
+            lines.append(_noted(model, head, info))
             lines += _yaml_list(model, info, annotation, values.get(name), indent + "  ")
         elif isinstance(annotation, type) and issubclass(annotation, ReplyModel):
             lines.append(head)
@@ -217,12 +239,14 @@ def _yaml_fields(model: type[ReplyModel], values: Mapping[str, Any], indent: str
         elif _extra(info, "block"):  # every line of a text of several lines indented under the key
             lines += [f"{head} |", *(f"{indent}  {line}" for line in str(value).split("\n"))]
         else:
-            lines.append(f"{head} {_scalar(model, annotation, value, bound)}{note}")
+            lines.append(_noted(model, f"{head} {_scalar(model, annotation, value, bound)}", info))
     return lines
 
 
 def _yaml_list(model: type[ReplyModel], info: FieldInfo, annotation: Any, given: Any, indent: str) -> list[str]:
     inner, bound = unwrap(get_args(annotation)[0], Bound())
+    item = _item_info(get_args(annotation)[0])
+    about = item if item is not None and (item.description or _extra(item, "example")) else info
     entries = [None] if given is None else list(given)
     if not entries:
         empty = str(_extra(info, "empty"))
@@ -233,7 +257,7 @@ def _yaml_list(model: type[ReplyModel], info: FieldInfo, annotation: Any, given:
             body = _yaml_fields(inner, entry or {}, indent + "  ")
             lines += [f"{indent}- {body[0].lstrip()}", *body[1:]]
         else:
-            shown = entry if entry is not None else _placeholder(info, inner, bound)
+            shown = entry if entry is not None else _placeholder(about, inner, bound, plain=model.plain_example)
             lines.append(f"{indent}- {_scalar(model, inner, shown, bound)}")
     return lines
 

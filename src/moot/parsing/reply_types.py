@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin
 
+import annotated_types
 from pydantic import (
     AfterValidator,
     AliasChoices,
@@ -131,6 +132,10 @@ class ReplyModel(BaseModel):
     example_format: ClassVar[Literal["yaml", "json"]] = "yaml"
     quote_words: ClassVar[bool] = True  # `confidence: "HIGH|MEDIUM|LOW"` (True) or `confidence: HIGH|MEDIUM|LOW`
     quote_keys: ClassVar[bool] = False  # `"A": "..."`: for objects keyed by ids
+    # the example reads as a reply one could send: texts bare, a text's placeholder its description as is
+    # (`description: what this criterion judges`), not `"{what this criterion judges}"`
+    plain_example: ClassVar[bool] = False
+    comment_column: ClassVar[int] = 0  # where comments start (0: two spaces after the value)
     fold_keys: ClassVar[bool] = False  # match keys without regard to case
     omitted_fields: ClassVar[frozenset[str]] = frozenset()  # left out of schema and example (`specialize`)
     missing_message: ClassVar[str] = "the reply has no `{key}`"  # what a judge is told of a missing field
@@ -214,12 +219,24 @@ def shown_fields(model: type[ReplyModel]) -> dict[str, FieldInfo]:
 
 
 def bound_of(metadata: Sequence[Any]) -> Bound:
-    """The bounds the metadata sets, a later `Bound` overriding what an earlier one set."""
+    """The bounds the metadata sets, a later `Bound` overriding what an earlier one set.
+
+    Where the parser itself checks a length (`Field(max_length=...)`, `Field(min_length=...)` on a list),
+    the schema asks for the same unless a `Bound` says otherwise. A text's own minimum is not sent: the
+    parser refuses an empty text with its reason (`Bound(min_length=...)` asks a grammar for one).
+    """
+    checked: dict[str, Any] = {}
+    flat = [c for m in metadata for c in (m.metadata if isinstance(m, FieldInfo) else [m])]
+    for m in flat:
+        if isinstance(m, annotated_types.MaxLen):
+            checked.update(max_length=m.max_length, max_items=m.max_length)
+        elif isinstance(m, annotated_types.MinLen):
+            checked.update(min_items=m.min_length)
     merged: dict[str, Any] = {}
     for m in metadata:
         if isinstance(m, Bound):
             merged.update({k: v for k, v in vars(m).items() if v != getattr(Bound(), k)})
-    return Bound(**merged)
+    return Bound(**{**checked, **merged})
 
 
 def unwrap(annotation: Any, bound: Bound) -> tuple[Any, Bound]:

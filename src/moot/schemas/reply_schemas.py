@@ -1,8 +1,8 @@
 """The building blocks of the JSON schemas sent to judges that constrain replies to a schema.
 
 A protocol declares its replies as pydantic models (`protocols/<name>/replies.py`) and
-`moot.parsing.replies` builds their schemas from these blocks; the rubric and the ping checks use
-them directly. (The scored evaluation's schemas are still built here, by hand.)
+`moot.parsing.replies` builds their schemas from these blocks (evaluate's rubric writer's reply too);
+the ping checks use them directly.
 
 The schemas only steer the judges: the parsers in `moot.parsing` stay the single validation point, and
 every judge (agent CLIs, scripted judges, servers asked for no schema) may still answer in YAML. So each

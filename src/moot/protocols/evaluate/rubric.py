@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from moot.engine import Answer
 from moot.engine.steps import Call
 from moot.judges.base import Seat
-from moot.parsing.extract import ReplyError, extract_mapping, reply_parser
+from moot.parsing.extract import reply_parser
 from moot.prompts import Templates
-from moot.protocols.evaluate.task_rubric import Rubric, rescale_weights, rubric_schema
+from moot.protocols.evaluate.task_rubric import Rubric, read_rubric, rubric_example, rubric_schema
 from moot.schemas.config import Artifact
 from moot.schemas.messages import Message, Prompt
 
@@ -30,17 +28,12 @@ SYSTEM = "You write concise, task-specific scoring rubrics for panels of expert 
 @reply_parser
 def parse_rubric(text: str) -> Rubric:
     """A rubric from a reply, or a ReplyError naming what is wrong with it (sent back once)."""
-    data = extract_mapping(text, required_any=("criteria",))
-    try:
-        return Rubric.model_validate(rescale_weights(data))
-    except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "the rubric"
-        raise ReplyError(f"{where}: {first['msg']}") from None
+    return read_rubric(text)
 
 
 def rubric_call(seat: Seat, templates: Templates, task: str, artifacts: list[Artifact]) -> Call[Rubric]:
-    text = templates.render("rubric.j2", task=task or "(no task description given)", artifacts=artifacts)
+    task = task or "(no task description given)"
+    text = templates.render("rubric.j2", task=task, artifacts=artifacts, example=rubric_example())
     prompt = Prompt(
         system=SYSTEM,
         messages=[Message(role="user", content=text)],

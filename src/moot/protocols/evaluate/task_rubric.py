@@ -7,34 +7,66 @@ Its text comes from a model: it is untrusted, and the prompts delimit it as they
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
+from moot.parsing.extract import ReplyError, extract_mapping
+from moot.parsing.replies import ReplyModel, field_keys, reply_example, reply_field, reply_schema
 from moot.protocols.evaluate.criteria import Criterion, criterion_key
-from moot.schemas.reply_schemas import array, integer, obj, text
 
-__all__ = ["Rubric", "RubricCriterion", "rescale_weights", "rubric_schema"]
+__all__ = ["Rubric", "RubricCriterion", "read_rubric", "rescale_weights", "rubric_example", "rubric_schema"]
 
 MIN_CRITERIA, MAX_CRITERIA = 3, 6
 MAX_CHECKLIST = 10
+NAME_LENGTH = 80
 
 
-class RubricCriterion(BaseModel):
-    name: str = Field(min_length=1, max_length=80)
-    weight: int = Field(ge=1, le=100)  # the criteria's weights sum to 100
-    description: str = ""
-    score_2: str = Field(min_length=1)  # what a 2 (of 5) looks like for this task
-    score_4: str = Field(min_length=1)  # what a 4 looks like
+class RubricCriterion(ReplyModel):
+    """One criterion of a written rubric. The rubric writer's reply is declared here, once: the schema it is
+    asked in, the prompt's example and its validation all come from these fields (strict, unlike judges'
+    replies: a rubric every judge then reads is refused, with its reason, rather than guessed at)."""
+
+    plain_example = True  # the prompt shows a rubric as one would write it: `name: correctness`
+
+    name: Annotated[str, Field(min_length=1, max_length=NAME_LENGTH)] = reply_field(
+        "a short name, e.g. correctness", example="correctness"
+    )
+    weight: Annotated[int, Field(ge=1, le=100)] = reply_field(
+        "a whole number; the weights of all criteria sum to 100", example="40"
+    )
+    description: str = reply_field("what this criterion judges, for this task", default="")
+    score_2: Annotated[str, Field(min_length=1)] = reply_field(
+        "what an artifact scoring 2 of 5 on it looks like, concretely"
+    )
+    score_4: Annotated[str, Field(min_length=1)] = reply_field(
+        "what an artifact scoring 4 of 5 on it looks like, concretely"
+    )
 
     @property
     def key(self) -> str:
         return criterion_key(self.name)
 
 
-class Rubric(BaseModel):
-    criteria: list[RubricCriterion] = Field(min_length=MIN_CRITERIA, max_length=MAX_CRITERIA)
-    checklist: list[str] = Field(min_length=1, max_length=MAX_CHECKLIST)
+_Criteria = Annotated[list[RubricCriterion], Field(min_length=MIN_CRITERIA, max_length=MAX_CRITERIA)]
+_Check = Annotated[str, reply_field("one thing to check")]
+_Checklist = Annotated[list[_Check], Field(min_length=1, max_length=MAX_CHECKLIST)]
+
+
+class Rubric(ReplyModel):
+    """A written rubric: the writer's reply (less `rescaled_from`, which only moot sets), kept in the result."""
+
+    plain_example = True
+    comment_column = 21
+    omitted_fields = frozenset({"rescaled_from"})
+
+    criteria: _Criteria = reply_field(
+        f"{MIN_CRITERIA} to {MAX_CRITERIA} criteria",
+        comment=f"{MIN_CRITERIA} to {MAX_CRITERIA} criteria; their weights are whole numbers that sum to 100",
+    )
+    checklist: _Checklist = reply_field(
+        "what every judge checks", comment=f"1 to {MAX_CHECKLIST} things every judge checks"
+    )
     rescaled_from: int | None = None  # the writer's weights summed to this; moot rescaled them to 100
 
     @field_validator("checklist")
@@ -104,20 +136,20 @@ def rescale_weights(data: dict[str, Any]) -> dict[str, Any]:
 
 def rubric_schema() -> dict[str, Any]:
     """The reply schema the rubric call is asked in (enforced where the server allows it)."""
-    criterion = obj(
-        {
-            "name": text("a short name, e.g. correctness", max_length=80),
-            "weight": integer("a whole number; the weights of all criteria sum to 100"),
-            "description": text("what this criterion judges, for this task"),
-            "score_2": text("what an artifact scoring 2 of 5 on it looks like, concretely"),
-            "score_4": text("what an artifact scoring 4 of 5 on it looks like, concretely"),
-        }
-    )
-    return obj(
-        {
-            "criteria": array(criterion, "3 to 6 criteria", min_items=MIN_CRITERIA, max_items=MAX_CRITERIA),
-            "checklist": array(
-                text("one thing to check"), "what every judge checks", min_items=1, max_items=MAX_CHECKLIST
-            ),
-        }
-    )
+    return reply_schema(Rubric)
+
+
+def rubric_example() -> str:
+    """The rubric the prompt shows the writer, as the shape to reply in."""
+    return reply_example(Rubric)
+
+
+def read_rubric(text: str) -> Rubric:
+    """The rubric in a writer's reply, or a ReplyError naming what is wrong with it (sent back once)."""
+    data = extract_mapping(text, required_any=field_keys(Rubric, "criteria"))
+    try:
+        return Rubric.model_validate(rescale_weights(data))
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the rubric"
+        raise ReplyError(f"{where}: {first['msg']}") from None
