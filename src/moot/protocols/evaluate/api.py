@@ -32,7 +32,7 @@ from moot.protocol.panel import (
 )
 from moot.protocol.prepared import Prepared, run_prepared
 from moot.protocol.runs import RunOptions
-from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
+from moot.protocol.spec import ProtocolSpec, ViewSpec, cli_from, named
 from moot.protocols.evaluate.criteria import Criterion, load_criteria
 from moot.protocols.evaluate.follow_up import load_earlier
 from moot.protocols.evaluate.html import evaluate_view
@@ -334,24 +334,10 @@ SPEC = ProtocolSpec(
     _build,
     ViewSpec(_text, Evaluation.final_name, github_markdown=evaluation_github, html_view=evaluate_view),
     args=EvaluateArgs,
-    exports={
-        "evaluate": evaluate,
-        "evaluate_sync": evaluate_sync,
-        "EvaluationResult": EvaluationResult,
-        "build_evaluation_request": build_evaluation_request,
-        "prepared_evaluation": prepared_evaluation,
-        "run_evaluation": run_evaluation,
-    },
-    cli=CliSpec(
-        description=params.DESCRIPTION,
-        mcp_description=params.MCP_DESCRIPTION,
-        mcp_summary=params.MCP_SUMMARY,
-        format_after="mode",
-        formats=("sarif",),
-        show=show,
-        default_judges=DOCTOR_JUDGES,
-        reply_minimum=params.reply_minimum,
+    exports=named(
+        evaluate, evaluate_sync, EvaluationResult, build_evaluation_request, prepared_evaluation, run_evaluation
     ),
+    cli=cli_from(params, format_after="mode", formats=("sarif",), show=show, default_judges=DOCTOR_JUDGES),
     batch=params.BATCH,
     bench=params.BENCH,
     demo=DEMO,
