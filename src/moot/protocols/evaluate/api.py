@@ -16,7 +16,6 @@ from moot.errors import UsageError
 from moot.inputs import load_artifacts, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
-from moot.judges.host import HOST
 from moot.panel_file import PanelFile
 from moot.protocol.args import api_function
 from moot.protocol.panel import (
@@ -24,9 +23,8 @@ from moot.protocol.panel import (
     blocking,
     check_rounds,
     check_stance,
-    hosted,
     judge_spec,
-    load_panel,
+    lineup,
     make_seats,
     resumed_judges,
 )
@@ -158,12 +156,9 @@ def _changed(
 def _panel(judges: str | Path | PanelFile | Sequence[JudgeLike] | None) -> tuple[PanelFile | None, list[JudgeLike]]:
     """The judges file (if any) and the panel, refused before any call when it could not debate. A judges
     file named on purpose must hold `debate_judges:`; a found moot.yaml may be there for another protocol."""
-    panel, listed = load_panel(judges)
+    panel, listed, entries = lineup(judges, DEFAULT_JUDGES)
     if panel is not None and listed is None and panel.found_by is None:  # a found moot.yaml may hold none
         raise UsageError(f"judges file {panel.path}: no 'debate_judges:' list")
-    entries: list[JudgeLike] = listed if listed is not None else list(DEFAULT_JUDGES)
-    if judges == HOST:
-        entries = hosted(entries)
     if not entries:
         raise UsageError("the judge list is empty")
     if len(entries) < 2:
