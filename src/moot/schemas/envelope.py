@@ -200,8 +200,9 @@ class PanelRecorded(BaseModel):
         holder = self.confidence_holder()
         if getattr(holder, "confidence", None) == "HIGH":
             holder.confidence = "MEDIUM"
-            notes: list[str] = getattr(self, "notes")  # noqa: B009  # each result declares its own notes
-            notes.append(reason)
+            notes = getattr(self, "notes", None)  # each result declares its own notes (a plugin's may not)
+            if isinstance(notes, list):
+                notes.append(reason)
 
     def confidence_holder(self) -> Any:
         """The model whose `confidence` a one-family panel caps: the result itself unless it keeps the
