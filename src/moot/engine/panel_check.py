@@ -7,7 +7,8 @@
 
 The runner shows each warning once, as a note before round 1; the dry run lists them; the result carries
 the report as `panel`; and a one-family panel's HIGH confidence becomes MEDIUM, with the reason in its
-notes (`temper`). Protocols opt in by giving their result a `panel` field and a `cap_confidence` method.
+notes (`temper`). Protocols opt in by deriving their result from `PanelRecorded` (its `panel` field and
+`cap_confidence`).
 """
 
 from __future__ import annotations

@@ -144,6 +144,16 @@ def check_rounds(value: int, most: int, rounds: str, *, protocol: str, where: st
     return value
 
 
+def lineup(
+    judges: str | Path | PanelFile | Sequence[JudgeLike] | None, default: Sequence[JudgeLike]
+) -> tuple[PanelFile | None, list[JudgeLike] | None, list[JudgeLike]]:
+    """The judges file (if any), the panel it lists (None: it lists none) and the lineup to seat: the listed
+    panel, else the protocol's `default`, each seat a host seat with `judges="host"` (`hosted`)."""
+    panel, listed = load_panel(judges)
+    entries = listed if listed is not None else list(default)
+    return panel, listed, hosted(entries) if judges == HOST else entries
+
+
 def load_panel(
     judges: str | Path | PanelFile | Sequence[JudgeLike] | None,
 ) -> tuple[PanelFile | None, list[JudgeLike] | None]:

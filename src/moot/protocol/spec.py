@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Protocol, TextIO
 
 from pydantic import BaseModel
@@ -243,3 +244,30 @@ class ProtocolSpec:
         if self.args is not None:
             return await self.build(args_from(self.args, arguments), planning)
         return await self.build(**arguments, planning=planning)
+
+
+# The words of a command and tool that a protocol's params module declares under these names (the
+# `CliSpec` field each fills): `cli_from` reads them there, so that no protocol restates them in its SPEC.
+_DECLARED_WORDS = {
+    "description": "DESCRIPTION",
+    "mcp_description": "MCP_DESCRIPTION",
+    "mcp_summary": "MCP_SUMMARY",
+    "dry_run_help": "DRY_RUN_HELP",
+    "max_cost_help": "MAX_COST_HELP",
+    "progress_total": "progress_total",
+    "reply_minimum": "reply_minimum",
+}
+
+
+def cli_from(params: ModuleType, **fields: Any) -> CliSpec:
+    """The protocol's `CliSpec`: the words its params module declares (`DESCRIPTION`, `MCP_DESCRIPTION`,
+    `MCP_SUMMARY`, and `DRY_RUN_HELP`, `MAX_COST_HELP`, `progress_total`, `reply_minimum` where it has
+    them), with `fields` for the rest."""
+    declared = {f: getattr(params, n) for f, n in _DECLARED_WORDS.items() if hasattr(params, n)}
+    return CliSpec(**declared | fields)
+
+
+def named(*objects: Any) -> dict[str, Any]:
+    """Public names (a spec's `exports`), each under its own `__name__`, so that a name cannot drift from
+    what it names."""
+    return {o.__name__: o for o in objects}

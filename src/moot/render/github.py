@@ -60,6 +60,19 @@ def rounds_text(result: Mapping[str, Any]) -> str:
     return f"{result.get('rounds_completed', '?')} round(s)"
 
 
+def status_lines(result: Mapping[str, Any], extra: str = "") -> list[str]:
+    """Under a comment's heading: the verdict's confidence and the rounds done (then `extra`), and one bullet
+    per judge whose voice did not count to the end."""
+    confidence = md(verdict_of(result).get("confidence", "-"))
+    return [f"confidence {confidence} · {rounds_text(result)}{extra}", "", *not_ok_lines(result)]
+
+
+def comment_text(lines: list[str], result: Mapping[str, Any]) -> str:
+    """A comment's lines as its text, ending with the cost line when the result has its spend."""
+    cost = cost_line(result)
+    return "\n".join([*lines, cost, ""] if cost else lines)
+
+
 def not_ok_lines(result: Mapping[str, Any]) -> list[str]:
     """One bullet per judge whose voice did not count to the end: its status and why."""
     out = []

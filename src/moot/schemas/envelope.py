@@ -194,6 +194,21 @@ class PanelRecorded(BaseModel):
 
     panel: PanelReport | None = None  # the panel's models, families and warnings (None: stored before it)
 
+    def cap_confidence(self, reason: str) -> None:
+        """A one-family panel's agreement is not HIGH confidence (`moot.engine.panel_check.temper`): MEDIUM,
+        with the reason in the result's `notes`. Every result that records its panel caps it the same way."""
+        holder = self.confidence_holder()
+        if getattr(holder, "confidence", None) == "HIGH":
+            holder.confidence = "MEDIUM"
+            notes = getattr(self, "notes", None)  # each result declares its own notes (a plugin's may not)
+            if isinstance(notes, list):
+                notes.append(reason)
+
+    def confidence_holder(self) -> Any:
+        """The model whose `confidence` a one-family panel caps: the result itself unless it keeps the
+        confidence deeper (evaluate: its `summary`)."""
+        return self
+
 
 def run_status(data: Any) -> Any:
     """For a `mode="before"` validator: a stored result without `status` is finished, or stopped when its

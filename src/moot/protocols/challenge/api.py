@@ -38,7 +38,7 @@ from moot.protocol.panel import (
     stored_spec,
 )
 from moot.protocol.prepared import Prepared, RunOptions, run_prepared
-from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec, cli_from, named
 from moot.protocols.challenge import schemas
 from moot.protocols.challenge.calls import challenge_scenarios
 from moot.protocols.challenge.html import challenge_view
@@ -356,27 +356,10 @@ SPEC = ProtocolSpec(
     _build,
     ViewSpec(_text, PositionChallenge.final_name, is_legacy_result, challenge_github, challenge_view),
     args=ChallengeArgs,
-    exports={
-        "challenge": challenge,
-        "challenge_sync": challenge_sync,
-        "ChallengeResult": ChallengeResult,
-        "build_challenge_request": build_challenge_request,
-        "prepared_challenge": prepared_challenge,
-        "run_challenge": run_challenge,
-    },
-    cli=CliSpec(
-        description=params.DESCRIPTION,
-        mcp_description=params.MCP_DESCRIPTION,
-        mcp_summary=params.MCP_SUMMARY,
-        format_after="max_rounds",
-        formats=text.FORMATS,
-        dry_run_help=params.DRY_RUN_HELP,
-        max_cost_help=params.MAX_COST_HELP,
-        show=text.show,
-        progress_total=params.progress_total,
-        default_judges=DOCTOR_JUDGES,
-        reply_minimum=params.reply_minimum,
+    exports=named(
+        challenge, challenge_sync, ChallengeResult, build_challenge_request, prepared_challenge, run_challenge
     ),
+    cli=cli_from(params, format_after="max_rounds", formats=text.FORMATS, show=text.show, default_judges=DOCTOR_JUDGES),
     batch=params.BATCH,
     demo=DEMO,
     verdict=VERDICT,

@@ -211,12 +211,6 @@ class ChallengeResult(RunEnvelope[Literal["challenge"]], PanelRecorded):
     skipped_challengers: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
 
-    def cap_confidence(self, reason: str) -> None:
-        """A one-family panel's agreement is not HIGH confidence: MEDIUM, with the reason in the notes."""
-        if self.confidence == "HIGH":
-            self.confidence = "MEDIUM"
-            self.notes.append(reason)
-
     @computed_field  # type: ignore[prop-decorator]
     @property
     def verdict(self) -> Verdict:

@@ -22,16 +22,7 @@ from moot.protocol.spec import Terminal
 from moot.protocols.challenge.schemas import OUTCOME_WORDS, ChallengeResult, PositionVersion
 from moot.render.cost_table import spend_line
 from moot.render.effect_text import effect_blocks
-from moot.render.github import (
-    as_dict,
-    as_list,
-    cell,
-    cost_line,
-    md,
-    not_ok_lines,
-    rounds_text,
-    verdict_of,
-)
+from moot.render.github import as_dict, as_list, cell, comment_text, md, status_lines
 from moot.render.serialize import atomic_write
 from moot.render.terminal import Faces, Markdown, TextReport
 from moot.schemas.envelope import headline
@@ -55,7 +46,6 @@ def show(result: ChallengeResult, fmt: str, options: Mapping[str, Any], terminal
 
 def challenge_github(result: Mapping[str, Any]) -> str:
     outcome = headline(result, OUTCOME_WORDS) or "?"
-    v = verdict_of(result)
     lines = [
         f"## {'✅' if outcome == 'CONSENSUS' else '⚠️'} moot challenge: {md(outcome)}",
         "",
@@ -63,10 +53,7 @@ def challenge_github(result: Mapping[str, Any]) -> str:
         "",
         f"**Final position:** {md(result.get('final_position', ''))}",
         "",
-        f"confidence {md(v.get('confidence', '-'))} · {rounds_text(result)}"
-        + (" · fast exit" if result.get("fast_exit") else ""),
-        "",
-        *not_ok_lines(result),
+        *status_lines(result, " · fast exit" if result.get("fast_exit") else ""),
     ]
     if result.get("what_changed"):
         lines += ["### What changed", ""] + [f"- {md(x)}" for x in as_list(result.get("what_changed"))] + [""]
@@ -79,8 +66,7 @@ def challenge_github(result: Mapping[str, Any]) -> str:
             f"| {cell(a.get('assumption'))} | {cell(a.get('held_by'))} | {cell(a.get('supports'))} |" for a in rows
         ]
         lines.append("")
-    cost = cost_line(result)
-    return "\n".join([*lines, cost, ""] if cost else lines)
+    return comment_text(lines, result)
 
 
 def _cell(text: str) -> str:

@@ -14,7 +14,7 @@ from moot.panel_file import PanelFile
 from moot.protocol.args import api_function
 from moot.protocol.panel import blocking, resumed_judges
 from moot.protocol.prepared import Prepared, RunOptions, run_prepared
-from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec, cli_from, named
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.html import decide_view
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
@@ -140,24 +140,10 @@ SPEC = ProtocolSpec(
     _build,
     ViewSpec(_text, Decision.final_name, github_markdown=decision_github, html_view=decide_view),
     args=DecideArgs,
-    exports={
-        "decide": decide,
-        "decide_sync": decide_sync,
-        "DecisionResult": DecisionResult,
-        "build_decision_request": build_decision_request,
-        "prepared_decision": prepared_decision,
-        "run_decision": run_decision,
-        "record_choice": record_choice,
-    },
-    cli=CliSpec(
-        description=params.DESCRIPTION,
-        mcp_description=params.MCP_DESCRIPTION,
-        mcp_summary=params.MCP_SUMMARY,
-        format_after="write_files",
-        show=terminal.show,
-        default_judges=DOCTOR_JUDGES,
-        reply_minimum=params.reply_minimum,
+    exports=named(
+        decide, decide_sync, DecisionResult, build_decision_request, prepared_decision, run_decision, record_choice
     ),
+    cli=cli_from(params, format_after="write_files", show=terminal.show, default_judges=DOCTOR_JUDGES),
     batch=params.BATCH,
     bench=params.BENCH,
     demo=DEMO,

@@ -13,16 +13,14 @@ from pydantic import ValidationError
 from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_yaml_file, validation_message
 from moot.judges.base import Seat
-from moot.judges.host import HOST
 from moot.panel_file import PanelFile
 from moot.protocol.panel import (
     JudgeLike,
     Panelist,
     check_rounds,
     check_stance,
-    hosted,
     judge_spec,
-    load_panel,
+    lineup,
     make_seats,
 )
 from moot.protocols.decide.schemas import (
@@ -200,10 +198,7 @@ def build_decision_request(
     """Validate every input and build the judges, before any call. Raises UsageError on bad input."""
     ctx, config = _question(question, options, context, debate_context, config, question_id)
     ctx = _completed(ctx, context_files, question_id)
-    panel, listed = load_panel(judges)
-    entries = listed if listed is not None else list(DEFAULT_JUDGES)
-    if judges == HOST:  # every seat of the lineup answered by the caller
-        entries = hosted(entries)
+    panel, _, entries = lineup(judges, DEFAULT_JUDGES)  # `judges="host"`: every seat answered by the caller
     cfg = _config(config, panel, threshold)
     panelists = _with_stances(entries)
     if len(panelists) < 2:

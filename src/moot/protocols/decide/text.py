@@ -16,16 +16,7 @@ from typing import Any
 from moot.protocols.decide.schemas import OUTCOME_WORDS, VERDICT, DecisionJudge, DecisionResult
 from moot.render.cost_table import spend_line, with_spend
 from moot.render.effect_text import effect_blocks
-from moot.render.github import (
-    as_dict,
-    as_list,
-    cell,
-    cost_line,
-    md,
-    not_ok_lines,
-    rounds_text,
-    verdict_of,
-)
+from moot.render.github import as_dict, as_list, cell, comment_text, md, status_lines, verdict_of
 from moot.render.terminal import (
     Block,
     Faces,
@@ -54,9 +45,7 @@ def decision_github(result: Mapping[str, Any]) -> str:
         "",
         f"**{md(result.get('question', ''))}**",
         "",
-        f"confidence {md(v.get('confidence', '-'))} · {rounds_text(result)}",
-        "",
-        *not_ok_lines(result),
+        *status_lines(result),
         "| Option | Label | Recommended by |",
         "|---|---|---|",
     ]
@@ -79,8 +68,7 @@ def decision_github(result: Mapping[str, Any]) -> str:
         lines.append("")
     if result.get("message"):
         lines += [md(result.get("message")), ""]
-    cost = cost_line(result)
-    return "\n".join([*lines, cost, ""] if cost else lines)
+    return comment_text(lines, result)
 
 
 def round_cells(judge: DecisionJudge, rounds: list[str]) -> list[str]:

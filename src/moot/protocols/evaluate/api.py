@@ -16,7 +16,6 @@ from moot.errors import UsageError
 from moot.inputs import load_artifacts, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
-from moot.judges.host import HOST
 from moot.panel_file import PanelFile
 from moot.protocol.args import api_function
 from moot.protocol.panel import (
@@ -24,14 +23,13 @@ from moot.protocol.panel import (
     blocking,
     check_rounds,
     check_stance,
-    hosted,
     judge_spec,
-    load_panel,
+    lineup,
     make_seats,
     resumed_judges,
 )
 from moot.protocol.prepared import Prepared, RunOptions, run_prepared
-from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec
+from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec, cli_from, named
 from moot.protocols.evaluate.criteria import Criterion, load_criteria
 from moot.protocols.evaluate.follow_up import load_earlier
 from moot.protocols.evaluate.html import evaluate_view
@@ -157,12 +155,9 @@ def _changed(
 def _panel(judges: str | Path | PanelFile | Sequence[JudgeLike] | None) -> tuple[PanelFile | None, list[JudgeLike]]:
     """The judges file (if any) and the panel, refused before any call when it could not debate. A judges
     file named on purpose must hold `debate_judges:`; a found moot.yaml may be there for another protocol."""
-    panel, listed = load_panel(judges)
+    panel, listed, entries = lineup(judges, DEFAULT_JUDGES)
     if panel is not None and listed is None and panel.found_by is None:  # a found moot.yaml may hold none
         raise UsageError(f"judges file {panel.path}: no 'debate_judges:' list")
-    entries: list[JudgeLike] = listed if listed is not None else list(DEFAULT_JUDGES)
-    if judges == HOST:
-        entries = hosted(entries)
     if not entries:
         raise UsageError("the judge list is empty")
     if len(entries) < 2:
@@ -333,24 +328,10 @@ SPEC = ProtocolSpec(
     _build,
     ViewSpec(_text, Evaluation.final_name, github_markdown=evaluation_github, html_view=evaluate_view),
     args=EvaluateArgs,
-    exports={
-        "evaluate": evaluate,
-        "evaluate_sync": evaluate_sync,
-        "EvaluationResult": EvaluationResult,
-        "build_evaluation_request": build_evaluation_request,
-        "prepared_evaluation": prepared_evaluation,
-        "run_evaluation": run_evaluation,
-    },
-    cli=CliSpec(
-        description=params.DESCRIPTION,
-        mcp_description=params.MCP_DESCRIPTION,
-        mcp_summary=params.MCP_SUMMARY,
-        format_after="mode",
-        formats=("sarif",),
-        show=show,
-        default_judges=DOCTOR_JUDGES,
-        reply_minimum=params.reply_minimum,
+    exports=named(
+        evaluate, evaluate_sync, EvaluationResult, build_evaluation_request, prepared_evaluation, run_evaluation
     ),
+    cli=cli_from(params, format_after="mode", formats=("sarif",), show=show, default_judges=DOCTOR_JUDGES),
     batch=params.BATCH,
     bench=params.BENCH,
     demo=DEMO,

@@ -230,11 +230,9 @@ class EvaluationResult(ResultEnvelope[Literal["evaluate"], JudgeOutcome], PanelR
     follow_up: FollowUp | None = None  # a follow-up's link to the earlier debate and each earlier finding's fate
     omitted_when_empty: ClassVar[tuple[str, ...]] = ("redactions", "follow_up")
 
-    def cap_confidence(self, reason: str) -> None:
-        """A one-family panel's agreement is not HIGH confidence: MEDIUM, with the reason in the notes."""
-        if self.summary.confidence == "HIGH":
-            self.summary.confidence = "MEDIUM"
-            self.notes.append(reason)
+    def confidence_holder(self) -> Any:
+        """The confidence a one-family panel caps is the summary's."""
+        return self.summary
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -26,7 +26,7 @@ from moot.render.github import (
     as_list,
     bullets,
     cell,
-    cost_line,
+    comment_text,
     md,
     not_ok_lines,
     num,
@@ -135,10 +135,7 @@ def evaluation_github(result: Mapping[str, Any]) -> str:
                 f"{num(pd.get('range'))} | {agreed} |"
             )
         lines += ["", "</details>", ""]
-    cost = cost_line(result)
-    if cost:
-        lines += [cost, ""]
-    return "\n".join(lines)
+    return comment_text(lines, result)
 
 
 def _round_note(result: EvaluationResult) -> str:
