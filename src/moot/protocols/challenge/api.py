@@ -38,7 +38,7 @@ from moot.protocol.panel import (
     stored_spec,
 )
 from moot.protocol.prepared import Prepared, RunOptions, run_prepared
-from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec, cli_from, named
+from moot.protocol.spec import ProtocolSpec, ViewSpec, cli_from, named
 from moot.protocols.challenge import schemas
 from moot.protocols.challenge.calls import challenge_scenarios
 from moot.protocols.challenge.html import challenge_view

@@ -14,7 +14,7 @@ from moot.panel_file import PanelFile
 from moot.protocol.args import api_function
 from moot.protocol.panel import blocking, resumed_judges
 from moot.protocol.prepared import Prepared, RunOptions, run_prepared
-from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec, cli_from, named
+from moot.protocol.spec import ProtocolSpec, ViewSpec, cli_from, named
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.html import decide_view
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR

@@ -29,7 +29,7 @@ from moot.protocol.panel import (
     resumed_judges,
 )
 from moot.protocol.prepared import Prepared, RunOptions, run_prepared
-from moot.protocol.spec import CliSpec, ProtocolSpec, ViewSpec, cli_from, named
+from moot.protocol.spec import ProtocolSpec, ViewSpec, cli_from, named
 from moot.protocols.evaluate.criteria import Criterion, load_criteria
 from moot.protocols.evaluate.follow_up import load_earlier
 from moot.protocols.evaluate.html import evaluate_view
