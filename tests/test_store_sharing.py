@@ -111,12 +111,15 @@ def test_a_lock_held_too_long_is_one_line_busy_exit_2_and_the_debate_resumes(
     held: dict[str, Any] = {}
     inner = Responder()
 
+    first = threading.Lock()  # the judges' calls arrive at once: only the first of them takes the lock
+
     def locking(model: str, body: dict[str, Any]) -> Any:
-        if "db" not in held:  # the first call of the debate: take the write lock for 2 s
-            db = held["db"] = sqlite3.connect(isolated_home / "moot.db", check_same_thread=False)
-            db.execute("BEGIN IMMEDIATE")
-            held["timer"] = threading.Timer(2.0, db.rollback)
-            held["timer"].start()
+        with first:
+            if "db" not in held:  # the first call of the debate: take the write lock for 2 s
+                db = held["db"] = sqlite3.connect(isolated_home / "moot.db", check_same_thread=False)
+                db.execute("BEGIN IMMEDIATE")
+                held["timer"] = threading.Timer(2.0, db.rollback)
+                held["timer"].start()
         return inner(model, body)
 
     llm_server.responder = locking
