@@ -13,10 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from moot.engine.budget import CallCost, Scenario, scenario, tokens_of
-from moot.engine.steps import Call
-from moot.judges.base import Seat
-from moot.prompts import Templates
+from moot.engine.budget import CallCost, Scenario, scenario
+from moot.protocol import Call, Message, Prompt, Seat, Templates, tokens_of
 from moot.protocols.challenge.parsing import (
     parse_assumptions,
     parse_challenge,
@@ -35,7 +33,6 @@ from moot.protocols.challenge.schemas import (
     Rebuttal,
 )
 from moot.protocols.challenge.state import ChallengeState
-from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_bounds import portable
 
 PROMPTS = Templates(Path(__file__).parent / "templates")

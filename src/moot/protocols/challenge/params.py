@@ -17,13 +17,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from moot.errors import UsageError
-from moot.panel_file import PanelFile
-from moot.protocol.args import REDACTING, Arg, ProtocolArgs, arg
-from moot.protocol.demo import DemoSpec
-from moot.protocol.panel import JudgeLike
-from moot.protocol.prepared import Prepared
-from moot.protocol.spec import BatchSpec
+from moot.protocol import Arg, BatchSpec, DemoSpec, JudgeLike, PanelFile, Prepared, ProtocolArgs, UsageError, arg
+from moot.protocol.args import REDACTING
 from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS, ChallengeSettings
 
 TOPIC = "Should the orders table be sharded, and by what key?"

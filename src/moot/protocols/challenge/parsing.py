@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from moot.parsing.extract import ReplyError, extract_mapping, reply_parser
+from moot.parsing.extract import extract_mapping
 from moot.parsing.replies import validate_reply
+from moot.protocol import ReplyError, reply_parser
 from moot.protocols.challenge.replies import (
     STRENGTH_WORDS,
     AssumptionsReply,

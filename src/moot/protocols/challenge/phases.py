@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from moot.engine.ask import Answer
-from moot.engine.steps import Outcome, Step
-from moot.judges.base import Seat
+from moot.protocol import Answer, Outcome, Seat, Step
 from moot.protocols.challenge.rules import Reading, check_challenges, is_changed, next_step, read_challenge, unresolved
 from moot.protocols.challenge.schemas import (
     Challenge,

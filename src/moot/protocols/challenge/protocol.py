@@ -25,11 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import moot.protocols.challenge.phases as phases
-from moot.engine.ask import Answer
-from moot.engine.budget import tokens_of
 from moot.engine.core import Engine
-from moot.engine.steps import Call, Outcome, Step
-from moot.judges.base import Seat
+from moot.protocol import Answer, Call, Outcome, Seat, Spend, Step, tokens_of
 from moot.protocols.challenge.calls import ChallengeCalls, input_tokens
 from moot.protocols.challenge.result import challenge_output
 from moot.protocols.challenge.schemas import (
@@ -43,7 +40,6 @@ from moot.protocols.challenge.schemas import (
     Rebuttal,
 )
 from moot.protocols.challenge.state import ChallengeState
-from moot.schemas.spend import Spend
 
 PROPONENT_PROMPT = "Defend a clear, well-reasoned position, and change it when an objection is right."
 CHALLENGER_PROMPT = "Challenge the position: find its weaknesses, hidden assumptions and risks others might miss."

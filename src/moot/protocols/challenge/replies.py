@@ -17,12 +17,14 @@ from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import BeforeValidator, ValidationInfo, field_validator
 
-from moot.parsing.extract import ReplyError, as_list, as_text, preview
-from moot.parsing.replies import (
+from moot.parsing.extract import as_list, preview
+from moot.protocol import (
     LongText,
+    ReplyError,
     ReplyModel,
     Required,
     Text,
+    as_text,
     items,
     one_of,
     reply_example,

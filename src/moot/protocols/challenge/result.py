@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from moot.judges.base import Seat
+from moot.protocol import DebateEffect, JudgeEffect, Seat, Spend
 from moot.protocol.effect import assemble, plurality
 from moot.protocols.challenge.rules import final_confidence
 from moot.protocols.challenge.schemas import (
@@ -38,8 +38,6 @@ from moot.protocols.challenge.schemas import (
     PositionOutcome,
 )
 from moot.protocols.challenge.state import ChallengeState
-from moot.schemas.effect import DebateEffect, JudgeEffect
-from moot.schemas.spend import Spend
 
 _REBUTTAL = {"ACCEPT": "agree", "ESCALATE": "disagree"}
 

@@ -10,18 +10,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from moot.panel_file import JudgeEntry, PanelFile
-from moot.protocol.verdict import VerdictSpec
-from moot.schemas.config import Artifact, JudgeSpec
-from moot.schemas.envelope import (
-    JudgeStatus,
-    PanelRecorded,
-    RunEnvelope,
-    SeatStatus,
-    Verdict,
-    one_line,
-    split_status,
-)
+from moot.panel_file import JudgeEntry
+from moot.protocol import JudgeSpec, PanelFile, PanelRecorded, RunEnvelope, SeatStatus, Verdict, VerdictSpec
+from moot.schemas.config import Artifact
+from moot.schemas.envelope import JudgeStatus, one_line, split_status
 
 PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
 ChallengeVerdict = Literal["agree", "partial", "disagree"]

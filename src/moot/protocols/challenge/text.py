@@ -18,13 +18,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from moot.protocol.spec import Terminal
+from moot.protocol import Terminal, TextReport
 from moot.protocols.challenge.schemas import OUTCOME_WORDS, ChallengeResult, PositionVersion
 from moot.render.cost_table import spend_line
 from moot.render.effect_text import effect_blocks
 from moot.render.github import as_dict, as_list, cell, comment_text, md, status_lines
 from moot.render.serialize import atomic_write
-from moot.render.terminal import Faces, Markdown, TextReport
+from moot.render.terminal import Faces, Markdown
 from moot.schemas.envelope import headline
 from moot.schemas.safe_text import inert_markdown, safe_text
 

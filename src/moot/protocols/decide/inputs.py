@@ -10,19 +10,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from moot.errors import UsageError
 from moot.inputs import load_artifacts, load_yaml_file, validation_message
-from moot.judges.base import Seat
-from moot.panel_file import PanelFile
-from moot.protocol.panel import (
-    JudgeLike,
-    Panelist,
-    check_rounds,
-    check_stance,
-    judge_spec,
-    lineup,
-    make_seats,
-)
+from moot.protocol import JudgeLike, JudgeSpec, PanelFile, Seat, UsageError, check_rounds, make_seats
+from moot.protocol.panel import Panelist, check_stance, judge_spec, lineup
 from moot.protocols.decide.schemas import (
     MAX_ROUNDS,
     ROUNDS,
@@ -33,7 +23,6 @@ from moot.protocols.decide.schemas import (
     DecisionRequest,
 )
 from moot.protocols.decide.stances import DEFAULT_JUDGES, DEFAULT_STANCES, STANCE_PROMPTS
-from moot.schemas.config import JudgeSpec
 
 DEFAULT_FEATURE_DIR = ".specs"
 _OPTION_ARG = re.compile(r"^\s*([^\s=]+)\s*=(.*)$", re.DOTALL)

@@ -16,12 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from moot.errors import UsageError
-from moot.panel_file import PanelFile
-from moot.protocol.args import REDACTING, Arg, ProtocolArgs, arg
-from moot.protocol.demo import DemoSpec
-from moot.protocol.panel import JudgeLike
-from moot.protocol.spec import BatchSpec, BenchRole
+from moot.protocol import Arg, BatchSpec, BenchRole, DemoSpec, JudgeLike, PanelFile, ProtocolArgs, UsageError, arg
+from moot.protocol.args import REDACTING
 from moot.protocols.decide.schemas import DebateConfig, DebateContext, DecideSettings, DecisionOption
 from moot.protocols.decide.stances import DEFAULT_MODEL
 

@@ -22,11 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from moot.engine.ask import Answer
-from moot.engine.steps import Call, Outcome, Step
-from moot.judges.base import Seat
-from moot.parsing.extract import ReplyError
-from moot.prompts import Templates
+from moot.protocol import Answer, Call, Message, Outcome, Prompt, ReplyError, Seat, Spend, Step, Templates
 from moot.protocols.decide.replies import ReplyRules, decide_reply_example, decide_reply_schema, parse_stance_reply
 from moot.protocols.decide.result import build_result
 from moot.protocols.decide.rules import OptionConsensus, changes, check_consensus
@@ -42,8 +38,6 @@ from moot.protocols.decide.schemas import (
 from moot.protocols.decide.stances import stance_of
 from moot.protocols.decide.state import DecideState, Judged
 from moot.schemas.events import Event
-from moot.schemas.messages import Message, Prompt
-from moot.schemas.spend import Spend
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
 

@@ -25,22 +25,22 @@ from typing import Annotated, Any
 
 from pydantic import ValidationInfo, field_validator
 
-from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping, reply_parser
-from moot.parsing.replies import (
-    Bound,
-    Count,
+from moot.parsing.extract import as_list, extract_mapping
+from moot.parsing.replies import Bound, Count, field_keys, validate_reply
+from moot.protocol import (
     Flag,
     LongText,
+    ReplyError,
     ReplyModel,
     Text,
-    field_keys,
+    as_text,
     items,
     one_of,
     reply_example,
     reply_field,
+    reply_parser,
     reply_schema,
     specialize,
-    validate_reply,
     word,
 )
 from moot.protocols.decide.schemas import CounterArgument, DecisionOption, StanceReply

@@ -19,13 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from moot.judges.base import Seat
-from moot.prompts import Templates
-from moot.protocol.effect import assemble, plurality, seat_fate, stated_level
+from moot.protocol import DebateEffect, JudgeEffect, Seat, Templates, seat_fate
+from moot.protocol.effect import assemble, plurality, stated_level
 from moot.protocols.decide.rules import OptionConsensus
 from moot.protocols.decide.schemas import DecisionJudge, DecisionRequest, DecisionResult, RoundTally
 from moot.protocols.decide.state import DecideState
-from moot.schemas.effect import DebateEffect, JudgeEffect
 
 
 def _judge(seat: Seat, recs: Mapping[int, str | None], state: DecideState) -> JudgeEffect:

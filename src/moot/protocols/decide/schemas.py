@@ -15,9 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
-from moot.protocol.verdict import VerdictSpec
-from moot.schemas.config import JudgeSpec
-from moot.schemas.envelope import PanelRecorded, ResultEnvelope, SeatStatus, Verdict, VerdictKind
+from moot.protocol import JudgeSpec, PanelRecorded, ResultEnvelope, SeatStatus, Verdict, VerdictKind, VerdictSpec
 
 DecisionOutcome = Literal["RECOMMENDED", "CONTESTED"]
 DecisionConfidence = Literal["HIGH", "MEDIUM", "REQUIRES_INPUT"]  # MEDIUM: a one-family panel agreed

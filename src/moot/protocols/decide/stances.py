@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from moot.judges.base import Seat
+from moot.protocol import Seat
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from moot.engine.ask import Answer
-from moot.judges.base import Seat
+from moot.protocol import Answer, Seat
 from moot.protocols.decide.rules import OptionConsensus
 from moot.protocols.decide.schemas import ChangeLogEntry, StanceReply
 

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from moot.errors import UsageError, shown_path
-from moot.protocol.spec import Terminal
+from moot.errors import shown_path
+from moot.protocol import Terminal, UsageError
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.schemas import DecisionRequest, DecisionResult
 from moot.protocols.decide.text import decision_report

@@ -13,21 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from moot.protocol import TextReport, TextTable
 from moot.protocols.decide.schemas import OUTCOME_WORDS, VERDICT, DecisionJudge, DecisionResult
 from moot.render.cost_table import spend_line, with_spend
 from moot.render.effect_text import effect_blocks
 from moot.render.github import as_dict, as_list, cell, comment_text, md, status_lines, verdict_of
-from moot.render.terminal import (
-    Block,
-    Faces,
-    TextReport,
-    TextSection,
-    TextTable,
-    Tone,
-    files_line,
-    model_cell,
-    without_idle_status,
-)
+from moot.render.terminal import Block, Faces, TextSection, Tone, files_line, model_cell, without_idle_status
 from moot.schemas.envelope import headline
 
 

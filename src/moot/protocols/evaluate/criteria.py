@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict
 
-from moot.errors import UsageError
 from moot.inputs import load_yaml_file
+from moot.protocol import UsageError
 
 
 class Criterion(BaseModel):

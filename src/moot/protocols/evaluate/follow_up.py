@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from moot.errors import UsageError
+from moot.protocol import UsageError
 from moot.protocols.evaluate.replies import EARLIER_ANSWERS
 from moot.protocols.evaluate.schemas import Earlier, EarlierItem, EarlierStatus, FollowUp
 from moot.store.db import Store

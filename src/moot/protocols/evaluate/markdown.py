@@ -14,11 +14,12 @@ from dataclasses import KW_ONLY, dataclass
 from datetime import date
 from pathlib import Path
 
+from moot.protocol import TextTable
 from moot.protocols.evaluate.schemas import EvaluationResult, JudgeRoundRecord, ScoredPosition
 from moot.protocols.evaluate.task_rubric import Rubric
 from moot.render.cost_table import cost_section
 from moot.render.serialize import atomic_append, atomic_write, fence
-from moot.render.terminal import TextTable, table_lines
+from moot.render.terminal import table_lines
 from moot.schemas.config import Artifact
 from moot.schemas.events import Event
 from moot.schemas.safe_text import inert_markdown, safe_text

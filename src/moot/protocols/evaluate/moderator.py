@@ -19,10 +19,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from moot.engine.core import Engine
-from moot.engine.steps import Call
-from moot.judges.base import Seat
-from moot.parsing.extract import ReplyError, as_list, as_text, extract_mapping, reply_parser
-from moot.prompts import Templates
+from moot.parsing.extract import as_list, extract_mapping
+from moot.protocol import Call, Message, Prompt, ReplyError, Seat, Templates, as_text, reply_parser
 from moot.protocols.evaluate.replies import (
     ConvergentEntry,
     CritiqueEntry,
@@ -43,7 +41,6 @@ from moot.protocols.evaluate.schemas import (
     SelfCritique,
 )
 from moot.protocols.evaluate.state import DebateState
-from moot.schemas.messages import Message, Prompt
 
 _ANSWER = {"accept": "accepts it", "reject": "rejects it"}
 _PERSON_WEIGHS = "a person should weigh the evidence on both sides; the majority is not correct by vote count alone"

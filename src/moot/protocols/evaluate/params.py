@@ -17,17 +17,24 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from moot.errors import UsageError
-from moot.panel_file import PanelFile
-from moot.protocol.args import REDACTING, Arg, ProtocolArgs, arg
-from moot.protocol.demo import DemoSpec
-from moot.protocol.panel import JudgeLike
-from moot.protocol.spec import BatchSpec, BenchRole
+from moot.protocol import (
+    Arg,
+    BatchSpec,
+    BenchRole,
+    DemoSpec,
+    JudgeLike,
+    JudgeSpec,
+    PanelFile,
+    ProtocolArgs,
+    UsageError,
+    arg,
+)
+from moot.protocol.args import REDACTING
 from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS
 from moot.protocols.evaluate.settings import ConsensusSettings, EvaluateSettings, VerdictThresholds
-from moot.schemas.config import Artifact, JudgeSpec
+from moot.schemas.config import Artifact
 
 FOLDER = Path(__file__).resolve().parent / "demo"
 TASK = "Implement REST API for user management"

@@ -13,17 +13,9 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from moot.parsing.extract import (
-    ReplyError,
-    as_bool,
-    as_list,
-    as_score,
-    as_text,
-    extract_mapping,
-    preview,
-    reply_parser,
-)
-from moot.parsing.replies import ReplyModel, field_keys
+from moot.parsing.extract import as_list, as_score, extract_mapping, preview
+from moot.parsing.replies import field_keys
+from moot.protocol import ReplyError, ReplyModel, as_bool, as_text, reply_parser
 from moot.protocols.evaluate.criteria import Criterion, criterion_key
 from moot.protocols.evaluate.follow_up import parse_answers
 from moot.protocols.evaluate.locations import location

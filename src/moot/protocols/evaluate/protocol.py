@@ -17,11 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from moot.engine import Answer
-from moot.engine.steps import Call, Outcome, Step
-from moot.judges.base import Seat
-from moot.parsing.replies import reply_schema
-from moot.prompts import Templates
+from moot.protocol import Answer, Call, Message, Outcome, Prompt, Seat, Spend, Step, Templates, reply_schema
 from moot.protocols.evaluate.locations import check, shown_map
 from moot.protocols.evaluate.moderator import moderator_call, moderator_reserve
 from moot.protocols.evaluate.parsing import parse_scored_reply
@@ -39,8 +35,6 @@ from moot.protocols.evaluate.schemas import (
 from moot.protocols.evaluate.state import DebateState
 from moot.protocols.evaluate.task_rubric import Rubric
 from moot.schemas.events import Event
-from moot.schemas.messages import Message, Prompt
-from moot.schemas.spend import Spend
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
 

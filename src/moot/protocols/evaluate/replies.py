@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, TypeVar
 
-from moot.parsing.replies import (
+from moot.protocol import (
     Flag,
     LongText,
     ReplyModel,

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from moot.judges.base import Seat
-from moot.protocol.effect import assemble, seat_fate
+from moot.protocol import DebateEffect, JudgeEffect, Seat, seat_fate
+from moot.protocol.effect import assemble
 from moot.protocols.evaluate.follow_up import follow_up
 from moot.protocols.evaluate.moderator import engine_synthesis, merge_moderator
 from moot.protocols.evaluate.rules import decide_verdict, verdict_for
@@ -41,7 +41,6 @@ from moot.protocols.evaluate.schemas import (
 )
 from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
 from moot.protocols.evaluate.state import DebateState
-from moot.schemas.effect import DebateEffect, JudgeEffect
 
 
 def _statement(text: str) -> str:

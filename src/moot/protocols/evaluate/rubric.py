@@ -13,14 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from moot.engine import Answer
-from moot.engine.steps import Call
-from moot.judges.base import Seat
-from moot.parsing.extract import reply_parser
-from moot.prompts import Templates
+from moot.protocol import Answer, Call, Message, Prompt, Seat, Templates, reply_parser
 from moot.protocols.evaluate.task_rubric import Rubric, read_rubric, rubric_example, rubric_schema
 from moot.schemas.config import Artifact
-from moot.schemas.messages import Message, Prompt
 
 SYSTEM = "You write concise, task-specific scoring rubrics for panels of expert judges."
 

@@ -17,12 +17,11 @@ from pydantic import (
 )
 
 from moot.engine.aggregate import ScoreAggregate
-from moot.protocol.verdict import VerdictSpec
+from moot.protocol import JudgeSpec, PanelRecorded, ResultEnvelope, SeatStatus, Verdict, VerdictKind, VerdictSpec
 from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
 from moot.protocols.evaluate.task_rubric import Rubric
-from moot.schemas.config import Artifact, JudgeSpec
-from moot.schemas.envelope import PanelRecorded, ResultEnvelope, SeatStatus, Verdict, VerdictKind
+from moot.schemas.config import Artifact
 
 ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
 ConsensusMethod = Literal["unanimous", "majority", "forced"]

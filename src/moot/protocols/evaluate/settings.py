@@ -11,7 +11,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from moot.engine.aggregate import ScoreAggregate
-from moot.panel_file import JudgeEntry, PanelFile
+from moot.panel_file import JudgeEntry
+from moot.protocol import PanelFile
 
 
 class ConsensusSettings(BaseModel):

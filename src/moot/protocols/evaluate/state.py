@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from moot.judges.base import Seat
+from moot.protocol import Seat
 from moot.protocols.evaluate.locations import same_place
 from moot.protocols.evaluate.rules import RESOLVED_STATES, finding_states
 from moot.protocols.evaluate.schemas import (

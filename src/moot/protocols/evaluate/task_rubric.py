@@ -11,8 +11,9 @@ from typing import Annotated, Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from moot.parsing.extract import ReplyError, extract_mapping
-from moot.parsing.replies import ReplyModel, field_keys, reply_example, reply_field, reply_schema
+from moot.parsing.extract import extract_mapping
+from moot.parsing.replies import field_keys
+from moot.protocol import ReplyError, ReplyModel, reply_example, reply_field, reply_schema
 from moot.protocols.evaluate.criteria import Criterion, criterion_key
 
 __all__ = ["Rubric", "RubricCriterion", "read_rubric", "rescale_weights", "rubric_example", "rubric_schema"]

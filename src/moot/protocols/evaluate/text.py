@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from moot.protocol.spec import Terminal
+from moot.protocol import Terminal, TextReport, TextTable
 from moot.protocols.evaluate.follow_up import change_line
 from moot.protocols.evaluate.locations import located, sarif
 from moot.protocols.evaluate.markdown import score_grid
@@ -33,17 +33,7 @@ from moot.render.github import (
     rounds_text,
     verdict_of,
 )
-from moot.render.terminal import (
-    Block,
-    Faces,
-    Paragraph,
-    TextReport,
-    TextSection,
-    TextTable,
-    files_line,
-    model_cell,
-    without_idle_status,
-)
+from moot.render.terminal import Block, Faces, Paragraph, TextSection, files_line, model_cell, without_idle_status
 
 ICONS = {"PASS": "✅", "CONDITIONAL": "⚠️", "FAIL": "❌"}
 
