@@ -254,6 +254,25 @@ def with_run_choices(prepared: Prepared, choices: RunChoices) -> tuple[Prepared,
     return prepared, options
 
 
+@dataclass(frozen=True)
+class ApiDeclaration:
+    """What a protocol's public function was made from (`api_function`): its spec reads them there
+    (`ProtocolSpec.of`), so that the name, `Args`, builder and result type are stated once."""
+
+    name: str
+    model: type[ProtocolArgs]
+    build: Callable[..., Coroutine[Any, Any, Prepared]]
+    result: type[Any]
+
+
+def declaration(function: Callable[..., Any]) -> ApiDeclaration:
+    """The declaration a function made by `api_function` carries."""
+    found = getattr(function, "__declared__", None)
+    if not isinstance(found, ApiDeclaration):
+        raise TypeError(f"{getattr(function, '__name__', function)!r} was not made by api_function")
+    return found
+
+
 def api_function(
     name: str,
     model: type[A],
@@ -282,6 +301,7 @@ def api_function(
     function.__annotations__ = _annotations(model, signature) | {"return": result}
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
+    function.__declared__ = ApiDeclaration(name, model, build, result)  # type: ignore[attr-defined]
     return function
 
 

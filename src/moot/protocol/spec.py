@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol, TextIO
+from typing import Any, Protocol, TextIO, TypedDict, Unpack
 
 from pydantic import BaseModel
 
@@ -29,6 +29,7 @@ from moot.protocol.args import (
     adapt_to,
     api_signature,
     args_from,
+    declaration,
     params_of,
     with_run_choices,
 )
@@ -161,6 +162,17 @@ class ViewSpec:
     html_view: Callable[[DebateRecord], View] | None = None
 
 
+class SpecGroups(TypedDict, total=False):
+    """The groups of a `ProtocolSpec` beside what its function declares (`ProtocolSpec.of`)."""
+
+    exports: Mapping[str, Any]
+    cli: CliSpec
+    batch: BatchSpec
+    bench: BenchRole | None
+    demo: DemoSpec | None
+    verdict: VerdictSpec
+
+
 @dataclass(frozen=True)
 class ProtocolSpec:
     """A protocol, as the rest of moot knows it: its arguments (`args`), how they become a prepared debate
@@ -184,6 +196,19 @@ class ProtocolSpec:
     bench: BenchRole | None = None  # the suites `moot bench` runs with it (None: none)
     demo: DemoSpec | None = None  # what `moot demo NAME` runs and exports (none: the protocol has no demo)
     verdict: VerdictSpec = field(default_factory=VerdictSpec)  # its verdict words, ranking and tones
+
+    @classmethod
+    def of(
+        cls,
+        function: Callable[..., Any],
+        reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]],
+        views: ViewSpec,
+        **groups: Unpack[SpecGroups],
+    ) -> ProtocolSpec:
+        """The spec of the protocol whose public function `function` is (made by `api_function`): its name,
+        `Args`, builder and result type are read from the function, not stated again."""
+        made = declaration(function)
+        return cls(made.name, reprepare, made.result, made.build, views, args=made.model, **groups)
 
     @property
     def settings(self) -> type[BaseModel] | None:

@@ -114,13 +114,10 @@ def _text(result: VoteResult) -> TextReport:
     )
 
 
-SPEC = ProtocolSpec(
-    "vote",
+SPEC = ProtocolSpec.of(
+    vote,
     _reprepare,
-    VoteResult,
-    _build,
     ViewSpec(_text),
-    args=VoteArgs,
     exports={"vote": vote, "vote_sync": vote_sync, "VoteResult": VoteResult, "prepared_vote": prepared_vote},
     cli=CliSpec(
         help="Judges answer a yes/no question; they read each other once if they split.",

@@ -349,13 +349,10 @@ def _text(result: ChallengeResult) -> TextReport:
 # the judges `moot doctor` checks when no judges file is in effect: every agent CLI a challenge may seat
 DOCTOR_JUDGES = tuple(("agent-cli", JudgeSpec(cli=name)) for name in PROFILES)
 
-SPEC = ProtocolSpec(
-    "challenge",
+SPEC = ProtocolSpec.of(
+    challenge,
     _reprepare,
-    ChallengeResult,
-    _build,
     ViewSpec(_text, PositionChallenge.final_name, is_legacy_result, challenge_github, challenge_view),
-    args=ChallengeArgs,
     exports=named(
         challenge, challenge_sync, ChallengeResult, build_challenge_request, prepared_challenge, run_challenge
     ),

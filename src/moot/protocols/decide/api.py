@@ -133,13 +133,10 @@ def _text(result: DecisionResult) -> TextReport:
 # one model, checked once
 DOCTOR_JUDGES = (("decide", JudgeSpec(model=DEFAULT_MODEL)),)
 
-SPEC = ProtocolSpec(
-    "decide",
+SPEC = ProtocolSpec.of(
+    decide,
     _reprepare,
-    DecisionResult,
-    _build,
     ViewSpec(_text, Decision.final_name, github_markdown=decision_github, html_view=decide_view),
-    args=DecideArgs,
     exports=named(
         decide, decide_sync, DecisionResult, build_decision_request, prepared_decision, run_decision, record_choice
     ),

@@ -321,13 +321,10 @@ def _text(result: EvaluationResult) -> TextReport:
 # the judges `moot doctor` checks when no judges file is in effect: the default panel
 DOCTOR_JUDGES = tuple(("judge", JudgeSpec.model_validate(d)) for d in DEFAULT_JUDGES)
 
-SPEC = ProtocolSpec(
-    "evaluate",
+SPEC = ProtocolSpec.of(
+    evaluate,
     _reprepare,
-    EvaluationResult,
-    _build,
     ViewSpec(_text, Evaluation.final_name, github_markdown=evaluation_github, html_view=evaluate_view),
-    args=EvaluateArgs,
     exports=named(
         evaluate, evaluate_sync, EvaluationResult, build_evaluation_request, prepared_evaluation, run_evaluation
     ),
