@@ -11,9 +11,14 @@ from typing import Any, Self
 
 
 def read_body(h: BaseHTTPRequestHandler) -> bytes:
-    """The request's body: as many bytes as its content-length says, none without one."""
+    """The request's body: as many bytes as its content-length says, none without one. A client that went
+    away before sending all of it (killed mid-request) sent no request: `ConnectionAbortedError`, which
+    the handler answers by closing the connection, so that the server neither answers nor records it."""
     length = int(h.headers.get("content-length") or 0)
-    return h.rfile.read(length) if length else b""
+    body = h.rfile.read(length) if length else b""
+    if len(body) < length:
+        raise ConnectionAbortedError(f"the client sent {len(body)} of {length} bytes and went away")
+    return body
 
 
 def json_body(raw: bytes) -> Any:
@@ -39,7 +44,10 @@ class OwnerHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         assert isinstance(self.server, LoopbackHTTPServer)
-        self.server.owner.serve(self)
+        try:
+            self.server.owner.serve(self)
+        except ConnectionAbortedError:
+            self.close_connection = True  # a request cut short never arrived (`read_body`)
 
     def do_GET(self) -> None:
         assert isinstance(self.server, LoopbackHTTPServer)
