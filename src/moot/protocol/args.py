@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -45,8 +45,28 @@ class _Same:
 SAME: Any = _Same()
 
 
+@dataclass(frozen=True, kw_only=True)
+class Offer:
+    """How the command and the tool word a parameter (declared here once: a protocol's `Arg` says it for a
+    field, and the `Param` the adapters read carries it over whole)."""
+
+    help: str = ""  # the CLI's help, and the MCP description unless `mcp_help` is given
+    flags: tuple[str, ...] = ()  # the CLI's spellings (`("--solution", "-s")`); a bool gives its one flag
+    argument: bool = False  # a positional CLI argument
+    mcp_help: str | None = None
+    mcp_type: Any = None  # the MCP annotation when it differs from the parameter's type
+    mcp_default: Any = SAME  # the MCP tool's default when it differs from the CLI's
+    cli: bool = True  # offered by the CLI
+    mcp: bool = True  # offered by the MCP tool
+
+
+def offer_of(offer: Offer) -> dict[str, Any]:
+    """An `Offer`'s fields, as keywords: what a `Param` takes over from an `Arg` (or another `Param`)."""
+    return {f.name: getattr(offer, f.name) for f in fields(Offer)}
+
+
 @dataclass(frozen=True)
-class Param:
+class Param(Offer):
     """One parameter of a protocol's command and tool, as the two adapters take it: the CLI option (or
     argument) and the MCP tool's argument derive from it (`moot.cli.protocol_cmd`, `moot.mcp.server`), so
     that the two cannot word or type it differently. A protocol's come from its `Args` (`params_of`)."""
@@ -54,34 +74,18 @@ class Param:
     name: str  # the Python name (`max_rounds`); the CLI spells it `--max-rounds` unless `flags` says otherwise
     type: Any  # the annotation: `str`, `int | None`, `list[str] | None`, `bool`, ...
     default: Any = REQUIRED
-    help: str = ""  # the CLI's help, and the MCP description unless `mcp_help` is given
-    flags: tuple[str, ...] = ()  # the CLI's spellings (`("--solution", "-s")`); a bool gives its one flag
-    argument: bool = False  # a positional CLI argument
-    mcp_help: str | None = None
-    mcp_type: Any = None  # the MCP annotation when it differs from `type`
-    mcp_default: Any = SAME  # the MCP tool's default when it differs from the CLI's
-    cli: bool = True  # offered by the CLI
-    mcp: bool = True  # offered by the MCP tool
 
 
-@dataclass(frozen=True)
-class Arg:
+@dataclass(frozen=True, kw_only=True)
+class Arg(Offer):
     """How the command and the tool offer one field of a protocol's `Args`, where it is not the API's own
     spelling. `name`, `type` and `default` are the adapters' when they differ from the field's; `convert`
     turns the adapters' value back into the API's (given all their values, by the adapters' names)."""
 
-    help: str = ""
-    flags: tuple[str, ...] = ()
-    argument: bool = False  # a positional CLI argument
     positional: bool = False  # the API function takes it by position too (else by keyword only)
     name: str | None = None  # the command's and tool's name (`option` for `options`)
     type: Any = None  # the command's (and tool's) annotation, when it is not the field's
     default: Any = SAME  # the command's (and tool's) default, when it is not the field's
-    mcp_help: str | None = None
-    mcp_type: Any = None
-    mcp_default: Any = SAME
-    cli: bool = True
-    mcp: bool = True
     api: bool = True  # False: the adapters' alone (`--no-input`), not in the function's signature
     listed_after: str | None = None  # the command and tool list it after this field (else in the fields' order)
     convert: Callable[[Any, Mapping[str, Any]], Any] | None = None
@@ -150,19 +154,8 @@ def params_of(model: type[ProtocolArgs], *, after: Mapping[str, Param] | None = 
 
 
 def _param(name: str, info: FieldInfo, a: Arg) -> Param:
-    return Param(
-        a.name or name,
-        info.annotation if a.type is None else a.type,
-        _default(info) if a.default is SAME else a.default,
-        help=a.help,
-        flags=a.flags,
-        argument=a.argument,
-        mcp_help=a.mcp_help,
-        mcp_type=a.mcp_type,
-        mcp_default=a.mcp_default,
-        cli=a.cli,
-        mcp=a.mcp,
-    )
+    type_ = info.annotation if a.type is None else a.type
+    return Param(a.name or name, type_, _default(info) if a.default is SAME else a.default, **offer_of(a))
 
 
 def adapt_to(model: type[ProtocolArgs], values: Mapping[str, Any]) -> dict[str, Any]:
@@ -303,6 +296,30 @@ def api_function(
     function.__doc__ = doc
     function.__declared__ = ApiDeclaration(name, model, build, result)  # type: ignore[attr-defined]
     return function
+
+
+T = TypeVar("T")
+
+
+def api_builder(name: str, model: type[A], body: Callable[[A], T]) -> Callable[..., T]:
+    """A protocol's public builder (`build_evaluation_request`, ...), generated from its `Args` as its
+    function is: the function's own arguments, without the run options, made an `Args` and handed to `body`,
+    which validates them before any call. The builder and the function cannot then take different
+    parameters, and the protocol's `_build` hands `body` the `Args` it was given, with no hop between."""
+    full = api_signature(model, (), inspect.signature(body).return_annotation)
+    signature = full.replace(parameters=[p for p in full.parameters.values() if p.name not in RUN_OPTIONS])
+
+    def builder(*args: Any, **kwargs: Any) -> T:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return body(args_from(model, bound.arguments))
+
+    builder.__signature__ = signature  # type: ignore[attr-defined]
+    builder.__annotations__ = _annotations(model, signature) | {"return": signature.return_annotation}
+    builder.__name__ = builder.__qualname__ = name
+    builder.__module__ = body.__module__
+    builder.__doc__ = body.__doc__
+    return builder
 
 
 def _annotations(model: type[ProtocolArgs], signature: inspect.Signature) -> dict[str, Any]:

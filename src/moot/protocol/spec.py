@@ -30,6 +30,7 @@ from moot.protocol.args import (
     api_signature,
     args_from,
     declaration,
+    offer_of,
     params_of,
     with_run_choices,
 )
@@ -48,9 +49,7 @@ from moot.store.db import Store
 # it, `--format` comes after them. The CLI words it from the spec's `formats`; the MCP tools answer JSON.
 FORMAT = Param("fmt", str, "text", flags=("--format", "-f"), mcp=False)
 # every protocol's: a secret in what would be sent refuses the run unless it may be redacted (`moot.secrets`)
-REDACT_SECRETS = Param(
-    "redact_secrets", bool, False, flags=REDACTING.flags, help=REDACTING.help, mcp_help=REDACTING.mcp_help
-)
+REDACT_SECRETS = Param("redact_secrets", bool, False, **offer_of(REDACTING))
 
 
 # Every protocol's command and tool take it (after their own params, as `--max-cost`): the cap on the input's

@@ -24,7 +24,7 @@ from moot.judges.host import HOST
 from moot.judges.preflight import Availability, check_all
 from moot.judges.providers import resolve
 from moot.panel_file import PanelFile
-from moot.protocol.args import api_function
+from moot.protocol.args import api_builder, api_function
 from moot.protocol.panel import (
     JudgeLike,
     Panelist,
@@ -96,49 +96,40 @@ class ChallengePlan:
     panel: PanelFile | None
 
 
-def plan_challenge(
-    topic: str,
-    *,
-    context: str | Path | Sequence[str | Path] | None = None,
-    proponent: JudgeLike | None = None,
-    challengers: Sequence[JudgeLike] | None = None,
-    judges: str | Path | PanelFile | None = None,
-    max_rounds: int | None = None,
-    timeout_per_cli: float | None = None,
-    min_challengers: int | None = None,
-) -> ChallengePlan:
+def challenge_plan(args: ChallengeArgs) -> ChallengePlan:
     """Validate every input. Raises UsageError (exit 2) on bad input; no judge is called or probed."""
-    if not topic or not topic.strip():
+    if not args.topic or not args.topic.strip():
         raise UsageError("the topic is empty: say what position to debate")
-    panel, _ = load_panel(judges)  # with none given: MOOT_JUDGES or the nearest moot.yaml
+    panel, _ = load_panel(args.judges)  # with none given: MOOT_JUDGES or the nearest moot.yaml
     rounds, where = MAX_ROUNDS, "--max-rounds"
-    if max_rounds is not None:
-        rounds = max_rounds
+    if args.max_rounds is not None:
+        rounds = args.max_rounds
     elif panel is not None and panel.max_rounds is not None:
         rounds, where = panel.max_rounds, f"judges file {panel.path}: max_rounds"
     check_rounds(rounds, MAX_ROUNDS, ROUNDS, protocol="challenge", where=where)
     block = schemas.challenge_settings(panel)
-    timeout = timeout_per_cli if timeout_per_cli is not None else block.timeout_per_cli or 120.0
+    timeout = args.timeout_per_cli if args.timeout_per_cli is not None else block.timeout_per_cli or 120.0
     if timeout <= 0:
         raise UsageError(f"timeout_per_cli must be a positive number of seconds (got {timeout:g})")
-    minimum = min_challengers if min_challengers is not None else block.min_challengers or 1
+    minimum = args.min_challengers if args.min_challengers is not None else block.min_challengers or 1
     if minimum < 1:
         raise UsageError(f"min_challengers must be at least 1 (got {minimum}): a debate needs a challenger")
     arts: list[Artifact] = []
-    if context:
+    if args.context:
+        context = args.context
         paths = [str(context)] if isinstance(context, str | Path) else [str(c) for c in context]
         arts = load_artifacts(paths)
-    prop_value: JudgeLike = proponent or block.proponent or DEFAULT_PROPONENT
+    prop_value: JudgeLike = args.proponent or block.proponent or DEFAULT_PROPONENT
     chal_values: list[JudgeLike]
-    if challengers is not None:
-        chal_values = list(challengers)
+    if args.challengers is not None:
+        chal_values = list(args.challengers)
     elif block.challengers is not None:
         chal_values = list(block.challengers)
     else:
         chal_values = list(DEFAULT_CHALLENGERS)
     if not chal_values:
         raise UsageError("the challenger list is empty: a debate needs at least one challenger")
-    if judges == HOST:  # every seat answered by the caller
+    if args.judges == HOST:  # every seat answered by the caller
         prop_value, *chal_values = hosted([prop_value, *chal_values])
     prop = _entry(prop_value, "proponent")
     chals = [_entry(v, f"challenger {n}") for n, v in enumerate(chal_values, 1)]
@@ -149,7 +140,10 @@ def plan_challenge(
     for e in [prop, *chals]:
         if isinstance(e, JudgeSpec):
             _validate(e, panel)
-    return ChallengePlan(topic.strip(), arts, prop, chals, rounds, timeout, minimum, panel)
+    return ChallengePlan(args.topic.strip(), arts, prop, chals, rounds, timeout, minimum, panel)
+
+
+plan_challenge = api_builder("plan_challenge", ChallengeArgs, challenge_plan)
 
 
 async def preflight(plan: ChallengePlan, *, planning: bool = False) -> tuple[list[int], list[str]]:
@@ -254,16 +248,7 @@ async def _build(args: ChallengeArgs, planning: bool) -> Prepared:
     """The prepared challenge. A dry run (`planning`) plans even a lineup a run would refuse (a proponent
     or too few challengers not usable here): it plans every seat and says, as a warning, why a run would
     stop; the judges a run could not call are named by the dry run's own warnings."""
-    plan = plan_challenge(
-        args.topic,
-        context=args.context,
-        proponent=args.proponent,
-        challengers=args.challengers,
-        judges=args.judges,
-        max_rounds=args.max_rounds,
-        timeout_per_cli=args.timeout_per_cli,
-        min_challengers=args.min_challengers,
-    )
+    plan = challenge_plan(args)
     try:
         numbers, skipped = await preflight(plan, planning=planning)
     except NotUsableHere as e:

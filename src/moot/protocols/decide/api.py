@@ -18,7 +18,7 @@ from moot.protocol.spec import ProtocolSpec, ViewSpec, cli_from, named
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.html import decide_view
 from moot.protocols.decide.inputs import DEFAULT_FEATURE_DIR as DEFAULT_FEATURE_DIR
-from moot.protocols.decide.inputs import _seats
+from moot.protocols.decide.inputs import _seats, decision_request
 from moot.protocols.decide.inputs import build_decision_request as build_decision_request
 from moot.protocols.decide.inputs import load_debate_context as load_debate_context
 from moot.protocols.decide.inputs import load_debate_file as load_debate_file
@@ -72,19 +72,7 @@ async def _build(args: DecideArgs, planning: bool) -> Prepared:
     joined into one text: a secret in one is refused here first, so that the message names its file."""
     if not args.redact_secrets and args.context_files:
         refuse_files([(a.path, a.text) for a in load_artifacts(list(args.context_files))])
-    request, seats, panel = build_decision_request(
-        args.question,
-        args.options,
-        context=args.context,
-        context_files=args.context_files,
-        debate_context=args.debate_context,
-        judges=args.judges,
-        config=args.config,
-        threshold=args.threshold,
-        question_id=args.question_id,
-        feature_dir=args.feature_dir,
-        write_files=args.write_files,
-    )
+    request, seats, panel = decision_request(args)
     return prepared_decision(request, seats, panel, redact_secrets=args.redact_secrets)
 
 

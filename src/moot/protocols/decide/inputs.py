@@ -12,7 +12,9 @@ from pydantic import ValidationError
 
 from moot.inputs import load_artifacts, load_yaml_file, validation_message
 from moot.protocol import JudgeLike, JudgeSpec, PanelFile, Seat, UsageError, check_rounds, make_seats
+from moot.protocol.args import api_builder
 from moot.protocol.panel import Panelist, check_stance, judge_spec, lineup
+from moot.protocols.decide.params import DecideArgs
 from moot.protocols.decide.schemas import (
     MAX_ROUNDS,
     ROUNDS,
@@ -170,25 +172,12 @@ def _seats(
     return seats, specs
 
 
-def build_decision_request(
-    question: str | None = None,
-    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = None,
-    *,
-    context: str = "",
-    context_files: Sequence[str] | None = None,
-    debate_context: str | Path | Mapping[str, Any] | DebateContext | None = None,
-    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = None,
-    config: DebateConfig | Mapping[str, Any] | None = None,
-    threshold: float | None = None,
-    question_id: str | None = None,
-    feature_dir: str | Path | None = None,
-    write_files: bool = True,
-) -> tuple[DecisionRequest, list[Seat], PanelFile | None]:
+def decision_request(args: DecideArgs) -> tuple[DecisionRequest, list[Seat], PanelFile | None]:
     """Validate every input and build the judges, before any call. Raises UsageError on bad input."""
-    ctx, config = _question(question, options, context, debate_context, config, question_id)
-    ctx = _completed(ctx, context_files, question_id)
-    panel, _, entries = lineup(judges, DEFAULT_JUDGES)  # `judges="host"`: every seat answered by the caller
-    cfg = _config(config, panel, threshold)
+    ctx, config = _question(args)
+    ctx = _completed(ctx, args.context_files, args.question_id)
+    panel, _, entries = lineup(args.judges, DEFAULT_JUDGES)  # `judges="host"`: every seat answered by the caller
+    cfg = _config(config, panel, args.threshold)
     panelists = _with_stances(entries)
     if len(panelists) < 2:
         raise UsageError("a debate needs at least two judges")
@@ -196,27 +185,24 @@ def build_decision_request(
         check_stance(entry, f"judge {n}", STANCE_PROMPTS, "decide's stances are risk, value and effort")
     base_dir = panel.base_dir if panel else None
     seats, specs = _seats(panelists, cfg, base_dir)
-    fdir = feature_dir or ctx.feature_dir or DEFAULT_FEATURE_DIR
+    fdir = args.feature_dir or ctx.feature_dir or DEFAULT_FEATURE_DIR
     request = DecisionRequest(
         context=ctx,
         config=cfg,
         judges=specs,
         seat_ids=[s.id for s in seats],
-        files_dir=str(Path(fdir) / "sadd") if write_files else None,
+        files_dir=str(Path(fdir) / "sadd") if args.write_files else None,
         base_dir=str(base_dir) if base_dir else None,
     )
     return request, seats, panel
 
 
-def _question(
-    question: str | None,
-    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None,
-    context: str,
-    debate_context: str | Path | Mapping[str, Any] | DebateContext | None,
-    config: DebateConfig | Mapping[str, Any] | None,
-    question_id: str | None,
-) -> tuple[DebateContext, DebateConfig | Mapping[str, Any] | None]:
+build_decision_request = api_builder("build_decision_request", DecideArgs, decision_request)
+
+
+def _question(args: DecideArgs) -> tuple[DebateContext, DebateConfig | Mapping[str, Any] | None]:
     """The question from either source (a question file's `debate_config` applies unless one is given)."""
+    question, options, debate_context, config = args.question, args.options, args.debate_context, args.config
     if debate_context is not None and (question or options):
         raise UsageError("give either --debate-context or --question with --option, not both")
     if isinstance(debate_context, DebateContext):
@@ -224,7 +210,7 @@ def _question(
     if debate_context is not None:
         ctx, file_config = load_debate_file(debate_context)
         return ctx, config if config is not None else file_config
-    return _context_from_parts(question, options, context, question_id), config
+    return _context_from_parts(question, options, args.context, args.question_id), config
 
 
 def _completed(ctx: DebateContext, context_files: Sequence[str] | None, question_id: str | None) -> DebateContext:

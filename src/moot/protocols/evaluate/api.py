@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -17,7 +17,7 @@ from moot.inputs import load_artifacts, validation_message
 from moot.judges.base import Seat
 from moot.judges.factory import build_seat
 from moot.panel_file import PanelFile
-from moot.protocol.args import api_function
+from moot.protocol.args import api_builder, api_function
 from moot.protocol.panel import (
     JudgeLike,
     blocking,
@@ -44,60 +44,48 @@ from moot.schemas.config import Artifact, JudgeSpec
 from moot.store.db import Store
 
 
-def build_evaluation_request(
-    solution: str | Sequence[str] | None = None,
-    *,
-    artifacts: Sequence[Artifact] | None = None,
-    task: str = "",
-    criteria: str | Sequence[Criterion] = "code",
-    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = None,
-    consensus: ConsensusSettings | dict[str, Any] | None = None,
-    thresholds: VerdictThresholds | dict[str, Any] | None = None,
-    max_rounds: int | None = None,
-    mode: Literal["complete", "quick"] = "complete",
-    reports_dir: str | Path | None = ".specs/reports",
-    moderator: str | JudgeSpec | dict[str, Any] | None = None,
-    diff: str | None = None,
-    patch: str | None = None,
-    follow_up: str | None = None,
-) -> tuple[EvaluationRequest, list[Seat], Seat | None, PanelFile | None]:
+def _request(args: EvaluateArgs) -> tuple[EvaluationRequest, list[Seat], Seat | None, PanelFile | None]:
     """Validate every input and build the judges, before any call. Raises UsageError on bad input."""
-    if max_rounds is not None:
-        check_rounds(max_rounds, MAX_ROUNDS, ROUNDS, protocol="evaluate")
-    if mode not in ("complete", "quick"):
-        raise UsageError(f"--mode must be complete or quick (got {mode!r})")
-    auto = isinstance(criteria, str) and criteria.strip().lower() == AUTO
-    crit = [] if auto else _criteria(criteria)
-    changed = diff is not None or patch is not None
-    arts = _changed(solution, artifacts, diff, patch) if changed else _artifacts(solution, artifacts)
-    panel, entries = _panel(judges)
+    if args.max_rounds is not None:
+        check_rounds(args.max_rounds, MAX_ROUNDS, ROUNDS, protocol="evaluate")
+    if args.mode not in ("complete", "quick"):
+        raise UsageError(f"--mode must be complete or quick (got {args.mode!r})")
+    auto = isinstance(args.criteria, str) and args.criteria.strip().lower() == AUTO
+    crit = [] if auto else _criteria(args.criteria)
+    changed = args.diff is not None or args.patch is not None
+    solution, given = args.solution, args.artifacts
+    arts = _changed(solution, given, args.diff, args.patch) if changed else _artifacts(solution, given)
+    panel, entries = _panel(args.judges)
     base_dir = panel.base_dir if panel else None
     seats, specs = make_seats(entries, base_dir=base_dir, stance_prompts=STANCE_PROMPTS)
-    moderator_spec = judge_spec(moderator, "moderator") if moderator else evaluate_settings(panel).moderator
+    moderator_spec = judge_spec(args.moderator, "moderator") if args.moderator else evaluate_settings(panel).moderator
     writer = rubric_writer(panel, specs, moderator_spec) if auto else None
     moderator_seat = _moderator(moderator_spec, base_dir)
-    cons, thr = _settings(consensus, thresholds, panel)
+    cons, thr = _settings(args.consensus, args.thresholds, panel)
     name = solution_name([a.path for a in arts])
-    rdir = str(reports_dir) if reports_dir else None
+    rdir = str(args.reports_dir) if args.reports_dir else None
     request = EvaluationRequest(
         artifacts=arts,
-        task=task,
+        task=args.task,
         criteria=crit,
         judges=specs,
         moderator=moderator_spec,
         consensus=cons,
         thresholds=thr,
-        max_rounds=_rounds(max_rounds, panel),
-        mode=mode,
+        max_rounds=_rounds(args.max_rounds, panel),
+        mode=args.mode,
         reports_dir=rdir,
         solution_name=name,
         report_base=choose_base(Path(rdir), name, date.today()) if rdir else "",  # noqa: DTZ011
         base_dir=str(base_dir) if base_dir else None,
         criteria_auto=auto,
         rubric_writer=writer,
-        earlier=load_earlier(follow_up) if follow_up else None,
+        earlier=load_earlier(args.follow_up) if args.follow_up else None,
     )
     return request, seats, moderator_seat, panel
+
+
+build_evaluation_request = api_builder("build_evaluation_request", EvaluateArgs, _request)
 
 
 AUTO = "auto"  # `--criteria auto`: a rubric written for the task by one call before round 1
@@ -253,22 +241,7 @@ def prepared_evaluation(
 
 async def _build(args: EvaluateArgs, planning: bool) -> Prepared:
     """`planning` changes nothing here: no judge of an evaluation is probed before the run."""
-    request, seats, moderator, panel = build_evaluation_request(
-        args.solution,
-        artifacts=args.artifacts,
-        task=args.task,
-        criteria=args.criteria,
-        judges=args.judges,
-        consensus=args.consensus,
-        thresholds=args.thresholds,
-        max_rounds=args.max_rounds,
-        mode=args.mode,
-        reports_dir=args.reports_dir,
-        moderator=args.moderator,
-        diff=args.diff,
-        patch=args.patch,
-        follow_up=args.follow_up,
-    )
+    request, seats, moderator, panel = _request(args)
     return prepared_evaluation(request, seats, moderator, panel, redact_secrets=args.redact_secrets)
 
 
