@@ -8,7 +8,17 @@ Names are imported lazily, so that `import moot` (and `moot --help`) stays fast.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers see of the lazy names: the protocols' ones typed by a generated stub
+    from moot.api import cancel_debate as cancel_debate
+    from moot.api import estimate as estimate
+    from moot.api import estimate_sync as estimate_sync
+    from moot.api import resume as resume
+    from moot.api import resume_sync as resume_sync
+    from moot.api import submit_replies as submit_replies
+    from moot.api import submit_replies_sync as submit_replies_sync
+    from moot.protocols.public import *  # noqa: F403 - evaluate, evaluate_sync, EvaluationResult, ...
 
 _SHARED = (
     "cancel_debate",

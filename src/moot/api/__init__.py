@@ -7,7 +7,7 @@ same specs.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from moot.api.gate import gate_failure as gate_failure
 from moot.api.host import cancel_debate as cancel_debate
@@ -25,6 +25,9 @@ from moot.protocol.prepared import run_prepared as run_prepared
 from moot.protocol.spec import ProtocolSpec as ProtocolSpec
 from moot.protocols import spec_for as spec_for
 from moot.protocols import specs as specs
+
+if TYPE_CHECKING:  # each protocol's exports, its generated functions typed by a stub (`moot.api.stubs`)
+    from moot.protocols.exports import *  # noqa: F403
 
 
 async def estimate(protocol: str, *args: Any, **kwargs: Any) -> dict[str, Any]:

@@ -295,6 +295,7 @@ def api_function(
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     function.__declared__ = ApiDeclaration(name, model, build, result)  # type: ignore[attr-defined]
+    function.__args_model__ = model  # type: ignore[attr-defined]
     return function
 
 
@@ -319,7 +320,15 @@ def api_builder(name: str, model: type[A], body: Callable[[A], T]) -> Callable[.
     builder.__name__ = builder.__qualname__ = name
     builder.__module__ = body.__module__
     builder.__doc__ = body.__doc__
+    builder.__args_model__ = model  # type: ignore[attr-defined]
     return builder
+
+
+def generated_from(value: Any) -> type[ProtocolArgs] | None:
+    """The `Args` a function was generated from (`api_function`, `api_builder`, or the sync twin of one,
+    which carries its attributes), else None: what a stub writes out from its signature (`moot.api.stubs`)."""
+    model = getattr(value, "__args_model__", None)
+    return model if isinstance(model, type) and issubclass(model, ProtocolArgs) else None
 
 
 def _annotations(model: type[ProtocolArgs], signature: inspect.Signature) -> dict[str, Any]:
