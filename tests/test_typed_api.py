@@ -15,6 +15,7 @@ import pytest
 
 from moot.api import stubs
 from moot.protocol.args import Arg, api_builder, api_function, arg
+from moot.protocol.panel import blocking
 
 TOY = Path(__file__).resolve().parent / "toy_protocol"
 
@@ -36,7 +37,7 @@ from moot.api import build_evaluation_request
 result = moot.evaluate_sync("src/", task="review", max_rounds=2)
 reveal_type(result)
 reveal_type(moot.decide_sync("Offline?", ["A=No", "B=Yes"]).verdict)
-moot.evaluate_sync(123, max_rounds="two")
+pending = moot.evaluate(123, max_rounds="two")
 moot.challenge_sync("Use SQLite", rounds=3)
 build_evaluation_request("src/", mode="fast")
 """
@@ -57,11 +58,11 @@ def test_a_callers_mistakes_are_found_by_mypy(tmp_path: Path) -> None:
     assert 'caller.py:6: note: Revealed type is "moot.schemas.envelope.Verdict"' in lines
     errors = [line for line in lines if ": error: " in line]
     assert errors == [
-        'caller.py:7: error: Argument 1 to "evaluate_sync" has incompatible type "int"; '
+        'caller.py:7: error: Argument 1 to "evaluate" has incompatible type "int"; '
         'expected "str | Sequence[str] | None"  [arg-type]',
-        'caller.py:7: error: Argument "max_rounds" to "evaluate_sync" has incompatible type "str"; '
+        'caller.py:7: error: Argument "max_rounds" to "evaluate" has incompatible type "str"; '
         'expected "int | None"  [arg-type]',
-        'caller.py:8: error: Unexpected keyword argument "rounds" for "challenge_sync"  [call-arg]',
+        'caller.py:8: error: Unexpected keyword argument "rounds"  [call-arg]',  # a sync twin: `blocking(challenge)`
         'caller.py:9: error: Argument "mode" to "build_evaluation_request" has incompatible type '
         "\"Literal['fast']\"; expected \"Literal['complete', 'quick']\"  [arg-type]",
     ], checked.stdout + checked.stderr
@@ -89,10 +90,12 @@ def test_a_field_added_to_the_args_is_in_the_stub(toy: ModuleType) -> None:
 
     vote = api_function("vote", Extended, _build, toy.VoteResult, doc="", run_options=("store",))
     builder = api_builder("build_vote", Extended, _request)
-    text = stubs.exports_stub({"vote": vote, "build_vote": builder, "VoteResult": toy.VoteResult})
+    exported = {"vote": vote, "vote_sync": blocking(vote), "build_vote": builder, "VoteResult": toy.VoteResult}
+    text = stubs.exports_stub(exported)
+    assert "\nvote_sync = blocking(vote)\n" in text
     assert "async def vote(\n    question: str,\n    *,\n" in text
     assert "    max_rounds: int | None = ...,\n    quorum: int | None = ...,\n    store: Store | None = ...,\n" in text
     assert ") -> VoteResult: ..." in text and "def build_vote(" in text and ") -> int: ..." in text
     assert "from moot.store.db import Store\n" in text
-    assert f"from {toy.VoteResult.__module__} import VoteResult\n" in text
+    assert f"from {toy.VoteResult.__module__} import VoteResult as VoteResult\n" in text
     assert '"quorum"' not in text  # a parameter, not an export

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from moot.protocol.args import generated_from
+from moot.protocol.panel import blocking
 from moot.protocol.spec import ProtocolSpec
 from moot.protocols import specs
 
@@ -41,32 +42,48 @@ def stub_files(chosen: Sequence[ProtocolSpec] | None = None) -> dict[str, str]:
     chosen = list(specs()) if chosen is None else list(chosen)
     exported = {name: value for spec in chosen for name, value in spec.exports.items()}
     public = [n for spec in chosen for n in (spec.name, f"{spec.name}_sync", spec.result_type.__name__)]
-    return {
-        "exports.pyi": exports_stub(exported),
-        "public.pyi": _module({"moot.protocols.exports": set(public)}, [], [n for n in public if n in exported]),
-    }
+    offered = {n for n in public if n in exported}
+    public_stub = _module({"moot.protocols.exports": offered}, offered, [])
+    return {"exports.pyi": exports_stub(exported), "public.pyi": public_stub}
 
 
 def exports_stub(exported: Mapping[str, Any]) -> str:
-    """A stub offering `exported`: a generated function written out from its signature, anything else
-    imported from the module that defines it."""
+    """A stub offering `exported`: a generated function written out from its signature (its sync twin as
+    `blocking` of it), anything else re-exported from the module that defines it."""
+    again: set[str] = set()  # re-exported as `from m import X as X`, the stubs' way to offer a name
     imports: dict[str, set[str]] = {}
     functions: list[str] = []
+    twins: list[str] = []
     for name, value in exported.items():
         model = generated_from(value)
         if model is None:
             imports.setdefault(_home(name, value), set()).add(name)
-            continue
-        declared = [vars(sys.modules[c.__module__]) for c in model.__mro__ if c.__module__ in sys.modules]
-        namespaces = [*declared, vars(sys.modules[value.__module__]), exported, _RUN_NAMES]
-        signature = inspect.signature(value)
-        for text in _annotations(signature):
-            for used in _names(text):
-                home = _origin(used, namespaces)
-                if home is not None:
-                    imports.setdefault(home, set()).add(used)
-        functions.append(_function(name, value, signature))
-    return _module(imports, functions, list(exported))
+            again.add(name)
+        elif (twin_of := _twin_of(value, exported)) is not None:
+            imports.setdefault(_home("blocking", blocking), set()).add("blocking")
+            twins.append(f"{name} = blocking({twin_of})\n")
+        else:
+            _used(value, model, exported, imports)
+            functions.append(_function(name, value, inspect.signature(value)))
+    return _module(imports, again, ["".join(functions), "".join(twins)])
+
+
+def _twin_of(value: Any, exported: Mapping[str, Any]) -> str | None:
+    """The name of the async function `value` is the sync twin of (`blocking`), if it is one."""
+    wrapped = getattr(value, "__wrapped__", None)
+    return next((n for n, v in exported.items() if wrapped is not None and v is wrapped), None)
+
+
+def _used(value: Any, model: type[Any], exported: Mapping[str, Any], imports: dict[str, set[str]]) -> None:
+    """Each name a generated function's annotations use, added to the stub's imports: looked up where its
+    `Args` were declared (the model's modules), where the function was, among the exports, or the run options'."""
+    declared = [vars(sys.modules[c.__module__]) for c in model.__mro__ if c.__module__ in sys.modules]
+    namespaces = [*declared, vars(sys.modules[value.__module__]), exported, _RUN_NAMES]
+    for text in _annotations(inspect.signature(value)):
+        for used in _names(text):
+            home = _origin(used, namespaces)
+            if home is not None:
+                imports.setdefault(home, set()).add(used)
 
 
 def _home(name: str, value: Any) -> str:
@@ -139,25 +156,26 @@ def _function(name: str, function: Callable[..., Any], signature: inspect.Signat
     return f"{keyword} {name}(\n{body}) -> {_text(signature.return_annotation)}: ...\n"
 
 
-def _module(imports: Mapping[str, set[str]], functions: Sequence[str], names: Sequence[str]) -> str:
-    """The stub's text: imports grouped as ruff sorts them, the functions, and `__all__` (what it exports)."""
+def _module(imports: Mapping[str, set[str]], again: set[str], body: Sequence[str]) -> str:
+    """The stub's text: its imports grouped as ruff sorts them (a re-exported name as `X as X`), then each
+    block of `body` (the functions one after another, as `ruff format` writes a stub; then the twins)."""
     groups: list[list[str]] = [[], [], []]
     for module in sorted(imports):
         top = module.split(".")[0]
         group = 0 if top in sys.stdlib_module_names else 2 if top == "moot" else 1
-        groups[group].append(_import(module, imports[module]))
+        names = imports[module]
+        plain, offered = sorted(names - again, key=_isort_key), sorted(names & again, key=_isort_key)
+        groups[group] += [_import(module, plain)] if plain else []
+        groups[group] += [f"from {module} import {n} as {n}\n" for n in offered]
     blocks = ["".join(g) for g in groups if g]
-    listed = "".join(f'    "{n}",\n' for n in sorted(names))
-    parts = [HEADER + "\n" + "\n".join(blocks), "".join(functions), f"__all__ = [\n{listed}]\n"]
-    return "\n".join(p for p in parts if p)  # as `ruff format` writes a stub: its functions without blank lines
+    return "\n".join(p for p in [HEADER + "\n" + "\n".join(blocks), *body] if p)
 
 
-def _import(module: str, names: set[str]) -> str:
-    ordered = sorted(names, key=_isort_key)
-    line = f"from {module} import {', '.join(ordered)}\n"
+def _import(module: str, names: Sequence[str]) -> str:
+    line = f"from {module} import {', '.join(names)}\n"
     if len(line) <= 121:
         return line
-    return f"from {module} import (\n" + "".join(f"    {n},\n" for n in ordered) + ")\n"
+    return f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")\n"
 
 
 def _isort_key(name: str) -> tuple[int, str]:

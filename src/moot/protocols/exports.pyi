@@ -8,42 +8,26 @@ from typing import Any, Literal
 from moot.judges.base import Seat
 from moot.panel_file import PanelFile
 from moot.protocol import JudgeLike
-from moot.protocols.challenge.api import build_challenge_request, prepared_challenge, run_challenge
-from moot.protocols.challenge.schemas import ChallengeResult
-from moot.protocols.decide.api import prepared_decision, run_decision
-from moot.protocols.decide.schemas import DebateConfig, DebateContext, DecisionOption, DecisionRequest, DecisionResult
-from moot.protocols.decide.terminal import record_choice
-from moot.protocols.evaluate.api import prepared_evaluation, run_evaluation
+from moot.protocol.panel import blocking
+from moot.protocols.challenge.api import build_challenge_request as build_challenge_request
+from moot.protocols.challenge.api import prepared_challenge as prepared_challenge
+from moot.protocols.challenge.api import run_challenge as run_challenge
+from moot.protocols.challenge.schemas import ChallengeResult as ChallengeResult
+from moot.protocols.decide.api import prepared_decision as prepared_decision
+from moot.protocols.decide.api import run_decision as run_decision
+from moot.protocols.decide.schemas import DebateConfig, DebateContext, DecisionOption, DecisionRequest
+from moot.protocols.decide.schemas import DecisionResult as DecisionResult
+from moot.protocols.decide.terminal import record_choice as record_choice
+from moot.protocols.evaluate.api import prepared_evaluation as prepared_evaluation
+from moot.protocols.evaluate.api import run_evaluation as run_evaluation
 from moot.protocols.evaluate.criteria import Criterion
-from moot.protocols.evaluate.schemas import EvaluationRequest, EvaluationResult
+from moot.protocols.evaluate.schemas import EvaluationRequest
+from moot.protocols.evaluate.schemas import EvaluationResult as EvaluationResult
 from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
 from moot.schemas.config import Artifact, JudgeSpec
 from moot.store.db import Store
 
 async def evaluate(
-    solution: str | Sequence[str] | None = ...,
-    *,
-    task: str = ...,
-    criteria: str | Sequence[Criterion] = ...,
-    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = ...,
-    artifacts: Sequence[Artifact] | None = ...,
-    consensus: ConsensusSettings | dict[str, Any] | None = ...,
-    thresholds: VerdictThresholds | dict[str, Any] | None = ...,
-    max_rounds: int | None = ...,
-    mode: Literal["complete", "quick"] = ...,
-    reports_dir: str | Path | None = ...,
-    moderator: str | JudgeSpec | dict[str, Any] | None = ...,
-    store: Store | None = ...,
-    on_event: Callable[..., None] | None = ...,
-    max_cost: float | None = ...,
-    max_input_tokens: int | None = ...,
-    author_model: str | None = ...,
-    redact_secrets: bool = ...,
-    diff: str | None = ...,
-    patch: str | None = ...,
-    follow_up: str | None = ...,
-) -> EvaluationResult: ...
-def evaluate_sync(
     solution: str | Sequence[str] | None = ...,
     *,
     task: str = ...,
@@ -103,26 +87,6 @@ async def decide(
     author_model: str | None = ...,
     redact_secrets: bool = ...,
 ) -> DecisionResult: ...
-def decide_sync(
-    question: str | None = ...,
-    options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = ...,
-    *,
-    context: str = ...,
-    context_files: Sequence[str] | None = ...,
-    debate_context: str | Path | Mapping[str, Any] | DebateContext | None = ...,
-    judges: str | Path | PanelFile | Sequence[JudgeLike] | None = ...,
-    config: DebateConfig | Mapping[str, Any] | None = ...,
-    threshold: float | None = ...,
-    question_id: str | None = ...,
-    feature_dir: str | Path | None = ...,
-    write_files: bool = ...,
-    store: Store | None = ...,
-    on_event: Callable[..., None] | None = ...,
-    max_cost: float | None = ...,
-    max_input_tokens: int | None = ...,
-    author_model: str | None = ...,
-    redact_secrets: bool = ...,
-) -> DecisionResult: ...
 def build_decision_request(
     question: str | None = ...,
     options: Sequence[str | DecisionOption | Mapping[str, Any]] | None = ...,
@@ -154,42 +118,7 @@ async def challenge(
     author_model: str | None = ...,
     redact_secrets: bool = ...,
 ) -> ChallengeResult: ...
-def challenge_sync(
-    topic: str,
-    *,
-    context: str | Path | Sequence[str | Path] | None = ...,
-    proponent: JudgeLike | None = ...,
-    challengers: Sequence[JudgeLike] | None = ...,
-    judges: str | Path | PanelFile | None = ...,
-    max_rounds: int | None = ...,
-    timeout_per_cli: float | None = ...,
-    min_challengers: int | None = ...,
-    store: Store | None = ...,
-    on_event: Callable[..., None] | None = ...,
-    max_cost: float | None = ...,
-    max_input_tokens: int | None = ...,
-    author_model: str | None = ...,
-    redact_secrets: bool = ...,
-) -> ChallengeResult: ...
 
-__all__ = [
-    "ChallengeResult",
-    "DecisionResult",
-    "EvaluationResult",
-    "build_challenge_request",
-    "build_decision_request",
-    "build_evaluation_request",
-    "challenge",
-    "challenge_sync",
-    "decide",
-    "decide_sync",
-    "evaluate",
-    "evaluate_sync",
-    "prepared_challenge",
-    "prepared_decision",
-    "prepared_evaluation",
-    "record_choice",
-    "run_challenge",
-    "run_decision",
-    "run_evaluation",
-]
+evaluate_sync = blocking(evaluate)
+decide_sync = blocking(decide)
+challenge_sync = blocking(challenge)
