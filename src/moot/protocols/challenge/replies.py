@@ -37,12 +37,6 @@ from moot.protocol import (
 )
 from moot.schemas.reply_bounds import Schema
 
-PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
-ChallengeVerdict = Literal["agree", "partial", "disagree"]
-Strength = Literal["minor", "strong"]
-ObjectionDecision = Literal["ACCEPT", "PARTIAL", "REJECT"]
-RebuttalResponse = Literal["ACCEPT", "MAINTAIN", "ESCALATE"]
-
 T = TypeVar("T", bound=str)
 _OBJECTION_ID = re.compile(r"^\s*\[?(O\d+)\]?\b", re.IGNORECASE)
 
@@ -53,15 +47,21 @@ def _words(literal: Any, aliases: dict[str, T]) -> dict[str, T]:
     return {**{word: word for word in get_args(literal)}, **aliases}
 
 
+# each word a reply gives (the schema's enum), and what the parser reads as each
+PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
 CONFIDENCE_WORDS: dict[str, PositionConfidence] = _words(PositionConfidence, {"MED": "MEDIUM"})
+ChallengeVerdict = Literal["agree", "partial", "disagree"]
 VERDICT_WORDS: dict[str, ChallengeVerdict] = _words(
     ChallengeVerdict,
     {"agreed": "agree", "partially agree": "partial", "partial agree": "partial", "disagreed": "disagree"},
 )
+Strength = Literal["minor", "strong"]
 STRENGTH_WORDS: dict[str, Strength] = _words(Strength, {"weak": "minor", "major": "strong"})
+ObjectionDecision = Literal["ACCEPT", "PARTIAL", "REJECT"]
 DECISION_WORDS: dict[str, ObjectionDecision] = _words(
     ObjectionDecision, {"ACCEPTED": "ACCEPT", "PARTIALLY ACCEPT": "PARTIAL", "REJECTED": "REJECT"}
 )
+RebuttalResponse = Literal["ACCEPT", "MAINTAIN", "ESCALATE"]
 REBUTTAL_WORDS: dict[str, RebuttalResponse] = _words(
     RebuttalResponse, {"ACCEPTED": "ACCEPT", "MAINTAINED": "MAINTAIN", "ESCALATED": "ESCALATE"}
 )
