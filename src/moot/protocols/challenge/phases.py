@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from moot.protocol import Answer, Outcome, Seat, Step
+from moot.protocols.challenge.replies import RebuttalResponse
 from moot.protocols.challenge.rules import Reading, check_challenges, is_changed, next_step, read_challenge, unresolved
 from moot.protocols.challenge.schemas import (
     Challenge,
@@ -20,7 +21,6 @@ from moot.protocols.challenge.schemas import (
     PositionChange,
     PositionVersion,
     Rebuttal,
-    RebuttalResponse,
     RoundRecord,
 )
 from moot.protocols.challenge.state import ChallengeState

@@ -35,7 +35,6 @@ from moot.protocols.challenge.schemas import (
     ChallengeRequest,
     ChallengeResult,
     Confrontation,
-    ObjectionResponse,
     Opening,
     Rebuttal,
 )
@@ -135,10 +134,11 @@ class PositionChallenge:
 
     def _partial(self, tokens: int) -> Confrontation:
         """Every objection answered PARTIAL, the reasons sharing half the reply, the position the other half."""
-        in_play = self.state.in_play
-        share = _text(tokens // (2 * max(1, len(in_play))))
-        responses = [ObjectionResponse(objection=o.id, decision="PARTIAL", reason=share) for o in in_play]
-        return Confrontation(responses=responses, position=_text(tokens // 2), confidence="MEDIUM")
+        ids = [o.id for o in self.state.in_play]
+        share = _text(tokens // (2 * max(1, len(ids))))
+        responses = [{"objection": oid, "decision": "PARTIAL", "reason": share} for oid in ids]
+        reply = {"responses": responses, "position": _text(tokens // 2), "confidence": "MEDIUM"}
+        return Confrontation.model_validate(reply, context={"objection_ids": ids})
 
     def result(self, spend: Spend) -> ChallengeResult:
         return challenge_output(

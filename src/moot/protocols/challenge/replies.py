@@ -6,6 +6,9 @@ the other words judges write for them ("agreed", "MED"); a list may be one strin
 `text`; the errors a judge is sent back name the key and the words allowed. A phase's shape that depends
 on the debate (the objection ids to answer, whether the proponent names the core disagreement) is a
 specialization of its declared model (`reply_model`).
+
+A model validated is also the reply as the debate keeps it: `schemas.Opening`, `Challenge`, `Confrontation`,
+`Rebuttal` and `AssumptionStatement` are these models, so a field is declared here and nowhere else.
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, TypeVar, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BeforeValidator, ValidationInfo, field_validator
+from pydantic import BeforeValidator, ValidationInfo, field_validator, model_validator
 
 from moot.parsing.extract import as_list, preview
 from moot.protocol import (
@@ -32,13 +35,6 @@ from moot.protocol import (
     reply_schema,
     specialize,
 )
-from moot.protocols.challenge.schemas import (
-    ChallengeVerdict,
-    ObjectionDecision,
-    PositionConfidence,
-    RebuttalResponse,
-    Strength,
-)
 from moot.schemas.reply_bounds import Schema
 
 T = TypeVar("T", bound=str)
@@ -51,15 +47,21 @@ def _words(literal: Any, aliases: dict[str, T]) -> dict[str, T]:
     return {**{word: word for word in get_args(literal)}, **aliases}
 
 
+# each word a reply gives (the schema's enum), and what the parser reads as each
+PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
 CONFIDENCE_WORDS: dict[str, PositionConfidence] = _words(PositionConfidence, {"MED": "MEDIUM"})
+ChallengeVerdict = Literal["agree", "partial", "disagree"]
 VERDICT_WORDS: dict[str, ChallengeVerdict] = _words(
     ChallengeVerdict,
     {"agreed": "agree", "partially agree": "partial", "partial agree": "partial", "disagreed": "disagree"},
 )
+Strength = Literal["minor", "strong"]
 STRENGTH_WORDS: dict[str, Strength] = _words(Strength, {"weak": "minor", "major": "strong"})
+ObjectionDecision = Literal["ACCEPT", "PARTIAL", "REJECT"]
 DECISION_WORDS: dict[str, ObjectionDecision] = _words(
     ObjectionDecision, {"ACCEPTED": "ACCEPT", "PARTIALLY ACCEPT": "PARTIAL", "REJECTED": "REJECT"}
 )
+RebuttalResponse = Literal["ACCEPT", "MAINTAIN", "ESCALATE"]
 REBUTTAL_WORDS: dict[str, RebuttalResponse] = _words(
     RebuttalResponse, {"ACCEPTED": "ACCEPT", "MAINTAINED": "MAINTAIN", "ESCALATED": "ESCALATE"}
 )
@@ -128,7 +130,8 @@ class VerdictReply(ChallengeReply):
     quote_words = True
 
     verdict: ChallengeVerdict = reply_field()
-    objection_strength: Strength | None = reply_field(default=None)
+    # left out, it is weighed once the objections are read (`_weighed`): validated, it is always a word
+    objection_strength: Strength = reply_field(default=None)
     objections: Annotated[list[Text], BeforeValidator(entries), items(min_items=1)] = reply_field(
         "one specific objection per entry", default_factory=list
     )
@@ -143,10 +146,25 @@ class VerdictReply(ChallengeReply):
     def _verdict(cls, value: Any) -> Any:
         return match_word(value, VERDICT_WORDS, "verdict", upper=False)
 
-    @field_validator("objection_strength", mode="before")
+    @field_validator("objection_strength", mode="plain")
     @classmethod
     def _strength(cls, value: Any) -> Any:
-        return None if value in (None, "") else match_word(value, STRENGTH_WORDS, "objection_strength", upper=False)
+        """The strength's word; one left out (None, "") is kept as written for `_weighed` to judge."""
+        return value if value in (None, "") else match_word(value, STRENGTH_WORDS, "objection_strength", upper=False)
+
+    @model_validator(mode="after")
+    def _weighed(self) -> VerdictReply:
+        """Only an agreement without objections may leave their strength out (minor: nothing to weigh); a
+        verdict other than agree needs at least one objection."""
+        given: object = self.objection_strength  # None or "" when left out (`_strength`)
+        if not given:
+            if self.verdict == "agree" and not self.objections:
+                self.objection_strength = "minor"
+            else:  # refused as any word not allowed is, naming the words
+                self.objection_strength = match_word(given, STRENGTH_WORDS, "objection_strength", upper=False)
+        if self.verdict != "agree" and not self.objections:
+            raise ReplyError(f"a '{self.verdict}' verdict needs at least one entry in 'objections'")
+        return self
 
 
 class ResponseReply(ChallengeReply):

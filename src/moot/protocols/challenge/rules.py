@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from moot.protocols.challenge.schemas import Challenge, PositionConfidence, RebuttalResponse
+from moot.protocols.challenge.replies import PositionConfidence, RebuttalResponse
+from moot.protocols.challenge.schemas import Challenge
 
 MIN_SUBSTANTIVE_WORDS = 15
 _WORD = re.compile(r"[A-Za-z0-9][\w'-]*")

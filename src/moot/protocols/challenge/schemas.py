@@ -12,14 +12,19 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from moot.panel_file import JudgeEntry
 from moot.protocol import JudgeSpec, PanelFile, PanelRecorded, RunEnvelope, SeatStatus, Verdict, VerdictSpec
+from moot.protocols.challenge.replies import (
+    AssumptionsReply,
+    ConfrontationReply,
+    ObjectionDecision,
+    OpeningReply,
+    PositionConfidence,
+    RebuttalReply,
+    Strength,
+    VerdictReply,
+)
 from moot.schemas.config import Artifact
 from moot.schemas.envelope import JudgeStatus, one_line, split_status
 
-PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
-ChallengeVerdict = Literal["agree", "partial", "disagree"]
-Strength = Literal["minor", "strong"]
-ObjectionDecision = Literal["ACCEPT", "PARTIAL", "REJECT"]
-RebuttalResponse = Literal["ACCEPT", "MAINTAIN", "ESCALATE"]
 PositionOutcome = Literal["CONSENSUS", "TRADEOFF"]
 
 
@@ -58,48 +63,13 @@ class ChallengeRequest(BaseModel):
     base_dir: str | None = None
 
 
-# replies, as validated
+# replies, as validated: each phase's declared reply model (`replies.py`), the one declaration of its keys
 
-
-class Opening(BaseModel):
-    position: str
-    reasoning: str
-    confidence: PositionConfidence
-    weaknesses: list[str] = Field(default_factory=list)
-    assumptions: list[str] = Field(default_factory=list)
-
-
-class Challenge(BaseModel):
-    verdict: ChallengeVerdict
-    objection_strength: Strength
-    objections: list[str] = Field(default_factory=list)
-    reasoning: str = ""
-
-
-class ObjectionResponse(BaseModel):
-    objection: str  # the objection's id ("O2")
-    decision: ObjectionDecision
-    reason: str = ""
-
-
-class Confrontation(BaseModel):
-    responses: list[ObjectionResponse] = Field(default_factory=list)
-    position: str
-    confidence: PositionConfidence | None = None
-    reasoning: str = ""
-
-
-class Rebuttal(BaseModel):
-    response: RebuttalResponse
-    reasoning: str = ""
-    objections: list[str] = Field(default_factory=list)  # new or restated objections, optional
-
-
-class AssumptionStatement(BaseModel):
-    why_disagree: str
-    what_would_change_my_mind: str
-    assumptions: list[str] = Field(default_factory=list)
-    core_disagreement: str = ""
+Opening = OpeningReply
+Challenge = VerdictReply
+Confrontation = ConfrontationReply
+Rebuttal = RebuttalReply  # `objections`: new or restated ones, optional
+AssumptionStatement = AssumptionsReply
 
 
 # the record of a debate
