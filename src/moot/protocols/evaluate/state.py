@@ -59,18 +59,9 @@ class DebateState:
             if earlier is not None:
                 mine.setdefault(earlier.id, "accept")
                 continue
-            self.findings.append(
-                CriticalFinding(
-                    id=f"C{len(self.findings) + 1}",
-                    finding=raised.finding,
-                    evidence=raised.evidence,
-                    raised_by=position.judge,
-                    round=position.round,
-                    file=raised.file,
-                    line=raised.line,
-                    location_valid=raised.location_valid,
-                )
-            )
+            # the finding as its judge stated it, numbered and attributed
+            number, judge = f"C{len(self.findings) + 1}", position.judge
+            self.findings.append(CriticalFinding(**raised.model_dump(), id=number, raised_by=judge, round=position.round))
 
 
 def _same(known: CriticalFinding, raised: RaisedFinding) -> bool:
