@@ -60,8 +60,8 @@ class DebateState:
                 mine.setdefault(earlier.id, "accept")
                 continue
             # the finding as its judge stated it, numbered and attributed
-            number, judge = f"C{len(self.findings) + 1}", position.judge
-            self.findings.append(CriticalFinding(**raised.model_dump(), id=number, raised_by=judge, round=position.round))
+            number, judge, at = f"C{len(self.findings) + 1}", position.judge, position.round
+            self.findings.append(CriticalFinding(**raised.model_dump(), id=number, raised_by=judge, round=at))
 
 
 def _same(known: CriticalFinding, raised: RaisedFinding) -> bool:
