@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from moot.bench.aggregates import PASS_AT, aggregate_figures
@@ -258,15 +258,10 @@ def _records(runs: Sequence[ItemRuns], s: Setting, vote: Column, debate: Column)
 def _debate(column: Column, vote: Column, runs: Sequence[ItemRuns], gold: Sequence[str], s: Setting) -> DebateFigures:
     changed = flips(_records(runs, s, vote, column))
     test = mcnemar(correctness(column.answers, gold), correctness(vote.answers, gold))
+    counts = {k: v for k, v in asdict(changed).items() if k not in ("items", "table")}  # every flip count, whole
     return DebateFigures(
         **_common(column, gold, s),
-        round1_share=changed.round1_share,
-        helpful_flips=changed.helpful_flips,
-        harmful_flips=changed.harmful_flips,
-        collapse=changed.collapse,
-        talked_out=changed.talked_out,
-        not_rescued=changed.not_rescued,
-        aggregator_changes=changed.aggregator_changes,
+        **counts,
         round1_vs_final=dict(changed.table),
         mcnemar=McNemarFigures(
             versus="vote",
