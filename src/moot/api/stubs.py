@@ -3,7 +3,7 @@ siblings are generated at import time from each protocol's `Args` (`moot.protoco
 reading the source sees only `Callable[..., Coroutine]`. The stubs spell out each generated function's
 signature as `help()` shows it, and re-export the rest (result types, helpers) from where they are defined:
 
-- `moot/protocols/exports.pyi`: every protocol's exports, which `moot.api` offers (its `TYPE_CHECKING` import);
+- `moot/protocols/exports.pyi`: each built-in protocol's exports, which `moot.api` offers (a `TYPE_CHECKING` import);
 - `moot/protocols/public.pyi`: the protocol names `moot` itself offers (function, sync twin, result type).
 
 Nothing here runs when moot is used: `python -m moot.api.stubs` rewrites the two files after a protocol's
@@ -27,7 +27,7 @@ from typing import Any
 from moot.protocol.args import generated_from
 from moot.protocol.panel import blocking
 from moot.protocol.spec import ProtocolSpec
-from moot.protocols import specs
+from moot.protocols import BUILT_IN, spec_for
 
 FOLDER = Path(__file__).resolve().parent.parent / "protocols"
 HEADER = (
@@ -38,8 +38,9 @@ SURFACE = "moot.protocol"  # where an alias without a home of its own (`JudgeLik
 
 
 def stub_files(chosen: Sequence[ProtocolSpec] | None = None) -> dict[str, str]:
-    """The two stubs' file names and texts, for the protocols registered (or `chosen`)."""
-    chosen = list(specs()) if chosen is None else list(chosen)
+    """The two stubs' file names and texts, for moot's own protocols (or `chosen`): a protocol another
+    distribution registers ships its own types, and an installed one must not change moot's files."""
+    chosen = [spec_for(e.name) for e in BUILT_IN] if chosen is None else list(chosen)
     exported = {name: value for spec in chosen for name, value in spec.exports.items()}
     public = [n for spec in chosen for n in (spec.name, f"{spec.name}_sync", spec.result_type.__name__)]
     offered = {n for n in public if n in exported}
