@@ -1,8 +1,13 @@
 """`python -m moot` runs the CLI. SIGTERM is Ctrl-C before anything is imported, and a stop while the CLI
 itself loads is exit 130 with one line, as a stop at any later moment is."""
 
+import decimal  # noqa: F401 - see below
 import signal
 import sys
+
+# `_decimal` (which pydantic imports) cannot be set up twice in one process: a stop landing inside its first
+# import makes the next one print a C warning (mpd_setminalloc) beside moot's one line. Loaded before any
+# stop is moot's to answer (about 1 ms), as the CLI's `main` does.
 
 
 def _stop(signum: int, frame: object) -> None:

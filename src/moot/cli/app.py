@@ -83,6 +83,7 @@ def stopped_inside(e: BaseException) -> bool:
 def main(argv: list[str] | None = None) -> int:
     """The command's exit code. SIGTERM is Ctrl-C from here on (before typer or any command is imported),
     so that a stop in the first moments is exit 130 with the command's own message, not a silent -15."""
+    import decimal  # noqa: F401 - `_decimal` cannot be set up twice: loaded before a stop can land in it
     import signal
 
     if argv is None:  # the `moot` command itself (not a caller's main([...])): every file it creates is 0600
