@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import moot
 from moot.api import Panelist
 from moot.errors import NotUsableHere, UsageError
 from moot.judges.function import FunctionJudge
+from moot.schemas.config import Artifact
 from moot.schemas.messages import Prompt
 
 from .challenge_helpers import SUBSTANTIVE, confront, opening, rebuttal, verdict
@@ -44,3 +47,16 @@ def test_api_errors() -> None:
         moot.challenge_sync("t", proponent="gpt-5.2", challengers=[])
     with pytest.raises(NotUsableHere, match=r"proponent 'gpt-5\.2' is not usable here: credential missing"):
         moot.challenge_sync("t", proponent="gpt-5.2", challengers=["grok-4"])
+
+
+def test_context_takes_texts_held_in_memory_beside_files(tmp_path: Path) -> None:
+    """A held text is shown under the name its caller gives; a path is read from disk, as ever."""
+    from moot.protocols.challenge.api import plan_challenge
+
+    (tmp_path / "design.md").write_text("Shard by tenant.", encoding="utf-8")
+    held = Artifact(path="notes/context.md", text="Orders grow 40% a year.")
+    plan = plan_challenge("Shard the orders table?", context=[held, str(tmp_path / "design.md")])
+    assert [(a.path, a.text) for a in plan.context] == [
+        ("notes/context.md", "Orders grow 40% a year."),
+        (str(tmp_path / "design.md"), "Shard by tenant."),
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,22 @@ def test_demo_challenge_answers_two_objections_and_reaches_consensus(capsys: pyt
     assert [o["decision"] for o in out["objections"]] == ["ACCEPT", "PARTIAL"]
     assert out["final_position"].startswith("Shard the orders table by customer id behind a routing table")
     assert out["spend"]["calls"] == 7  # opening, three challenges, one confrontation, two rebuttals
+
+
+def test_demo_challenge_shows_its_context_by_name_not_where_moot_is_installed(
+    capsys: pytest.CaptureFixture[str], isolated_home: Path
+) -> None:
+    """The install path names the user's home; a `--judges` panel of real models would be sent it."""
+    import moot
+
+    assert main(["demo", "challenge", "--format", "json", "--no-progress"]) == 0
+    capsys.readouterr()
+    installed = str(Path(moot.__file__).resolve().parent)
+    with sqlite3.connect(isolated_home / "moot.db") as db:
+        prompts = [row[0] for row in db.execute("SELECT prompt_json FROM calls")]
+    assert len(prompts) == 7
+    assert not [p for p in prompts if installed in p or "/protocols/challenge/demo/" in p]
+    assert all("context.md" in p for p in prompts[:1])  # the opening reads the context, under its own name
 
 
 @pytest.mark.parametrize(

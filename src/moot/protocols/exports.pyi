@@ -104,7 +104,7 @@ def build_decision_request(
 async def challenge(
     topic: str,
     *,
-    context: str | Path | Sequence[str | Path] | None = ...,
+    context: str | Path | Sequence[str | Path | Artifact] | None = ...,
     proponent: JudgeLike | None = ...,
     challengers: Sequence[JudgeLike] | None = ...,
     judges: str | Path | PanelFile | None = ...,

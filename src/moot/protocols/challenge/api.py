@@ -114,11 +114,7 @@ def challenge_plan(args: ChallengeArgs) -> ChallengePlan:
     minimum = args.min_challengers if args.min_challengers is not None else block.min_challengers or 1
     if minimum < 1:
         raise UsageError(f"min_challengers must be at least 1 (got {minimum}): a debate needs a challenger")
-    arts: list[Artifact] = []
-    if args.context:
-        context = args.context
-        paths = [str(context)] if isinstance(context, str | Path) else [str(c) for c in context]
-        arts = load_artifacts(paths)
+    arts = _context(args.context)
     prop_value: JudgeLike = args.proponent or block.proponent or DEFAULT_PROPONENT
     chal_values: list[JudgeLike]
     if args.challengers is not None:
@@ -144,6 +140,17 @@ def challenge_plan(args: ChallengeArgs) -> ChallengePlan:
 
 
 plan_challenge = api_builder("plan_challenge", ChallengeArgs, challenge_plan)
+
+
+def _context(context: str | Path | Sequence[str | Path | Artifact] | None) -> list[Artifact]:
+    """The context files (paths, folders, globs) read, and texts a caller holds (`Artifact`s, under the
+    name they give: a demo's bundled file is shown by its own name, not where the package is installed)."""
+    if not context:
+        return []
+    given = [context] if isinstance(context, str | Path) else list(context)
+    held = [c for c in given if isinstance(c, Artifact)]
+    paths = [str(c) for c in given if not isinstance(c, Artifact)]
+    return [*held, *(load_artifacts(paths) if paths else [])]
 
 
 async def preflight(plan: ChallengePlan, *, planning: bool = False) -> tuple[list[int], list[str]]:

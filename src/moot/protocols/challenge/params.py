@@ -20,13 +20,27 @@ from typing import Any
 from moot.protocol import Arg, BatchSpec, DemoSpec, JudgeLike, PanelFile, Prepared, ProtocolArgs, UsageError, arg
 from moot.protocol.args import REDACTING
 from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS, ChallengeSettings
+from moot.schemas.config import Artifact
 
 TOPIC = "Should the orders table be sharded, and by what key?"
 
+FOLDER = Path(__file__).resolve().parent / "demo"
+
+
+def demo_arguments(judges: Any, reports_dir: str) -> dict[str, Any]:
+    """The bundled context under its own name (`context.md`, as the exported command reads it), not the
+    path where the package is installed: that path names the user's home, and the prompt goes to every
+    judge of a `--judges` panel."""
+    context = Artifact(path="context.md", text=(FOLDER / "context.md").read_text(encoding="utf-8"))
+    return {"topic": TOPIC, "context": [context], "judges": judges}
+
+
 DEMO = DemoSpec(
-    folder=Path(__file__).resolve().parent / "demo",
+    folder=FOLDER,
     argv=("challenge", TOPIC, "--judges", "judges.yaml", "--context", "context.md"),
     gate="--require CONSENSUS",
+    arguments=demo_arguments,
+    announce="moot demo: challenging a position with {judges} judges",
 )
 
 
@@ -64,7 +78,7 @@ class ChallengeArgs(ProtocolArgs):
     settings = ChallengeSettings  # its keys in a judges file
 
     topic: str = arg(details=Arg(help="The question or claim to take a position on.", argument=True, positional=True))
-    context: str | Path | Sequence[str | Path] | None = arg(
+    context: str | Path | Sequence[str | Path | Artifact] | None = arg(
         None,
         Arg(
             type=list[str] | None,
