@@ -28,6 +28,7 @@ from moot.protocol.args import generated_from
 from moot.protocol.panel import blocking
 from moot.protocol.spec import ProtocolSpec
 from moot.protocols import BUILT_IN, spec_for
+from moot.store.db import Store
 
 FOLDER = Path(__file__).resolve().parent.parent / "protocols"
 HEADER = (
@@ -88,6 +89,7 @@ def _used(value: Any, model: type[Any], exported: Mapping[str, Any], imports: di
 
 
 def _home(name: str, value: Any) -> str:
+    """The module that defines `value` under `name`, which the stub re-exports it from."""
     module = getattr(value, "__module__", None)
     if module is None or getattr(sys.modules.get(module), name, None) is not value:
         raise LookupError(f"{name!r} is exported but not defined under that name in its module")
@@ -186,7 +188,7 @@ def _isort_key(name: str) -> tuple[int, str]:
 
 
 # the names the run options' annotations use (`moot.protocol.args`), for the functions that take them
-_RUN_NAMES: dict[str, Any] = {"Callable": Callable, "Store": importlib.import_module("moot.store.db").Store}
+_RUN_NAMES: dict[str, Any] = {"Callable": Callable, "Store": Store}
 
 
 def write(folder: Path = FOLDER) -> list[Path]:
