@@ -11,16 +11,10 @@ import pytest
 import yaml
 
 from moot.judges import structured
+from moot.schemas.safe_text import VENDOR_KEY_VARIABLES
 from moot.testing import FakeLLMServer
 
-VENDOR_KEYS = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "XAI_API_KEY",
-    "OPENROUTER_API_KEY",
-)
+VENDOR_KEYS = VENDOR_KEY_VARIABLES  # every key moot itself knows to keep out of sight, none from a test
 
 
 @pytest.fixture(autouse=True)
