@@ -17,6 +17,7 @@ LAYERS = {
     "schemas": 0,
     "errors": 0,
     "access": 0,
+    "about": 0,  # what moot is (version, address), read from the installed package's metadata
     "file_blocks": 0,  # how the judges file reaches the blocks the protocols declare, knowing none of them
     "parsing": 1,
     "prompts": 1,

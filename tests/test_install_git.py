@@ -14,6 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from .test_plugin import moot_tools, plugin_server_params
 pytestmark = pytest.mark.timeout(900)
 
 ROOT = Path(__file__).resolve().parent.parent
-README_URL = "https://github.com/OWNER/moot.git"
+README_URL = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"] + ".git"
 TOOLS = Path(sys.executable).parent  # pipx, uv and uvx come with the test extra
 CLIENT_PATH = "/usr/bin:/bin"  # a client's PATH without ~/.local/bin: the launcher must look there itself
 INSTALL_TIMEOUT_S = 600  # generous for a loaded machine; the happy path takes seconds from the caches

@@ -19,6 +19,7 @@ import pytest
 import yaml
 from mcp import Client, StdioServerParameters
 
+from moot.about import project_urls
 from moot.mcp import build_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -172,10 +173,30 @@ def test_without_moot_the_launcher_says_how_to_install_it_in_one_line(tmp_path: 
     r = run_launcher(env, "mcp")
     assert r.returncode == 127 and r.stdout == ""
     assert (
-        r.stderr.count("\n") == 1 and "moot: not installed" in r.stderr and "pipx install 'moot[all] @ git+" in r.stderr
+        r.stderr.count("\n") == 1 and "moot: not installed" in r.stderr and "pipx install 'moot[all]'" in r.stderr
     )
+    assert f"'moot[all] @ git+{project_urls()['Repository']}.git'" in r.stderr  # unreleased work: the git URL
     r = run_launcher({**env, "MOOT_BIN": str(tmp_path / "nope")}, "mcp")
     assert r.returncode == 127 and "MOOT_BIN" in r.stderr
+
+
+def test_without_moot_but_with_uvx_the_launcher_runs_the_plugins_own_release_through_uvx(tmp_path: Path) -> None:
+    home_bin = tmp_path / ".local" / "bin"  # where uv's installer puts uvx
+    home_bin.mkdir(parents=True)
+    (home_bin / "uvx").write_text('#!/bin/sh\necho "uvx $*"\n')
+    (home_bin / "uvx").chmod(0o755)
+    version = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())["version"]
+    r = run_launcher({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, "mcp")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"uvx --from moot[all]=={version} moot mcp"
+    (tmp_path / "rel").mkdir()  # a relative PATH entry is never searched for uvx: it names the client's folder
+    rel = tmp_path / "rel" / "uvx"
+    rel.write_text('#!/bin/sh\necho "relative uvx"\n')
+    rel.chmod(0o755)
+    (home_bin / "uvx").unlink()
+    r = subprocess.run([str(LAUNCHER), "mcp"], env={"PATH": "rel:/usr/bin:/bin", "HOME": str(tmp_path)},
+                       cwd=tmp_path, capture_output=True, text=True, timeout=30)  # fmt: skip
+    assert r.returncode == 127 and "relative uvx" not in r.stdout
 
 
 def test_the_launcher_runs_the_installed_moot_with_the_plugins_keys_and_keeps_the_shells(tmp_path: Path) -> None:

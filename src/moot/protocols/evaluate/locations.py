@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from moot.about import repository_url, version
 from moot.diffs import shown_lines
 from moot.protocols.evaluate.schemas import Located
 from moot.schemas.config import Artifact
@@ -100,6 +101,10 @@ def sarif(result: Mapping[str, Any]) -> dict[str, Any]:
         {"id": "moot/critical-finding", "shortDescription": {"text": "A CRITICAL finding of the judges' debate"}},
         {"id": "moot/recommendation", "shortDescription": {"text": "A recommendation of the judges' debate"}},
     ]
-    driver = {"name": "moot", "informationUri": "https://pypi.org/project/moot/", "rules": rules}
+    driver: dict[str, Any] = {"name": "moot", "rules": rules}
+    if url := repository_url():  # the project's own address, from pyproject.toml's [project.urls]
+        driver["informationUri"] = url
+    if release := version():
+        driver["semanticVersion"] = release
     run = {"tool": {"driver": driver}, "results": results, "properties": {"verdict": verdict}}
     return {"version": "2.1.0", "$schema": SARIF_SCHEMA, "runs": [run]}
