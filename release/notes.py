@@ -16,7 +16,7 @@ CHANGELOG = Path(__file__).resolve().parent.parent / "CHANGELOG.md"
 
 
 def section(text: str, version: str) -> str:
-    match = re.search(rf"^## \[?{re.escape(version)}\]?(?:\s.*)?\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    match = re.search(rf"^## \[?{re.escape(version)}\]?(?:[ \t][^\n]*)?\n(.*?)(?=^## |\Z)", text, re.M | re.S)
     if match is None or not match.group(1).strip():
         raise SystemExit(f"CHANGELOG.md has no notes for {version}: add a '## {version}' section")
     return match.group(1).strip() + "\n"
