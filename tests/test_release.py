@@ -329,7 +329,9 @@ def test_the_bundle_is_built_from_the_wheel_passes_mcpb_and_its_server_lists_the
     with zipfile.ZipFile(bundle) as z:
         assert f"wheels/{wheel_of(dist).name}" in z.namelist()
         z.extractall(unpacked)
-    env = _clean_env(tmp_path) | {"UV_PYTHON_DOWNLOADS": "never", "UV_PYTHON": sys.executable}
+    # the user's own network settings (certificates, proxies, uv's index), as a desktop host passes them on
+    network = {k: v for k, v in os.environ.items() if re.match(r"^(SSL_|UV_|REQUESTS_CA|CURL_CA|HTTPS?_PROXY|NO_PROXY)", k)}
+    env = _clean_env(tmp_path) | network | {"UV_PYTHON_DOWNLOADS": "never", "UV_PYTHON": sys.executable}
     env |= {"UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR") or str(Path.home() / ".cache" / "uv")}
     env |= {f"MOOT_PLUGIN_{k}": "" for k in channels.KEYS}  # settings left empty, as the host passes them
     server = manifest["server"]["mcp_config"]
