@@ -36,8 +36,15 @@ KEYS = {  # the vendor keys a user can hand the MCP server: variable -> what it 
     "XAI_API_KEY": "xAI judges (grok-*)",
     "OPENROUTER_API_KEY": "judges reached through OpenRouter",
 }
-TEXT_FILES = ("README.md", "docs/*.md", "plugins/moot/README.md", "plugins/moot/skills/*/SKILL.md",
-              ".agents/skills/*/SKILL.md", "plugins/moot/bin/moot", "commands/**/*.toml")  # fmt: skip
+TEXT_FILES = (
+    "README.md",
+    "docs/*.md",
+    "plugins/moot/README.md",
+    "plugins/moot/skills/*/SKILL.md",
+    ".agents/skills/*/SKILL.md",
+    "plugins/moot/bin/moot",
+    "commands/**/*.toml",
+)
 CODEX_STARTUP_S = 120  # what `moot setup codex` writes too (moot.api.clients.CODEX_TIMEOUTS)
 CODEX_TOOL_S = 3600
 _REPO_URL = re.compile(r"""https://github\.com/[A-Za-z0-9_.-]+/moot(?=[./@'"`\s)#,]|$)""")
@@ -61,8 +68,10 @@ class Project:
 
 def server_json(p: Project) -> dict[str, Any]:
     """The MCP registry entry: moot from PyPI, run by uvx, speaking stdio; each vendor key a secret."""
-    env = [{"name": var, "description": f"For {what}; optional.", "isSecret": True, "isRequired": False}
-           for var, what in KEYS.items()]  # fmt: skip
+    env = [
+        {"name": var, "description": f"For {what}; optional.", "isSecret": True, "isRequired": False}
+        for var, what in KEYS.items()
+    ]
     package = {
         "registryType": "pypi",
         "identifier": "moot",
@@ -115,8 +124,11 @@ def mcpb_manifest(p: Project) -> dict[str, Any]:
         "server": {
             "type": "uv",
             "entry_point": "src/server.py",
-            "mcp_config": {"command": "uv", "args": ["run", "--directory", "${__dirname}", "src/server.py"],
-                           "env": env},  # fmt: skip
+            "mcp_config": {
+                "command": "uv",
+                "args": ["run", "--directory", "${__dirname}", "src/server.py"],
+                "env": env,
+            },
         },
         "user_config": config,
         "compatibility": {"platforms": ["darwin", "linux", "win32"], "runtimes": {"python": ">=3.11"}},
@@ -146,8 +158,11 @@ def codex_plugin(p: Project) -> dict[str, Any]:
                 "tool_timeout_sec": CODEX_TOOL_S,
             }
         },
-        "interface": {"displayName": "moot", "shortDescription": "Judges debate, then a verdict",
-                      "category": "Productivity"},  # fmt: skip
+        "interface": {
+            "displayName": "moot",
+            "shortDescription": "Judges debate, then a verdict",
+            "category": "Productivity",
+        },
     }
 
 
@@ -195,8 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout (default: this one)")
     args = parser.parse_args(argv)
     root = args.root.resolve()
-    stale = [path for path, text in expected(root).items()
-             if not path.exists() or path.read_text(encoding="utf-8") != text]  # fmt: skip
+    stale = [
+        path for path, text in expected(root).items() if not path.exists() or path.read_text(encoding="utf-8") != text
+    ]
     if args.check:
         for path in stale:
             print(f"{path.relative_to(root)}: disagrees with pyproject.toml (run python release/channels.py)")

@@ -55,10 +55,10 @@ def lock() -> None:
 
 def sdist(name: str, version: str) -> tuple[str, str] | None:
     """The URL and sha256 of one release's source archive, from the index's JSON simple API (PEP 691)."""
-    request = urllib.request.Request(  # noqa: S310  (a fixed https address)
+    request = urllib.request.Request(
         f"https://pypi.org/simple/{name}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
     )
-    with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
+    with urllib.request.urlopen(request, timeout=60) as response:
         files = json.load(response)["files"]
     for f in files:
         stem = f["filename"].removesuffix(".tar.gz")

@@ -172,9 +172,7 @@ def test_without_moot_the_launcher_says_how_to_install_it_in_one_line(tmp_path: 
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     r = run_launcher(env, "mcp")
     assert r.returncode == 127 and r.stdout == ""
-    assert (
-        r.stderr.count("\n") == 1 and "moot: not installed" in r.stderr and "pipx install 'moot[all]'" in r.stderr
-    )
+    assert r.stderr.count("\n") == 1 and "moot: not installed" in r.stderr and "pipx install 'moot[all]'" in r.stderr
     assert f"'moot[all] @ git+{project_urls()['Repository']}.git'" in r.stderr  # unreleased work: the git URL
     r = run_launcher({**env, "MOOT_BIN": str(tmp_path / "nope")}, "mcp")
     assert r.returncode == 127 and "MOOT_BIN" in r.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from moot.api.clients import moot_command
+from moot.api.clients import codex_limits_note, moot_command
 from moot.cli.app import main
 
 
@@ -49,7 +49,9 @@ def test_print_shows_each_clients_command_with_this_moots_absolute_path(capsys: 
     }
     for name, line in expected.items():
         assert main(["setup", name, "--print"]) == 0
-        assert capsys.readouterr().out == line + "\n"
+        note = f"{codex_limits_note()}\n" if name == "codex" else ""  # Codex's start-up and call limits
+        assert capsys.readouterr().out == line + "\n" + note
+    assert "startup_timeout_sec = 120, tool_timeout_sec = 3600" in codex_limits_note()
 
 
 def test_print_replaces_another_moot_and_says_when_nothing_is_to_do(
@@ -62,11 +64,16 @@ def test_print_replaces_another_moot_and_says_when_nothing_is_to_do(
     assert capsys.readouterr().out.splitlines() == [
         "codex mcp remove moot",
         f"codex mcp add moot -- {' '.join(moot_command())}",
+        codex_limits_note(),
     ]
     command, *args = moot_command()
     (codex / "config.toml").write_text(
         f"[mcp_servers.moot]\ncommand = {json.dumps(command)}\nargs = {json.dumps(args)}\n"
     )
+    assert main(["setup", "codex", "--print"]) == 0  # registered, but without the limits moot writes
+    assert capsys.readouterr().out == f"# moot is already registered with codex\n{codex_limits_note()}\n"
+    with (codex / "config.toml").open("a") as f:
+        f.write("startup_timeout_sec = 120\ntool_timeout_sec = 3600\n")
     assert main(["setup", "codex", "--print"]) == 0
     assert capsys.readouterr().out == "# moot is already registered with codex\n"
     assert main(["setup", "--list"]) == 0

@@ -64,6 +64,8 @@ def test_setup_codex_then_codex_mcp_get_shows_moot_and_a_second_run_changes_noth
     shown = client("codex", "mcp", "get", "moot", "--json")
     entry = json.loads(shown)
     assert [entry["transport"]["command"], *entry["transport"]["args"]] == moot
+    # Codex's own reading of the limits moot wrote beside the command (its defaults: 10 s to start, 60 s a call)
+    assert (entry["startup_timeout_sec"], entry["tool_timeout_sec"]) == (120, 3600), entry
     config = (home / ".codex" / "config.toml").read_bytes()
     again = setup(capsys, "codex")
     assert again.startswith("moot is already registered with Codex") and again.rstrip().endswith("nothing changed")

@@ -136,6 +136,42 @@ def client_or_fail(name: str) -> AgentClient:
     return CLIENTS[name]
 
 
+# Codex gives a server 10 s to start and a tool call 60 s by default: a cold start (or one through uvx) can
+# take longer, and a debate takes minutes. `moot setup codex` writes these beside the server's command.
+CODEX_LIMITS = {"startup_timeout_sec": 120, "tool_timeout_sec": 3600}
+
+
+def codex_limits_missing() -> bool:
+    """Whether Codex's entry for moot lacks the start-up and call limits moot writes (True when unreadable)."""
+    try:
+        data = tomllib.loads(CLIENTS["codex"].config().read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return True
+    entry = data.get("mcp_servers", {}).get(SERVER, {})
+    return any(entry.get(key) != value for key, value in CODEX_LIMITS.items())
+
+
+def write_codex_limits() -> None:
+    """Set the limits in Codex's config.toml, keeping every other byte of the file as it was (tomlkit), and
+    replacing it in one rename so a reader never sees half a file."""
+    import tomlkit
+
+    path = CLIENTS["codex"].config()
+    doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    server = doc["mcp_servers"][SERVER]
+    for key, value in CODEX_LIMITS.items():
+        server[key] = value
+    tmp = path.with_name(path.name + ".moot-tmp")
+    tmp.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    tmp.replace(path)
+
+
+def codex_limits_note() -> str:
+    """What `moot setup codex --print` adds after the command: the limits moot then writes."""
+    limits = ", ".join(f"{key} = {value}" for key, value in CODEX_LIMITS.items())
+    return f"# then, under [mcp_servers.{SERVER}] in {CLIENTS['codex'].config()}: {limits}"
+
+
 def setup(name: str) -> str:
     """Register moot with client NAME through its own command; what was done, in one line. A missing client is
     a UsageError; a client command that fails is a MootError with its last line."""
@@ -144,6 +180,9 @@ def setup(name: str) -> str:
     if executable is None:
         raise UsageError(f"{name} is not on PATH: install {client.label} first (or see the command: --print)")
     steps = commands_for(name)
+    if not steps and name == "codex" and codex_limits_missing():
+        write_codex_limits()
+        return f"moot is already registered with Codex; set its limits ({codex_limits_note().split(': ', 1)[1]})"
     if not steps:
         return f"moot is already registered with {client.label} ({' '.join(moot_command())}); nothing changed"
     for step in steps:
@@ -155,4 +194,6 @@ def setup(name: str) -> str:
             raise MootError(f"{' '.join(step[:3])} failed (exit {r.returncode}): {last}")
     if client.registered() != moot_command():
         raise MootError(f"{name} reported success but {client.config()} does not list moot's server")
+    if name == "codex":
+        write_codex_limits()
     return f"registered moot with {client.label}: {' '.join(moot_command())} (in {client.config()})"

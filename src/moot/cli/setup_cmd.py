@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from moot.api.clients import client_or_fail, client_rows, commands_for, describe
+from moot.api.clients import (
+    client_or_fail,
+    client_rows,
+    codex_limits_missing,
+    codex_limits_note,
+    commands_for,
+    describe,
+)
 from moot.api.clients import setup as register
 from moot.cli.output import emit
 from moot.errors import UsageError
@@ -35,6 +42,9 @@ def setup(
     if print_only:
         client_or_fail(client)
         steps = commands_for(client)
-        emit("".join(shlex.join(step) + "\n" for step in steps) or f"# moot is already registered with {client}\n")
+        text = "".join(shlex.join(step) + "\n" for step in steps) or f"# moot is already registered with {client}\n"
+        if client == "codex" and (steps or codex_limits_missing()):
+            text += codex_limits_note() + "\n"
+        emit(text)
         return
     emit(register(client) + "\n")
