@@ -19,7 +19,6 @@ import pytest
 import yaml
 from mcp import Client, StdioServerParameters
 
-from moot.about import project_urls
 from moot.mcp import build_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +37,9 @@ def frontmatter(path: Path) -> tuple[dict[str, Any], str]:
     data = yaml.safe_load(front)
     assert isinstance(data, dict), path
     return data, body
+
+
+REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
 
 
 def moot_tools() -> set[str]:
@@ -173,7 +175,7 @@ def test_without_moot_the_launcher_says_how_to_install_it_in_one_line(tmp_path: 
     r = run_launcher(env, "mcp")
     assert r.returncode == 127 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and "moot: not installed" in r.stderr and "pipx install 'moot[all]'" in r.stderr
-    assert f"'moot[all] @ git+{project_urls()['Repository']}.git'" in r.stderr  # unreleased work: the git URL
+    assert f"'moot[all] @ git+{REPOSITORY}.git'" in r.stderr  # unreleased work: the git URL
     r = run_launcher({**env, "MOOT_BIN": str(tmp_path / "nope")}, "mcp")
     assert r.returncode == 127 and "MOOT_BIN" in r.stderr
 
