@@ -352,3 +352,16 @@ def test_the_bundle_is_built_from_the_wheel_passes_mcpb_and_its_server_lists_the
     (folder / "manifest.json").write_text(json.dumps(bad))
     r = release_tools.mcpb(tools, "validate", str(folder / "manifest.json"))
     assert r.returncode != 0
+
+
+def test_sarif_names_the_projects_own_address_and_version() -> None:
+    """SARIF's tool driver points at the repository pyproject.toml names (it pointed at a PyPI page that was
+    not moot's), read from the installed package's metadata, as `moot --version` is."""
+    from moot.about import project_urls
+    from moot.protocols.evaluate.locations import sarif
+
+    project_urls.cache_clear()
+    driver = sarif({"verdict": "PASS"})["runs"][0]["tool"]["driver"]
+    assert (driver.get("informationUri"), driver.get("semanticVersion")) == (REPOSITORY, VERSION), (
+        "the installed metadata is stale: pip install -e ."
+    )
