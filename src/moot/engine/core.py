@@ -351,7 +351,8 @@ class Engine:
             error=o.error or None,
             answered_by=o.answered_by,
             provider=judge.provider,
-            **o.usage.model_dump(),  # the store keeps the token counts under Usage's own names
+            # the store keeps the token counts under Usage's own names; cache writes are in cost_usd alone
+            **o.usage.model_dump(exclude={"cache_write_tokens"}),
             latency_s=o.latency_s,
             cost_usd=o.cost_usd,
             retries=o.retries,

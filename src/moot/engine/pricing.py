@@ -164,6 +164,8 @@ def _table_cost(price_provider: str | None, model: str, usage: Usage) -> float |
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         cache_read_tokens=min(usage.cached_tokens, usage.input_tokens) or None,
+        # written to the cache: Anthropic bills it above the input rate (the table knows each model's rate)
+        cache_write_tokens=min(usage.cache_write_tokens, usage.input_tokens - usage.cached_tokens) or None,
     )
     try:
         # what `genai_prices.calc_price` does once it has found the model: the price in force now

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from moot.errors import MissingExtra
+from moot.judges.cache_hints import anthropic_system
 from moot.judges.effort import anthropic_thinking
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS, adapter_args
 from moot.judges.vendor import VendorJudge
@@ -51,7 +52,7 @@ class AnthropicJudge(VendorJudge):
             "model": self.model,
             "max_tokens": bound,
             **thinking,
-            "system": [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}],
+            "system": anthropic_system(prompt.system, enabled=self.prompt_cache),
             "messages": [{"role": m.role, "content": m.content} for m in prompt.messages],
         }
         if self.temperature is not None:
@@ -78,6 +79,7 @@ class AnthropicJudge(VendorJudge):
             input_tokens=(u.input_tokens or 0) + cache_read + cache_write,
             output_tokens=u.output_tokens or 0,
             cached_tokens=cache_read,
+            cache_write_tokens=cache_write,
         )
         return self.completion(text, usage, response.model)
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from moot.errors import JudgeError, MissingExtra
 from moot.judges import structured
+from moot.judges.cache_hints import prompt_cache_key, system_message
 from moot.judges.providers import VENDOR_CLOUDS, api_key_for, resolve
 from moot.judges.vendor import VendorJudge
 from moot.judges.wire_errors import map_stainless_error
@@ -65,9 +66,12 @@ class OpenAICompatJudge(VendorJudge):
         """The chat-completions body for a prompt in a structured `form` (default: the first to try).
         Pure, so that tests can read what would be sent."""
         form = form or self.forms(prompt)[0]
-        messages: list[dict[str, str]] = [{"role": "system", "content": prompt.system}]
+        messages = [system_message(prompt.system, provider=self.provider, model=self.model, enabled=self.prompt_cache)]
         messages += [{"role": m.role, "content": m.content} for m in prompt.messages]
         body: dict[str, Any] = {"model": self.model, "messages": messages}
+        key = prompt_cache_key(prompt.system, provider=self.provider, base_url=self.base_url, enabled=self.prompt_cache)
+        if key is not None:
+            body["prompt_cache_key"] = key
         if self.temperature is not None:
             body["temperature"] = self.temperature
         if self.reasoning_effort is not None:
@@ -168,6 +172,7 @@ def build(spec: JudgeSpec, model: str) -> OpenAICompatJudge:
         max_tokens=spec.max_tokens,
         reasoning_effort=spec.reasoning_effort,
         extra_body=spec.extra_body,
+        prompt_cache=spec.prompt_cache,
         # vendors' clouds: OpenAI's form with the portable schema, as always; any other server: what the judge
         # says, else auto, starting from the form its preset names
         structured_setting=spec.structured or ("json_schema" if vendor_cloud else "auto"),

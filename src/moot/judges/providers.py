@@ -237,6 +237,7 @@ def adapter_args(spec: JudgeSpec, model: str) -> dict[str, Any]:
         "max_tokens": spec.max_tokens,
         "reasoning_effort": spec.reasoning_effort,
         "extra_body": spec.extra_body,
+        "prompt_cache": spec.prompt_cache,
     }
 
 

@@ -24,6 +24,7 @@ class VendorJudge:
         max_tokens: int | None = None,
         reasoning_effort: str | None = None,
         extra_body: dict[str, Any] | None = None,
+        prompt_cache: bool = True,
     ) -> None:
         self.model = model
         self.provider = provider
@@ -33,6 +34,7 @@ class VendorJudge:
         self.max_tokens = max_tokens
         self.reasoning_effort = reasoning_effort  # each adapter sends it in its provider's field (judges.effort)
         self.extra_body = extra_body  # passed through the SDK's own extra-body parameter
+        self.prompt_cache = prompt_cache  # send the route's cache directive (moot.judges.cache_hints)
         self._lease: Lease | None = None
 
     def __repr__(self) -> str:  # never show the key

@@ -37,6 +37,9 @@ class JudgeSpec(BaseModel):
     reasoning_effort: Literal["minimal", "low", "medium", "high", "xhigh"] | None = None
     # request fields moot does not name, passed through the vendor SDK's own extra-body parameter
     extra_body: dict[str, Any] | None = None
+    # ask the vendor to cache the prompt's shared prefix (rules, rubric, artifact): Anthropic's and gateways'
+    # `cache_control`, OpenAI's `prompt_cache_key`; false sends none of them (moot.judges.cache_hints)
+    prompt_cache: bool = True
     # the model's context window in tokens: a step whose prompt and output bound cannot fit is refused
     context_tokens: int | None = Field(default=None, gt=0)
     # scripted judges (tests, demo): a YAML file of replies, or the replies inline

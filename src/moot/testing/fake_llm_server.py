@@ -35,6 +35,7 @@ class Reply:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_tokens: int = 0
+    cache_write_tokens: int = 0  # Anthropic's cache_creation_input_tokens (part of the input, as the vendor bills it)
     reasoning_tokens: int = 0
     raw_body: str | None = None  # sent as-is instead of a well-formed completion
     finish_reason: str = "stop"  # "length": the server ended the reply at its output bound
@@ -228,6 +229,7 @@ def _openai_reply(model: str, reply: Reply, tokens_in: int, tokens_out: int, num
 def _anthropic_reply(model: str, reply: Reply, tokens_in: int, tokens_out: int, number: int) -> dict[str, Any]:
     # Anthropic counts cache reads apart from input_tokens (which are the uncached ones)
     cached = min(reply.cached_tokens, tokens_in)
+    written = min(reply.cache_write_tokens, tokens_in - cached)
     return {
         "id": f"msg_{number:08d}",
         "type": "message",
@@ -237,10 +239,10 @@ def _anthropic_reply(model: str, reply: Reply, tokens_in: int, tokens_out: int, 
         "stop_reason": "end_turn",
         "stop_sequence": None,
         "usage": {
-            "input_tokens": tokens_in - cached,
+            "input_tokens": tokens_in - cached - written,
             "output_tokens": tokens_out,
             "cache_read_input_tokens": cached,
-            "cache_creation_input_tokens": 0,
+            "cache_creation_input_tokens": written,
         },
     }
 
