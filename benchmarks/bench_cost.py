@@ -111,6 +111,7 @@ def moot_debate(protocol: str, artifact: Path) -> Debate:
     return Debate(f"moot {protocol}", calls, outputs)
 
 
+STANCES = ["neutral", "for", "against"]
 BARE_SYSTEM = (
     "You are a {stance} judge. Score the artifact for the task on each criterion from 1 to 5, then overall. "
     'Reply as JSON: {{"overall_score": n, "dimension_scores": {{...}}, "reasoning": "..."}}.\n'
@@ -135,28 +136,20 @@ def bare_debate(artifact: Path) -> Debate:
 
         server.responder = respond
 
+        async def one(client: Any, i: int, ask: str, before: list[str]) -> str:
+            system = BARE_SYSTEM.format(stance=STANCES[i], task="Review this code", criteria=bc.CRITERIA, artifact=text)
+            others = "\n".join(f"Judge {j}: {r}" for j, r in enumerate(before) if j != i)
+            user = f"{ask}\n{others}".rstrip()
+            messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+            r = await client.chat.completions.create(model=f"bench-{i}", messages=messages)
+            return str(r.choices[0].message.content or "")
+
         async def run() -> None:
             client = openai.AsyncOpenAI(base_url=server.base_url, api_key="local-bench")
-            stances = ["neutral", "for", "against"]
-            replies = ["", "", ""]
+            replies: list[str] = []
             for round_no, ask in ((1, "Round 1 of 3."), (2, "Round 2 of 3: rebut."), (3, "FINAL POSITIONS.")):
-
-                async def one(i: int, ask: str = ask, round_no: int = round_no) -> str:
-                    system = BARE_SYSTEM.format(stance=stances[i], task="Review this code",
-                                                criteria=bc.CRITERIA, artifact=text)  # fmt: skip
-                    others = (
-                        "" if round_no == 1 else "\n".join(f"Judge {j}: {r}" for j, r in enumerate(replies) if j != i)
-                    )
-                    r = await client.chat.completions.create(
-                        model=f"bench-{i}",
-                        messages=[
-                            {"role": "system", "content": system},
-                            {"role": "user", "content": f"{ask}\n{others}"},
-                        ],
-                    )
-                    return r.choices[0].message.content or ""
-
-                replies = list(await asyncio.gather(*(one(i) for i in range(3))))
+                seen_before = [] if round_no == 1 else list(replies)
+                replies = list(await asyncio.gather(*(one(client, i, ask, seen_before) for i in range(3))))
             await client.close()
 
         asyncio.run(run())
