@@ -1,6 +1,6 @@
 """What a debate's end owes its caller, stored with the debate when it starts: its gate (`--require`,
 `--fail-under`, the MCP tools' `require` and `fail_under`), its HTML report (`--html`, `html`) and the
-format its result is printed in (`--format`, with the command's own options for the protocol's `show`).
+format its result is printed in (`--format`, with the command's own flags for the protocol's `show`).
 
 A debate with host seats ends in another process than the one that started it (the last `moot reply`,
 the last `submit_replies`). What was asked at the start is kept beside its request (`run_finish`, as the
@@ -31,7 +31,7 @@ class Finish:
     fail_under: float | None = None
     html: str | None = None
     fmt: str | None = None  # the CLI's --format (None: the door's default)
-    show: dict[str, Any] = field(default_factory=dict)  # the command's own scalar options, for the protocol's show
+    show: dict[str, bool] = field(default_factory=dict)  # the command's own flags, for the protocol's show
 
     @property
     def gated(self) -> bool:
@@ -43,13 +43,10 @@ class Finish:
         return {FINISH_KEY: data} if data else {}
 
 
-def _scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float | bool)
-
-
-def show_options(values: Mapping[str, Any]) -> dict[str, Any]:
-    """A command's own options that can be stored (text, numbers, flags): what its `show` hook may read."""
-    return {k: v for k, v in values.items() if _scalar(v) and v is not None}
+def show_options(values: Mapping[str, Any]) -> dict[str, bool]:
+    """A command's own flags (`--no-input`), what its `show` hook may read. Only flags: a text option (a
+    task, a topic) may hold a secret that `--redact-secrets` withheld from the stored request."""
+    return {k: v for k, v in values.items() if isinstance(v, bool)}
 
 
 def stored_finish(request: Mapping[str, Any]) -> Finish:
@@ -64,7 +61,7 @@ def stored_finish(request: Mapping[str, Any]) -> Finish:
         fail_under=float(fail_under) if isinstance(fail_under, int | float) and not isinstance(fail_under, bool) else None,
         html=str(data["html"]) if isinstance(data.get("html"), str) else None,
         fmt=str(data["fmt"]) if isinstance(data.get("fmt"), str) else None,
-        show={str(k): v for k, v in show.items() if _scalar(v)} if isinstance(show, Mapping) else {},
+        show={str(k): v for k, v in show.items() if isinstance(v, bool)} if isinstance(show, Mapping) else {},
     )
 
 

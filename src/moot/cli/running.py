@@ -5,6 +5,7 @@ built from the specs by `moot.cli.protocol_cmd`)."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
@@ -12,7 +13,7 @@ from moot.api.outcome import WAITING_EXIT, Finish, show_options
 from moot.cli.gate import check_gate_options, finish, protocol_formats, render
 from moot.cli.live import announce, progress_sink, showing
 from moot.cli.output import FORMATS, check_format, dry_run_exit, emit, render_result, say, text_for
-from moot.errors import Interrupted
+from moot.errors import Interrupted, shown_path
 from moot.protocol.prepared import RunOptions
 
 HTML_IN_RESULT = "-"  # the MCP tools' `html: "-"` (moot.mcp.confine): the report in the tool's reply, no file
@@ -124,7 +125,8 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     require_credentials(seat_judges(prepared.seats))  # a missing key stays one line of bad input, before any progress
     announce(sink, judges_line(own.get("judges")))
     report_format = None if fmt in FORMATS else fmt  # sarif, github, markdown: the final reply's default too
-    ending = Finish(require, fail_under, values["html"], report_format, show_options(own))
+    html = str(Path(values["html"]).absolute()) if values["html"] else None  # the same file from any folder
+    ending = Finish(require, fail_under, html, report_format, show_options(own))
     options.extra.update(ending.stored())  # a debate with host seats ends in `moot reply`, which applies these
     result = run_prepared_cli(prepared, options, sink, values["max_cost"])
     return end_of(protocol, result, fmt, ending)
@@ -152,7 +154,7 @@ def waiting_exit(state: Any, ending: Finish) -> int:
     """What a run that waits on host seats owes: a word on what the last reply will do, and an exit code a
     script cannot take for a pass when a gate was asked."""
     if ending.html and ending.html != HTML_IN_RESULT:
-        say(f"moot: the HTML report {ending.html} is written when the last host reply arrives (moot reply)")
+        say(f"moot: the HTML report {shown_path(ending.html)} is written when the last host reply arrives (moot reply)")
     if not ending.gated:
         return 0
     say(

@@ -10,6 +10,7 @@ so nothing that reads as a pass. The HTML report given at the start (`html`) is 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.types import CallToolResult, TextContent
@@ -17,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from moot.api.gate import check_gate_options, gate_failure
 from moot.api.outcome import Finish
+from moot.mcp.confine import HTML_IN_RESULT
 
 if TYPE_CHECKING:
     from moot.protocol.spec import ProtocolSpec
@@ -43,6 +45,8 @@ def gate_params(spec: ProtocolSpec) -> list[tuple[str, Any, Any]]:
 def checked_finish(protocol: str, values: dict[str, Any], html: str | None) -> Finish:
     """The tool's gate, taken out of its values and checked (bad input: a tool error before any call)."""
     fail_under, require = values.pop("fail_under", None), values.pop("require", None)
+    if html and html != HTML_IN_RESULT:  # the same file whichever server process receives the last reply
+        html = str(Path(html).absolute())
     return Finish(require=check_gate_options(fail_under, require, protocol), fail_under=fail_under, html=html)
 
 
