@@ -28,7 +28,7 @@ from moot.mcp import build_server
 
 from .challenge_helpers import assumptions, confront, opening, rebuttal, verdict
 from .host_helpers import comparable
-from .replies import CRITERIA, round1, round2
+from .replies import CRITERIA, dims, round1, round2
 from .test_decide_support import OPTIONS, QUESTION, r1, r2
 
 WAITING = 5
@@ -101,23 +101,23 @@ def _cases(tmp_path: Path) -> dict[str, Case]:
             {"solution": str(art), "criteria": CRITERIA, "reports_dir": None},
             "judge-1",
             {
-                "judge-1": [round1(3.5, 3), round2(3.4)],
-                "judge-2": [round1(4.8, 5), round2(3.6)],
-                "judge-3": [round1(2.0, 2), round2(3.3)],
+                "judge-1": [round1(3.5, 3), round2(3.4, dims(3.5))],
+                "judge-2": [round1(4.8, 5), round2(3.6, dims(3.5))],
+                "judge-3": [round1(2.0, 2), round2(3.3, dims(3.5))],
             },
             "PASS",
             "verdict CONDITIONAL is below --require PASS",
         ),
-        # each stance keeps its own option: contested, below --require RECOMMENDED
+        # risk and effort trade places in round 2, and the panel stays split: contested, below --require RECOMMENDED
         "decide": Case(
             "decide",
             ["decide", "--question", QUESTION, *options, "--no-files", "--no-input"],
             {"question": QUESTION, "options": OPTIONS, "write_files": False},
             "value",
             {
-                "risk": [r1("A", "sync bugs appear after weeks"), r2("A", challenge={"value": "a guess"})],
+                "risk": [r1("A", "sync bugs appear after weeks"), r2("C", challenge={"value": "a guess"}, reason="c")],
                 "value": [r1("B", "field workers need it"), r2("B", challenge={"risk": "not weeks"})],
-                "effort": [r1("C", "ship now"), r2("C", challenge={"value": "B costs 3x"})],
+                "effort": [r1("C", "ship now"), r2("A", challenge={"value": "B costs 3x"}, reason="a is less work")],
             },
             "RECOMMENDED",
             "outcome CONTESTED is not --require RECOMMENDED",
@@ -125,8 +125,8 @@ def _cases(tmp_path: Path) -> dict[str, Case]:
         # a challenger maintains its objection: a tradeoff, below --require CONSENSUS
         "challenge": Case(
             "challenge",
-            ["challenge", TOPIC],
-            {"topic": TOPIC},
+            ["challenge", TOPIC, "--max-rounds", "1"],
+            {"topic": TOPIC, "max_rounds": 1},
             "proponent",
             {
                 "proponent": [
@@ -203,7 +203,7 @@ def _mcp_args(case: Case, judges: Path) -> dict[str, Any]:
         return {**args, "solution": [case.api["solution"]], "criteria": CRITERIA, "no_reports": True}
     if case.protocol == "decide":
         return {**args, "question": QUESTION, "option": OPTIONS, "no_files": True}
-    return {**args, "topic": TOPIC}
+    return {**args, "topic": TOPIC, "max_rounds": 1}
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -246,6 +246,9 @@ def test_over_the_api_the_host_path_reaches_the_verdict_and_gate_of_the_one_shot
     final = state.model_dump(mode="json")
     assert gate_failure(final, require=case.require) == gate_failure(expected, require=case.require) == case.why
     assert comparable(final, final["debate_id"]) == comparable(expected, expected["debate_id"])
+    # every scripted judge answered each call with its next reply: no clarification was needed on either path
+    assert final["spend"]["clarifications"] == expected["spend"]["clarifications"] == 0
+    assert final["spend"]["calls"] == expected["spend"]["calls"]
 
 
 GITHUB_TOKEN = "ghp_" + "k3J9xQ2mV8bN5cR7tY1uI4oP6aS0dF2gH8jL"
