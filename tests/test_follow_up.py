@@ -87,7 +87,10 @@ def test_a_follow_up_marks_the_fixed_finding_resolved_and_the_other_unresolved(
 
     assert main(["show", second["debate_id"]]) == 0
     text = capsys.readouterr().out
-    assert f"follow-up of {first['debate_id']}: FAIL 2 -> CONDITIONAL 4.3; earlier findings: 1 resolved, 1 unresolved" in text
+    assert (
+        f"follow-up of {first['debate_id']}: FAIL 2 -> CONDITIONAL 4.3; earlier findings: 1 resolved, 1 unresolved"
+        in text
+    )
     assert text.startswith("Verdict: CONDITIONAL  score 4.3/5") and capped in text
     assert [i["kind"] for i in f["items"][2:]] == ["MUST"] * (len(f["items"]) - 2)  # its recommendations too
     assert "E2 [unresolved] debug print left in" in text

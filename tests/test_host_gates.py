@@ -214,12 +214,16 @@ def test_over_mcp_the_last_submit_applies_the_gate_given_at_the_start(protocol: 
     async def body(client: Client) -> None:
         one = await client.call_tool(protocol, _mcp_args(case, case.judges(tmp_path, with_host=False)))
         seen["one"] = one
-        r = await client.call_tool(protocol, {**_mcp_args(case, case.judges(tmp_path, with_host=True)), "html": "h.html"})
+        r = await client.call_tool(
+            protocol, {**_mcp_args(case, case.judges(tmp_path, with_host=True)), "html": "h.html"}
+        )
         steps = [r]
         for text in case.replies[case.host]:
             assert not r.is_error and r.structured_content["status"] == "waiting", r.content
             debate_id = r.structured_content["debate_id"]
-            r = await client.call_tool("submit_replies", {"debate_id": debate_id, "replies": [{"seat": case.host, "reply": text}]})
+            r = await client.call_tool(
+                "submit_replies", {"debate_id": debate_id, "replies": [{"seat": case.host, "reply": text}]}
+            )
             steps.append(r)
         seen["steps"] = steps
 
@@ -370,7 +374,9 @@ def test_the_pre_commit_hook_fails_a_commit_whose_debate_waits_on_a_host_seat(tm
     (repo / "app.py").write_text("a = 1\nb = 2\n")
     git("add", "app.py")
     judges = tmp_path / "judges.yaml"
-    judges.write_text(json.dumps({"debate_judges": [{"host": True, "stance": "neutral"}, {"host": True, "stance": "for"}]}))
+    judges.write_text(
+        json.dumps({"debate_judges": [{"host": True, "stance": "neutral"}, {"host": True, "stance": "for"}]})
+    )
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     env |= {"MOOT_JUDGES": str(judges), "MOOT_HOME": str(tmp_path / "home")}
     done = subprocess.run(shlex.split(hook["entry"]), cwd=repo, env=env, capture_output=True, text=True, timeout=120)

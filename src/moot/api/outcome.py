@@ -58,7 +58,9 @@ def stored_finish(request: Mapping[str, Any]) -> Finish:
     show = data.get("show")
     return Finish(
         require=str(data["require"]) if isinstance(data.get("require"), str) else None,
-        fail_under=float(fail_under) if isinstance(fail_under, int | float) and not isinstance(fail_under, bool) else None,
+        fail_under=float(fail_under)
+        if isinstance(fail_under, int | float) and not isinstance(fail_under, bool)
+        else None,
         html=str(data["html"]) if isinstance(data.get("html"), str) else None,
         fmt=str(data["fmt"]) if isinstance(data.get("fmt"), str) else None,
         show={str(k): v for k, v in show.items() if isinstance(v, bool)} if isinstance(show, Mapping) else {},

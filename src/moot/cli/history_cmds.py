@@ -12,7 +12,6 @@ from moot.cli.options import DataFormatOption, HtmlOption, ProgressOption
 from moot.cli.output import FORMATS, check_format, emit, render_result
 from moot.errors import Interrupted, UsageError
 
-
 ShowFormatOption = Annotated[
     str,
     typer.Option(

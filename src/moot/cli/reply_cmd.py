@@ -19,8 +19,8 @@ from typing import Annotated
 import typer
 
 from moot.api.host import MAX_REPLY_BYTES  # a reply longer than any judge's output bound is not a reply
-from moot.cli.live import progress_sink, showing
 from moot.cli.gate import protocol_formats
+from moot.cli.live import progress_sink, showing
 from moot.cli.options import DataFormatOption, HtmlOption, ProgressOption
 from moot.cli.output import FORMATS, check_format, emit, render_result
 from moot.cli.running import end_of

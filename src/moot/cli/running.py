@@ -5,8 +5,8 @@ built from the specs by `moot.cli.protocol_cmd`)."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from collections.abc import Callable, Coroutine, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from moot.api.outcome import WAITING_EXIT, Finish, show_options

@@ -50,7 +50,9 @@ def checked_finish(protocol: str, values: dict[str, Any], html: str | None) -> F
     return Finish(require=check_gate_options(fail_under, require, protocol), fail_under=fail_under, html=html)
 
 
-def ended(result: BaseModel, ending: Finish, reply: Callable[[BaseModel, str | None], CallToolResult]) -> CallToolResult:
+def ended(
+    result: BaseModel, ending: Finish, reply: Callable[[BaseModel, str | None], CallToolResult]
+) -> CallToolResult:
     """The tool's reply for a run's or a submit's result: `reply` (the result, its HTML report written) and,
     for a final result below the gate, `isError` with the reason."""
     if getattr(result, "status", None) == "waiting":

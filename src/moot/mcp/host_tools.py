@@ -5,9 +5,9 @@ the waiting state: the requests of the host seats, each with the system text, pr
 vendor would be sent. The client answers them (itself, or with parallel sub-agents) and calls
 `submit_replies`; the debate's other seats run (with progress) and the tool returns the next waiting state,
 or the debate's result, the same JSON as the protocol tool's, with what the protocol tool was asked at the
-start applied at the end: its gate (`require`, `fail_under`) and its HTML report (`html`). A reply the protocol's parser cannot read is a
-tool error with the parser's one-line reason; its request stays pending. The state is in the store, so a
-waiting debate continues from a new server process.
+start applied at the end: its gate (`require`, `fail_under`) and its HTML report (`html`). A reply the
+protocol's parser cannot read is a tool error with the parser's one-line reason; its request stays
+pending. The state is in the store, so a waiting debate continues from a new server process.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from moot.errors import MootError
 from moot.api.outcome import debate_finish
+from moot.errors import MootError
 from moot.mcp.gates import ended
 from moot.mcp.server import debate_result, json_result, with_progress
 from moot.render.serialize import json_inert

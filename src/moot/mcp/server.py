@@ -202,7 +202,10 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
         html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
         cap, wait = values.pop("max_input_tokens", None), values.pop("wait", True)
-        author, gate = values.pop("author_model", None), {k: values.pop(k) for k in ("require", "fail_under") if k in values}
+        author, gate = (
+            values.pop("author_model", None),
+            {str(k): values.pop(k) for k in ("require", "fail_under") if k in values},
+        )
         async with confined_debate(ctx, values.pop(ROOTS_ARG, None), spec, values, html=html, dry_run=dry_run):
             return await _debate(
                 ctx,
