@@ -246,6 +246,7 @@ def test_over_the_api_the_host_path_reaches_the_verdict_and_gate_of_the_one_shot
     state = run(**case.api, judges=str(case.judges(tmp_path, with_host=True)))
     for text in case.replies[case.host]:
         assert state.status == "waiting"
+        assert gate_failure(state.model_dump(mode="json"), require=case.require) is not None  # no verdict: no pass
         state = moot.submit_replies_sync(state.debate_id, [{"seat": case.host, "reply": text}])
     final = state.model_dump(mode="json")
     assert gate_failure(final, require=case.require) == gate_failure(expected, require=case.require) == case.why
@@ -383,3 +384,68 @@ def test_the_pre_commit_hook_fails_a_commit_whose_debate_waits_on_a_host_seat(tm
     assert done.returncode == WAITING, done.stderr
     reason = [line for line in done.stderr.splitlines() if line.startswith("moot: gate not applied yet")]
     assert len(reason) == 1 and "waits for 2 host reply(ies)" in reason[0]
+
+
+def _documented_shapes() -> dict[str, list[str]]:
+    """docs/envelope.md's table of the shapes before a result: status -> the keys it lists (a nested list's
+    keys, given in parentheses after `each`, under `<key>.`)."""
+    import re
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "envelope.md").read_text(encoding="utf-8")
+    section = text.split("### Before a result: waiting, running, cancelled")[1].split("\n\n`moot show")[0]
+    shapes: dict[str, list[str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) != 3 or not re.fullmatch(r"`\w+`", cells[0]) or cells[1] == "when":  # not the header
+            continue
+        top, _, nested = cells[2].partition("(each")
+        keys = re.findall(r"`(\w+)`", top)
+        keys += [f"{keys[-1]}.{k}" for k in re.findall(r"`(\w+)`", nested)]
+        shapes[cells[0].strip("`")] = keys
+    return shapes
+
+
+def _keys(data: dict[str, Any]) -> list[str]:
+    keys = list(data)
+    for key, value in data.items():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            keys += [f"{key}.{k}" for k in value[0]]
+    return keys
+
+
+def test_envelope_md_lists_the_waiting_running_and_cancelled_shapes_as_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = _cases(tmp_path)["evaluate"]
+    seen: dict[str, Any] = {}
+
+    async def body(client: Client) -> None:
+        args = _mcp_args(case, case.judges(tmp_path, with_host=True))
+        seen["waiting"] = (await client.call_tool("evaluate", args)).structured_content
+        seen["running"] = (await client.call_tool("evaluate", {**args, "wait": False})).structured_content
+
+    _mcp(body)
+    assert main(["cancel", seen["waiting"]["debate_id"], "--format", "json"]) == 0
+    seen["cancelled"] = json.loads(capsys.readouterr().out)
+    documented = _documented_shapes()
+    assert set(documented) == {"waiting", "running", "cancelled"}
+    for status, shape in seen.items():
+        assert shape["status"] == status and _keys(shape) == documented[status], status
+    assert main(["show", seen["waiting"]["debate_id"], "--format", "json"]) == 0
+    stopped = json.loads(capsys.readouterr().out)
+    assert list(stopped) == ["debate_id", "protocol", "status", "error", "rounds", "calls_completed"]
+
+
+def test_fail_under_is_applied_by_the_last_reply_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case = _cases(tmp_path)["evaluate"]
+    start = [*case.argv, "--judges", str(case.judges(tmp_path, with_host=True)), "--fail-under", "4", "--quiet"]
+    assert main(start) == WAITING
+    out, err = capsys.readouterr()
+    debate_id = out.split()[1]
+    assert "moot: gate not applied yet" in err
+    assert _reply(tmp_path, debate_id, "judge-1", case.replies["judge-1"][0]) == WAITING
+    capsys.readouterr()
+    assert _reply(tmp_path, debate_id, "judge-1", case.replies["judge-1"][1]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("Verdict: CONDITIONAL  score 3.43/5")
+    assert "moot: gate failed: score 3.43 is under --fail-under 4" in err
