@@ -369,17 +369,15 @@ def test_the_pre_commit_hook_fails_a_commit_whose_debate_waits_on_a_host_seat(tm
         subprocess.run(["git", *config, *args], cwd=repo, check=True, capture_output=True)
 
     git("init", "-q")
+    seats = [{"host": True, "stance": "neutral"}, {"host": True, "stance": "for"}]
+    (repo / "moot.yaml").write_text(json.dumps({"debate_judges": seats}))  # the project's judges: host seats
     (repo / "app.py").write_text("a = 1\n")
     git("add", "-A")
     git("commit", "-qm", "base")
     (repo / "app.py").write_text("a = 1\nb = 2\n")
     git("add", "app.py")
-    judges = tmp_path / "judges.yaml"
-    judges.write_text(
-        json.dumps({"debate_judges": [{"host": True, "stance": "neutral"}, {"host": True, "stance": "for"}]})
-    )
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    env |= {"MOOT_JUDGES": str(judges), "MOOT_HOME": str(tmp_path / "home")}
+    env |= {"MOOT_HOME": str(tmp_path / "home")}
     done = subprocess.run(shlex.split(hook["entry"]), cwd=repo, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == WAITING, done.stderr
     reason = [line for line in done.stderr.splitlines() if line.startswith("moot: gate not applied yet")]
