@@ -447,3 +447,18 @@ def test_fail_under_is_applied_by_the_last_reply_too(tmp_path: Path, capsys: pyt
     out, err = capsys.readouterr()
     assert out.startswith("Verdict: CONDITIONAL  score 3.43/5")
     assert "moot: gate failed: score 3.43 is under --fail-under 4" in err
+
+
+def test_a_report_asked_of_an_earlier_reply_is_written_by_the_last(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = _cases(tmp_path)["evaluate"]
+    assert main([*case.argv, "--judges", str(case.judges(tmp_path, with_host=True)), "--quiet"]) == 0  # no gate
+    debate_id = capsys.readouterr().out.split()[1]
+    first, last = case.replies["judge-1"]
+    assert _reply(tmp_path, debate_id, "judge-1", first, "--html", "late.html", "--format", "github") == 0
+    assert "the HTML report late.html is written when the last host reply arrives" in capsys.readouterr().err
+    assert not (tmp_path / "late.html").exists()
+    assert _reply(tmp_path, debate_id, "judge-1", last) == 0
+    assert capsys.readouterr().out.startswith("## ⚠️ moot evaluate: CONDITIONAL")
+    assert (tmp_path / "late.html").is_file()

@@ -61,6 +61,11 @@ ReplyFormatOption = Annotated[
 ]
 
 
+def _report(fmt: str | None) -> str | None:
+    """A report format (github, sarif, markdown), which the debate's last reply prints; None for the others."""
+    return fmt if fmt is not None and fmt not in FORMATS else None
+
+
 def reply(
     debate_id: Annotated[str, typer.Argument(help="The waiting debate's id (or a unique prefix of it).")],
     seat: Annotated[str, typer.Option("--seat", help="The host seat this reply is for (judge-1, proponent, ...).")],
@@ -85,13 +90,17 @@ def reply(
     chosen = fmt or ending.fmt or "text"
     check_format(chosen, protocol_formats(spec_for(row.protocol)) if entry(row.protocol) else FORMATS)
     text = _reply_text(file)
+    # a report asked of this reply is the debate's from now on: the reply that ends it writes and prints it
+    asked = replace(ending, html=str(Path(html).absolute()) if html else ending.html, fmt=_report(fmt) or ending.fmt)
+    if asked != ending and row.status == "waiting":
+        store.update_request(row.id, {**row.request, **asked.stored()})
     sink = progress_sink(progress, chosen)
     try:
         with showing(sink):
             result = asyncio.run(submit_replies(row.id, [{"seat": seat, "reply": text}], store=store, on_event=sink))
     except KeyboardInterrupt:
         raise Interrupted(row.id) from None
-    return end_of(row.protocol, result, chosen, replace(ending, html=html or ending.html))
+    return end_of(row.protocol, result, chosen, asked)
 
 
 def cancel(
