@@ -129,13 +129,14 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     ending = Finish(require, fail_under, html, report_format, show_options(own))
     options.extra.update(ending.stored())  # a debate with host seats ends in `moot reply`, which applies these
     result = run_prepared_cli(prepared, options, sink, values["max_cost"])
-    return end_of(protocol, result, fmt, ending)
+    return end_of(protocol, result, fmt, ending, own)
 
 
-def end_of(protocol: str, result: Any, fmt: str, ending: Finish) -> int:
+def end_of(protocol: str, result: Any, fmt: str, ending: Finish, own: Mapping[str, Any] | None = None) -> int:
     """A run's or a reply's result to its exit code: a debate still waiting on a host seat prints its
     requests (exit `WAITING_EXIT` under a gate, which it has not met yet); a finished one is shown in `fmt`
-    by the protocol's `show` hook, then its HTML report is written and its gate applied."""
+    by the protocol's `show` hook (given the command's own options, `own`; a reply has the flags the run
+    stored), then its HTML report is written and its gate applied."""
     if getattr(result, "status", None) == "waiting":
         emit(render_result(protocol, result, fmt if fmt in ("json", "yaml") else "text"))
         return waiting_exit(result, ending)
@@ -145,7 +146,7 @@ def end_of(protocol: str, result: Any, fmt: str, ending: Finish) -> int:
     if spec.cli.show is None:
         emit(render(protocol, result, fmt))
     else:
-        result = spec.cli.show(result, fmt, ending.show, CommandTerminal(protocol))
+        result = spec.cli.show(result, fmt, ending.show if own is None else own, CommandTerminal(protocol))
     html = ending.html if ending.html != HTML_IN_RESULT else None  # the MCP tools' "-" has no file to write
     return finish(result.model_dump(mode="json"), fail_under=ending.fail_under, require=ending.require, html=html)
 
