@@ -112,7 +112,7 @@ def test_a_new_protocol_gets_its_tool_from_its_spec() -> None:
     assert tool.description == "Vote on a question; returns the tally JSON."
     schema = tool.input_schema
     shared = ["html", "max_cost", "dry_run", "max_input_tokens", "wait", "author_model"]
-    assert list(schema["properties"]) == ["question", "voter", "quorum", *shared]
+    assert list(schema["properties"]) == ["question", "voter", "quorum", *shared, "require"]  # its gate's word
     assert schema["required"] == ["question"]
     assert schema["properties"]["voter"]["description"] == "The voters."
     assert schema["properties"]["quorum"]["anyOf"] == [{"type": "integer"}, {"type": "null"}]

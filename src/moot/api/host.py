@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from moot.engine.budget import stored_budget, stored_pricing
 from moot.errors import UsageError
 from moot.protocol.panel import options_from_panel
-from moot.protocol.prepared import run_prepared
+from moot.protocol.prepared import restore_redactions, run_prepared
 from moot.protocols import entry, spec_for
 from moot.schemas.host import Waiting
 from moot.store.db import DebateRow, Store
@@ -119,7 +119,7 @@ async def _submit(
     options.budget = stored_budget(row.request) or options.budget
     options.pricing = stored_pricing(row.request, options.pricing)
     options.debate_id, options.host_replies = row.id, given
-    prepared = await spec_for(row.protocol).reprepare(row.request, None)
+    prepared = restore_redactions(await spec_for(row.protocol).reprepare(row.request, None), row.request)
     result: BaseModel = await run_prepared(prepared, options, resuming=True)
     return result
 

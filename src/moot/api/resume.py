@@ -15,7 +15,7 @@ from moot.engine.panel_check import stored_author
 from moot.errors import UsageError
 from moot.panel_file import load_panel_file
 from moot.protocol.panel import options_from_panel, with_author, with_max_cost
-from moot.protocol.prepared import run_prepared
+from moot.protocol.prepared import restore_redactions, run_prepared
 from moot.protocols import entry, spec_for
 from moot.store.db import Store
 
@@ -59,6 +59,7 @@ async def resume(
     if max_cost is not None:
         options.budget = with_max_cost(options.budget, max_cost, "max_cost")
     prepared = with_author(await spec_for(row.protocol).reprepare(row.request, panel), stored_author(row.request))
+    restore_redactions(prepared, row.request)
     options.debate_id = row.id
     result: BaseModel = await run_prepared(prepared, options, resuming=True)
     return result

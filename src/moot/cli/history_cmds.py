@@ -8,31 +8,45 @@ from typing import Annotated, Any
 import typer
 
 from moot.cli.live import progress_sink, showing
-from moot.cli.options import DataFormatOption, ProgressOption
-from moot.cli.output import check_format, emit, render_result
-from moot.errors import Interrupted
+from moot.cli.options import DataFormatOption, HtmlOption, ProgressOption
+from moot.cli.output import FORMATS, check_format, emit, render_result
+from moot.errors import Interrupted, UsageError
+
+ShowFormatOption = Annotated[
+    str,
+    typer.Option(
+        "--format", "-f", help="text, json or yaml; for a finished debate also github or the protocol's own (sarif)."
+    ),
+]
 
 
 def show(
     debate_id: Annotated[str, typer.Argument(help="Debate id, or batch id (or a unique prefix of either).")],
-    fmt: DataFormatOption = "text",
+    fmt: ShowFormatOption = "text",
     calls: Annotated[
         bool, typer.Option("--calls", help="List every call: judge, round, status, tokens, cost.")
     ] = False,
+    html: HtmlOption = None,
 ) -> None:
     """Print a debate from the store again, finished or not; or a batch's summary."""
     from moot.api.history import calls_view, debate_view, find_debate
     from moot.store import Store
 
-    check_format(fmt)
+    report = fmt not in FORMATS  # github, sarif, ...: a finished debate's, as its command prints them
+    if report and calls:
+        raise UsageError(f"--calls prints text, json or yaml (got {fmt!r})")
     store = Store.open_default()
-    if not calls and _show_batch(store, debate_id, fmt):
+    if not calls and not report and html is None and _show_batch(store, debate_id, fmt):
         return
     row = find_debate(store, debate_id)
+    if report or html is not None:
+        _show_result(store, row, fmt, html)
+        return
     if calls:
         data = calls_view(store, row)
         emit(_calls_text(data["calls"]) if fmt == "text" else render_result(row.protocol, data, fmt))
         return
+    check_format(fmt)
     data = debate_view(store, row)
     if row.result is not None or row.status == "waiting":  # a waiting debate: its pending requests
         emit(render_result(row.protocol, data, fmt))
@@ -40,6 +54,29 @@ def show(
         emit(_status_text(data))
     else:
         emit(render_result("status", data, fmt))
+
+
+def _show_result(store: Any, row: Any, fmt: str, html: str | None) -> None:
+    """A finished debate in a report format (`--format github`, `sarif`), or with its HTML report written:
+    what its command would have printed and written at its end. A debate that has not ended has neither."""
+    from moot.api.history import debate_view
+    from moot.cli.gate import finish, protocol_formats, render
+    from moot.cli.running import CommandTerminal
+    from moot.protocols import entry, spec_for
+
+    if entry(row.protocol) is None:
+        raise UsageError(f"debate {row.id} uses protocol '{row.protocol}', which this version cannot print as {fmt}")
+    spec = spec_for(row.protocol)
+    check_format(fmt, protocol_formats(spec))
+    if row.result is None:
+        raise UsageError(f"debate {row.id} has no result yet (it is {row.status}): see 'moot show {row.id}'")
+    data = debate_view(store, row)
+    result = spec.result_type.model_validate(data)
+    if fmt in spec.cli.formats and spec.cli.show is not None:  # the protocol's own (sarif, markdown)
+        spec.cli.show(result, fmt, {}, CommandTerminal(row.protocol))
+    else:
+        emit(render(row.protocol, result, fmt) if fmt not in FORMATS else render_result(row.protocol, data, fmt))
+    finish(data, html=html)
 
 
 def _show_batch(store: Any, batch_id: str, fmt: str) -> bool:

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
+from moot.api.outcome import WAITING_EXIT, Finish, show_options
 from moot.cli.gate import check_gate_options, finish, protocol_formats, render
 from moot.cli.live import announce, progress_sink, showing
-from moot.cli.output import check_format, dry_run_exit, emit, render_result, say, text_for
-from moot.errors import Interrupted
+from moot.cli.output import FORMATS, check_format, dry_run_exit, emit, render_result, say, text_for
+from moot.errors import Interrupted, shown_path
 from moot.protocol.prepared import RunOptions
+
+HTML_IN_RESULT = "-"  # the MCP tools' `html: "-"` (moot.mcp.confine): the report in the tool's reply, no file
 
 if TYPE_CHECKING:
     from moot.protocol.prepared import Prepared
@@ -101,7 +105,7 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     to its exit code. The format and the gate options are checked before anything is prepared; a dry run
     prints its plan and exits 0; a run prints its result with the spec's `show` (by default the protocol's
     rendering in `--format`), which returns the result the gate reads (a person may have added to it), then
-    `--html` and the gate."""
+    `--html` and the gate. The gate and the outputs are stored with the debate, for `moot reply` to apply."""
     from moot.protocols import spec_for
 
     spec = spec_for(protocol)
@@ -120,12 +124,42 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     check_input_cap(prepared, values.get("max_input_tokens"))  # one line, exit 2, nothing stored or sent
     require_credentials(seat_judges(prepared.seats))  # a missing key stays one line of bad input, before any progress
     announce(sink, judges_line(own.get("judges")))
+    report_format = None if fmt in FORMATS else fmt  # sarif, github, markdown: the final reply's default too
+    html = str(Path(values["html"]).absolute()) if values["html"] else None  # the same file from any folder
+    ending = Finish(require, fail_under, html, report_format, show_options(own))
+    options.extra.update(ending.stored())  # a debate with host seats ends in `moot reply`, which applies these
     result = run_prepared_cli(prepared, options, sink, values["max_cost"])
-    if getattr(result, "status", None) == "waiting":  # host seats owe replies: no result to show or gate yet
+    return end_of(protocol, result, fmt, ending, own)
+
+
+def end_of(protocol: str, result: Any, fmt: str, ending: Finish, own: Mapping[str, Any] | None = None) -> int:
+    """A run's or a reply's result to its exit code: a debate still waiting on a host seat prints its
+    requests (exit `WAITING_EXIT` under a gate, which it has not met yet); a finished one is shown in `fmt`
+    by the protocol's `show` hook (given the command's own options, `own`; a reply has the flags the run
+    stored), then its HTML report is written and its gate applied."""
+    if getattr(result, "status", None) == "waiting":
         emit(render_result(protocol, result, fmt if fmt in ("json", "yaml") else "text"))
-        return 0
+        return waiting_exit(result, ending)
+    from moot.protocols import spec_for
+
+    spec = spec_for(protocol)
     if spec.cli.show is None:
         emit(render(protocol, result, fmt))
     else:
-        result = spec.cli.show(result, fmt, own, CommandTerminal(protocol))
-    return finish(result.model_dump(mode="json"), fail_under=fail_under, require=require, html=values["html"])
+        result = spec.cli.show(result, fmt, ending.show if own is None else own, CommandTerminal(protocol))
+    html = ending.html if ending.html != HTML_IN_RESULT else None  # the MCP tools' "-" has no file to write
+    return finish(result.model_dump(mode="json"), fail_under=ending.fail_under, require=ending.require, html=html)
+
+
+def waiting_exit(state: Any, ending: Finish) -> int:
+    """What a run that waits on host seats owes: a word on what the last reply will do, and an exit code a
+    script cannot take for a pass when a gate was asked."""
+    if ending.html and ending.html != HTML_IN_RESULT:
+        say(f"moot: the HTML report {shown_path(ending.html)} is written when the last host reply arrives (moot reply)")
+    if not ending.gated:
+        return 0
+    say(
+        f"moot: gate not applied yet: debate {state.debate_id} waits for {len(state.requests)} host reply(ies); "
+        f"the last 'moot reply' applies it (exit {WAITING_EXIT} until then)"
+    )
+    return WAITING_EXIT

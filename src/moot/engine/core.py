@@ -28,6 +28,7 @@ from moot.engine.budget import (
 )
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing, SpendAccount
+from moot.engine.scripts import script_place
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
@@ -272,8 +273,9 @@ class Engine:
         retries_total = 0
         errors: list[str] = []
         status = "error"
-        for judge in seat.judges:
-            completion, retries = await self._attempt(judge, seat, prompt, round_no)
+        for n, judge in enumerate(seat.judges):
+            with script_place(self.store, self.debate_id, seat.id, n, judge):  # a scripted list keeps its place
+                completion, retries = await self._attempt(judge, seat, prompt, round_no)
             retries_total += retries
             if isinstance(completion, JudgeError):
                 e = completion

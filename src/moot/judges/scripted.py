@@ -48,6 +48,15 @@ class ScriptedJudge:
             raise UsageError(f"script file {path} holds no replies")
         return cls(data, model=model)
 
+    @property
+    def position(self) -> int | None:
+        """The index of the next reply of a list (None for a mapping keyed by round, which has no place)."""
+        return None if isinstance(self.replies, Mapping) else self._next
+
+    @position.setter
+    def position(self, value: int) -> None:
+        self._next = value
+
     def _pick(self, prompt: Prompt) -> Any:
         if isinstance(self.replies, Mapping):
             round_no = prompt.meta.get("round")

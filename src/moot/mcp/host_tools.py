@@ -4,9 +4,10 @@ A protocol tool called with `judges: "host"` (or `proponent: "host"`, a judges f
 the waiting state: the requests of the host seats, each with the system text, prompt and reply schema a
 vendor would be sent. The client answers them (itself, or with parallel sub-agents) and calls
 `submit_replies`; the debate's other seats run (with progress) and the tool returns the next waiting state,
-or the debate's result, the same JSON as the protocol tool's. A reply the protocol's parser cannot read is a
-tool error with the parser's one-line reason; its request stays pending. The state is in the store, so a
-waiting debate continues from a new server process.
+or the debate's result, the same JSON as the protocol tool's, with what the protocol tool was asked at the
+start applied at the end: its gate (`require`, `fail_under`) and its HTML report (`html`). A reply the
+protocol's parser cannot read is a tool error with the parser's one-line reason; its request stays
+pending. The state is in the store, so a waiting debate continues from a new server process.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
+from moot.api.outcome import debate_finish
 from moot.errors import MootError
-from moot.mcp.server import json_result, with_progress
+from moot.mcp.gates import ended
+from moot.mcp.server import debate_result, json_result, with_progress
 from moot.render.serialize import json_inert
 from moot.schemas.events import EventSink
 from moot.store.shared import shared_store
@@ -53,9 +56,10 @@ async def submit_replies(ctx: Context, debate_id: DebateIdParam, replies: Replie
 
     try:
         result = await with_progress(ctx, None, run)
+        ending = debate_finish(debate_id, shared_store())  # the gate and report the debate was started with
+        return ended(result, ending, lambda r, html: compact_result(r) if html is None else debate_result(r, html))
     except MootError as e:
         raise ToolError(str(e)) from None
-    return compact_result(result)
 
 
 def compact_result(result: BaseModel) -> CallToolResult:

@@ -10,7 +10,8 @@ A protocol's tool is built from its spec alone (`protocol_tool`), as its CLI com
 (`moot.cli.protocol_cmd`): nothing is written here for a new protocol, and none is named. The tool is
 called by the protocol's name; its arguments are the spec's `params` that have `mcp=True`, in their order
 (typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost`, `dry_run`,
-`max_input_tokens`, `wait` and `author_model`, which every protocol tool takes; its description is the spec's
+`max_input_tokens`, `wait` and `author_model`, which every protocol tool takes, and the gate (`require`,
+`fail_under`: `moot.mcp.gates`) its verdict allows; its description is the spec's
 `mcp_description` (or `description`), and `mcp_summary` is its sentence in the server's instructions. The
 values are put in the API's names by the spec's `adapt` and prepared by its `build`, as the CLI's are;
 progress runs to the rounds planned, or to the spec's `progress_total`.
@@ -32,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from moot.errors import MootError
 from moot.mcp.confine import HTML_IN_RESULT, ROOTS_ARG, ClientRoots, configure, confined_debate, tool_call, with_html
+from moot.mcp.gates import checked_finish, ended, gate_params
 from moot.mcp.progress import KEEPALIVE_SECONDS, CallsInFlight, nudge
 from moot.protocol.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
 from moot.render.serialize import to_json
@@ -194,12 +196,16 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
             default = p.default if p.mcp_default is SAME else p.mcp_default
             parameters.append(_argument(p.name, Annotated[kind, described], default))
     parameters += [_argument(name, annotation, default) for name, annotation, default in SHARED_PARAMS]
+    parameters += [_argument(name, annotation, default) for name, annotation, default in gate_params(spec)]
     parameters.append(_argument(ROOTS_ARG, ClientRoots, None))  # filled by the SDK, not by the caller
 
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
         html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
         cap, wait = values.pop("max_input_tokens", None), values.pop("wait", True)
-        author = values.pop("author_model", None)
+        author, gate = (
+            values.pop("author_model", None),
+            {str(k): values.pop(k) for k in ("require", "fail_under") if k in values},
+        )
         async with confined_debate(ctx, values.pop(ROOTS_ARG, None), spec, values, html=html, dry_run=dry_run):
             return await _debate(
                 ctx,
@@ -211,6 +217,7 @@ def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]
                 max_input_tokens=cap,
                 wait=wait,
                 author_model=author,
+                gate=gate,
             )
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
@@ -235,6 +242,7 @@ async def _debate(
     max_input_tokens: int | None = None,
     wait: bool = True,
     author_model: str | None = None,
+    gate: dict[str, Any] | None = None,
 ) -> CallToolResult:
     """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
     own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
@@ -243,9 +251,10 @@ async def _debate(
     from moot.protocol.prepared import estimate_prepared, run_prepared
     from moot.store.shared import shared_store
 
-    arguments = spec.adapt(values)
     total = spec.cli.progress_total or _planned_rounds
     try:
+        ending = checked_finish(spec.name, dict(gate or {}), html)  # stored with the debate: the last submit applies it
+        arguments = spec.adapt(values)
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
             planned = with_author(await spec.plan(arguments, planning=True), author_model)
             pricing = options_from_panel(planned.panel).pricing
@@ -254,6 +263,7 @@ async def _debate(
             **arguments, max_cost=max_cost, max_input_tokens=max_input_tokens, author_model=author_model
         )
         options.store = options.store or shared_store()  # the server's one connection (moot.store.shared)
+        options.extra.update(ending.stored())
         if not wait:  # the debate goes on in the server; show_debate gives its result
             from moot.mcp.background import start
 
@@ -265,12 +275,12 @@ async def _debate(
             return result
 
         result = await with_progress(ctx, total(prepared, values), run)
-        return _debate_result(result, html)
+        return ended(result, ending, debate_result)
     except MootError as e:
         raise _tool_error(e) from None
 
 
-def _debate_result(result: BaseModel, html: str | None) -> CallToolResult:
+def debate_result(result: BaseModel, html: str | None) -> CallToolResult:
     """A protocol tool's reply: the `--format json` result, after writing the HTML report if asked (or with
     the report as a second content item, for `html: "-"`)."""
     data = result.model_dump(mode="json")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -234,6 +234,8 @@ async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = Fal
     report = p.panel_check()
     if p.author_model:  # kept beside the request, so that a resumed debate warns the same
         options.extra[STORED_AUTHOR_KEY] = p.author_model
+    if p.redactions:  # the stored request is the redacted one: what was redacted is kept beside it
+        options.extra[STORED_REDACTIONS_KEY] = p.redactions
 
     async def body(engine: Engine) -> Any:
         writer = p.files(store, engine.debate_id)
@@ -249,6 +251,19 @@ async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = Fal
         return await run_debate(p.protocol, p.request, p.title[:200], p.seats, body, options, resuming=resuming)
     except HostWaiting as w:  # host replies are due: the waiting state, in the store and returned
         return Waiting(debate_id=str(options.debate_id), protocol=p.protocol, requests=w.requests)
+
+
+STORED_REDACTIONS_KEY = "run_redactions"
+
+
+def restore_redactions(p: Prepared, request: Mapping[str, Any]) -> Prepared:
+    """A stored debate prepared again lists the redactions its first run made (its stored request holds the
+    `[REDACTED:<kind>]` marks, which a screen finds nothing in), so its result lists them as the one-shot
+    run's does."""
+    stored = request.get(STORED_REDACTIONS_KEY)
+    if not p.redactions and isinstance(stored, list):
+        p.redactions = [dict(r) for r in stored if isinstance(r, Mapping)]
+    return p
 
 
 def preflight(p: Prepared, pricing: Pricing | None) -> None:

@@ -138,6 +138,17 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (debate_id, request_id)
     );
     """,
+    # 6: where each scripted judge with a list of replies stands in a debate (moot.store.scripts), so that a
+    # debate continued by another process (a host seat's reply, a resume) replays the list on from there
+    """
+    CREATE TABLE script_positions (
+        debate_id TEXT NOT NULL REFERENCES debates(id),
+        seat TEXT NOT NULL,
+        judge INTEGER NOT NULL,
+        next INTEGER NOT NULL,
+        PRIMARY KEY (debate_id, seat, judge)
+    );
+    """,
 ]
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from moot.protocol import UsageError
 from moot.protocols.evaluate.replies import EARLIER_ANSWERS
-from moot.protocols.evaluate.schemas import Earlier, EarlierItem, EarlierStatus, FollowUp
+from moot.protocols.evaluate.schemas import Earlier, EarlierItem, EarlierStatus, FollowUp, ScoreVerdict
 from moot.store.db import Store
 
 
@@ -79,6 +79,19 @@ def follow_up(earlier: Earlier, answers: Mapping[str, Mapping[str, str]], verdic
         status: EarlierStatus = "disputed" if len(words) != 1 else "resolved" if words == {"resolved"} else "unresolved"
         items.append(item.model_copy(update={"status": status, "answers": said}))
     return FollowUp(**earlier.model_dump(exclude={"items"}), items=items, verdict_now=verdict, score_now=score)
+
+
+def earlier_cap(verdict: ScoreVerdict, items: Iterable[EarlierItem]) -> tuple[ScoreVerdict, str | None]:
+    """The verdict an earlier CRITICAL finding that the judges hold unresolved leaves, and the note that says
+    why: it caps a PASS at CONDITIONAL exactly as a new CRITICAL finding all judges accept does (a disputed
+    or resolved one caps nothing, and a cap never lifts a FAIL)."""
+    held = [i.id for i in items if i.kind == "CRITICAL" and i.status == "unresolved"]
+    if not held or verdict != "PASS":
+        return verdict, None
+    which = ", ".join(held)
+    return "CONDITIONAL", (
+        f"verdict capped at CONDITIONAL: earlier CRITICAL finding(s) {which} still unresolved, as every judge says"
+    )
 
 
 def change_line(f: Mapping[str, Any]) -> str:

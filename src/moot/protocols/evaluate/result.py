@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 from moot.protocol import DebateEffect, JudgeEffect, Seat, seat_fate
 from moot.protocol.effect import assemble
-from moot.protocols.evaluate.follow_up import follow_up
+from moot.protocols.evaluate.follow_up import earlier_cap, follow_up
 from moot.protocols.evaluate.moderator import engine_synthesis, merge_moderator
 from moot.protocols.evaluate.rules import decide_verdict, verdict_for
 from moot.protocols.evaluate.schemas import (
@@ -103,11 +103,16 @@ def build_result(
     """The verdict, the engine's synthesis, and the moderator's prose over it when it gave any; and what the
     debate changed against its round 1."""
     result = engine_synthesis(verdict_result(request, seats, state, debate_id), state, request)
-    result.debate_effect = evaluate_effect(state, seats, request.thresholds, result.summary, request.consensus)
     if request.earlier is not None:
         answers = {s.id: _earlier_answers(state, s) for s in state.active}
         summary = result.summary
         result.follow_up = follow_up(request.earlier, answers, summary.final_verdict, summary.consensus_score)
+        verdict, note = earlier_cap(summary.final_verdict, result.follow_up.items)
+        if note is not None:  # an earlier CRITICAL still there caps the verdict as a new one would
+            summary.final_verdict = verdict
+            result.follow_up.verdict_now = verdict
+            result.notes.append(note)
+    result.debate_effect = evaluate_effect(state, seats, request.thresholds, result.summary, request.consensus)
     if state.moderator_reply is not None:
         return merge_moderator(result, state.moderator_reply, moderator_label)
     if state.moderated:
