@@ -187,7 +187,9 @@ def test_a_hung_cli_is_killed_with_its_whole_process_group(real: AgentModelServe
     finally:
         del os.environ["MOOT_TEST_MARK"]
     assert all(isinstance(r, JudgeTimeout) for r in results.values()), results
-    assert elapsed < 4 + 3
+    # the model would answer after 60 s: ending well before that is the timeout's kill (a busy machine
+    # adds seconds to the CLIs' start, so the bound is not the 4-s timeout itself)
+    assert elapsed < 30
     time.sleep(0.3)
     assert processes_marked(mark) == []
 
