@@ -99,6 +99,10 @@ def mcp(
             raise
         raise MissingExtra("mcp", "mcp") from None
     server = build_server(roots=roots, allow_commands=allow_commands)
+    from moot.mcp.confine import roots_banner
+
+    sys.stderr.write(roots_banner(roots) + "\n")  # which folders a tool call may read and write in
+    sys.stderr.flush()
     if http is None:
         until_stopped("moot mcp", lambda: server.run("stdio"))
         return
