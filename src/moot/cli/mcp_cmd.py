@@ -101,9 +101,10 @@ def mcp(
     server = build_server(roots=roots, allow_commands=allow_commands)
     from moot.mcp.confine import roots_banner
 
-    sys.stderr.write(roots_banner(roots) + "\n")  # which folders a tool call may read and write in
-    sys.stderr.flush()
+    said = roots_banner(roots) + "\n"  # which folders a tool call may read and write in, after where it serves
     if http is None:
+        sys.stderr.write(said)
+        sys.stderr.flush()
         until_stopped("moot mcp", lambda: server.run("stdio"))
         return
     from moot.mcp.http_guard import banner, http_access, serve_http
@@ -111,6 +112,6 @@ def mcp(
 
     loopback = is_loopback(host)
     access = http_access(host, names, loopback=loopback)
-    sys.stderr.write("".join(line + "\n" for line in banner(host, http, access, loopback=loopback)))
+    sys.stderr.write("".join(line + "\n" for line in banner(host, http, access, loopback=loopback)) + said)
     sys.stderr.flush()
     until_stopped("moot mcp", lambda: serve_http(server, host, http, access))
