@@ -18,6 +18,7 @@ result can say what was withheld.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import logging
 import re
@@ -104,17 +105,28 @@ def _slug(words: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", words.lower()).strip("-")
 
 
-def _settings() -> Any:
-    """detect-secrets' settings for the detectors moot uses (its import costs ~0.3 s: only when screening)."""
+def _settings() -> contextlib.AbstractContextManager[None]:
+    """detect-secrets with the detectors moot uses, set up the first time there is text to screen (its import
+    costs ~0.3 s, so `moot --help` never pays it) and kept for the process: setting them for each screen
+    cost ~9 ms a time, and every judge's reply is screened."""
+    _configure()
+    return contextlib.nullcontext()
+
+
+@functools.cache
+def _configure() -> None:
     before = logging.getLogger("py.warnings").handlers[:]
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.settings import transient_settings
+    from detect_secrets.settings import cache_bust, configure_settings_from_baseline
 
     logging.captureWarnings(False)  # its logger module turns this on at import; moot's warnings stay warnings
     logging.getLogger("py.warnings").handlers = before
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)  # its debug lines quote the values
     plugins: Any = get_mapping_from_secret_type_to_class().values()
-    return transient_settings({"plugins_used": [{"name": c.__name__} for c in plugins if c.__name__ not in _LEFT_OUT]})
+    cache_bust()
+    configure_settings_from_baseline(
+        {"plugins_used": [{"name": c.__name__} for c in plugins if c.__name__ not in _LEFT_OUT]}
+    )
 
 
 def _found(text: str, source: str) -> list[tuple[int, str, str]]:

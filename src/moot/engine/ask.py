@@ -8,6 +8,8 @@ of YAML takes seconds, and on the event loop it would freeze every other debate 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -53,10 +55,25 @@ def passed_on(text: str) -> str:
     """A reply as the debate reads it, and so as it reaches the other judges' prompts, the result and the
     reports: any secret the screen finds in it (`moot.secrets`) replaced by `[REDACTED:<kind>]`. The
     inputs were screened before any call, so a secret here is one a judge wrote or read (an agent with
-    tools, a host seat): it is withheld rather than passed on; the raw reply stays in the local store."""
+    tools, a host seat): it is withheld rather than passed on; the raw reply stays in the local store. A
+    reply seen before (a resumed debate replays every stored one) is not screened again."""
     from moot.secrets import redact_text
 
-    return redact_text(text)
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    if key in _PASSED:
+        _PASSED.move_to_end(key)
+        found = _PASSED[key]
+        return text if found is None else found
+    shown = redact_text(text)
+    _PASSED[key] = None if shown == text else shown
+    if len(_PASSED) > _PASSED_MAX:
+        _PASSED.popitem(last=False)
+    return shown
+
+
+# replies already screened, by digest: None when nothing was redacted (the reply itself is not kept twice)
+_PASSED: OrderedDict[bytes, str | None] = OrderedDict()
+_PASSED_MAX = 4096
 
 
 async def ask(
