@@ -103,6 +103,29 @@ def test_over_mcp_the_refusal_names_the_tools_own_argument(keyed: Path) -> None:
     assert "pass redact_secrets: true" in error and "--redact-secrets" not in error
 
 
+def test_over_mcp_a_host_reply_holding_a_key_is_refused_naming_the_tools_argument(keyed: Path) -> None:
+    import anyio
+    from mcp import Client
+
+    from moot.mcp import build_server
+
+    seen: list[Any] = []
+
+    async def run() -> None:
+        async with Client(build_server()) as client:
+            state = await client.call_tool(
+                "evaluate", {"solution": ["sol/ok.py"], "criteria": CRITERIA, "judges": "host"}
+            )
+            debate = state.structured_content["debate_id"]
+            reply = [{"seat": "judge-1", "reply": leaky_reply()}]
+            seen.append(await client.call_tool("submit_replies", {"debate_id": debate, "replies": reply}))
+
+    anyio.run(run)
+    error = error_of(seen[0])
+    assert "the reply of judge-1:" in error and "(Anthropic API Key)" in error and ANTHROPIC not in error
+    assert "a debate started with redact_secrets: true" in error and "--redact-secrets" not in error
+
+
 def test_error_messages_are_redacted_by_the_same_table() -> None:
     for value in values():
         assert value not in redact(f"upstream said: invalid key {value} (request {value[:40]}...)")
@@ -150,6 +173,7 @@ def test_a_host_reply_holding_keys_is_refused_whole_and_never_reaches_a_vendor(t
             moot.submit_replies_sync(state.debate_id, [{"seat": "judge-1", "reply": leaky_reply()}], store=store)
         message = str(refused.value)
         assert "the reply of judge-1:" in message and "(GitHub Token)" in message
+        assert "remove them from the reply and give it again (a debate started with --redact-secrets" in message
         assert "(Anthropic API Key)" in message and HOST_KEY not in message and ANTHROPIC not in message
         assert store.require_debate(state.debate_id).status == "waiting"
         clean = round1(2.0, 2, critical=["no tests at all"])

@@ -48,22 +48,31 @@ class SecretFound(UsageError):
     """Credentials in what would be sent: one line naming every hit (where and which detector, never the
     value), so that one run shows all there is to fix."""
 
-    def __init__(self, hits: Sequence[Hit]) -> None:
+    def __init__(self, hits: Sequence[Hit], how: str | None = None) -> None:
         self.hits = list(hits)
-        super().__init__(refusal(self.hits))
+        super().__init__(refusal(self.hits, how))
 
 
-def refusal(hits: Sequence[Hit], flag: str = REDACT_FLAG) -> str:
-    """One line for every hit: `a.py:3 holds a secret (AWS Access Key); .env holds a secret (...)` and how to
-    go on, naming `flag` (the door's own way to redact)."""
+# how to go on with a host seat's reply: the flag belongs to the start of the debate, not to the reply
+IN_A_REPLY = (
+    "nothing was stored or sent; remove {them} from the reply and give it again (a debate started with "
+    f"{REDACT_FLAG} redacts {{them}} instead)"
+)
+
+
+def refusal(hits: Sequence[Hit], how: str | None = None) -> str:
+    """One line for every hit: `a.py:3 holds a secret (AWS Access Key); .env holds a secret (...)`, then how
+    to go on (`how`, its `{them}` filled; by default: remove, leave out, or redact with the CLI's flag)."""
     places = list(dict.fromkeys(h.where() for h in hits))  # a diff shows a line twice (hunk, whole text)
     listed = "; ".join(places[:MAX_LISTED])
     if len(places) > MAX_LISTED:
         listed += f"; and {len(places) - MAX_LISTED} more"
     one = len(places) == 1
     them, file, place = ("it", "the file", "its place") if one else ("them", "those files", "their place")
+    if how is not None:
+        return f"{listed}: {how.format(them=them)}"
     return (
-        f"{listed}: nothing was sent; remove {them}, leave {file} out, or pass {flag} to send "
+        f"{listed}: nothing was sent; remove {them}, leave {file} out, or pass {REDACT_FLAG} to send "
         f"[REDACTED:<kind>] in {place}"
     )
 
@@ -76,7 +85,7 @@ def redacting(stored_request: Any) -> bool:
 
 def for_door(message: str, door: str) -> str:
     """A refusal's message (perhaps inside another error's) naming `door`'s own flag or argument."""
-    return message.replace(f"pass {REDACT_FLAG} ", f"pass {DOOR_FLAGS[door]} ")
+    return message.replace(REDACT_FLAG, DOOR_FLAGS[door])
 
 
 @dataclass(frozen=True)

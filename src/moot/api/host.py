@@ -71,7 +71,7 @@ def screened_replies(given: Mapping[str, str], pending: Sequence[Mapping[str, An
     """The replies as they may go on into the other judges' prompts: screened for secrets as the debate's
     inputs were (`moot.secrets`), every hit named at once (`SecretFound`; nothing is stored, the requests stay
     pending), or, in a debate started with `redact_secrets`, each hit replaced by `[REDACTED:<kind>]`."""
-    from moot.secrets import SecretFound, screen_text
+    from moot.secrets import IN_A_REPLY, SecretFound, screen_text
 
     seats = {str(r["request_id"]): str(r["seat"]) for r in pending}
     out: dict[str, str] = {}
@@ -81,7 +81,7 @@ def screened_replies(given: Mapping[str, str], pending: Sequence[Mapping[str, An
         out[key] = screened
         hits += found
     if hits and not redact:
-        raise SecretFound(hits)
+        raise SecretFound(hits, IN_A_REPLY)
     return out if redact else dict(given)
 
 
