@@ -126,6 +126,13 @@ def test_over_mcp_a_host_reply_holding_a_key_is_refused_naming_the_tools_argumen
     assert "a debate started with redact_secrets: true" in error and "--redact-secrets" not in error
 
 
+def test_from_python_the_refusal_names_the_functions_argument(keyed: Path) -> None:
+    with pytest.raises(moot.errors.UsageError) as refused:
+        moot.evaluate_sync("sol/hf.py", criteria=CRITERIA, judges="host", reports_dir=None)
+    assert "sol/hf.py:1 holds a secret (Hugging Face Token)" in str(refused.value)
+    assert "pass redact_secrets=True" in str(refused.value) and "--redact-secrets" not in str(refused.value)
+
+
 def test_error_messages_are_redacted_by_the_same_table() -> None:
     for value in values():
         assert value not in redact(f"upstream said: invalid key {value} (request {value[:40]}...)")

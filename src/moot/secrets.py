@@ -48,9 +48,13 @@ class SecretFound(UsageError):
     """Credentials in what would be sent: one line naming every hit (where and which detector, never the
     value), so that one run shows all there is to fix."""
 
-    def __init__(self, hits: Sequence[Hit], how: str | None = None) -> None:
-        self.hits = list(hits)
-        super().__init__(refusal(self.hits, how))
+    def __init__(self, hits: Sequence[Hit], how: str | None = None, door: str = "cli") -> None:
+        self.hits, self.how = list(hits), how
+        super().__init__(for_door(refusal(self.hits, how), door))
+
+    def worded(self, door: str) -> SecretFound:
+        """The same refusal, naming `door`'s own flag or argument (`python`: `redact_secrets=True`)."""
+        return SecretFound(self.hits, self.how, door)
 
 
 # how to go on with a host seat's reply: the flag belongs to the start of the debate, not to the reply
