@@ -3,16 +3,20 @@
 Two screens, both run on what a protocol built (`moot.protocol.prepared.Prepared`), so that every way in
 (the command line, the MCP tools, the Python API, batch items, diffs) passes the same gate:
 
-- by name: files that hold credentials whatever their content (private keys, `*.pem`/`*.key`/`*.p12`,
-  `id_rsa*`, `credentials.json`, `.netrc`, kubeconfig, cloud CLI credentials, `.env*`; `.npmrc` and
-  `.pypirc` when they hold a token or password);
-- by content: detect-secrets' detectors (private-key blocks, cloud and vendor tokens, keyword assignments
-  such as `password = "..."`), imported only when there is text to screen so that `moot --help` stays fast.
+- by name: files that hold credentials whatever their content (`moot.schemas.key_shapes`: private keys,
+  `.env` and `*.env`, `.netrc`, `.pgpass`, cloud CLI credentials, kubeconfig; `.npmrc`, `.pypirc` and
+  Docker's `config.json` when they hold a token, a password or a registry's auth);
+- by content: detect-secrets' maintained detectors (private-key blocks, cloud and vendor tokens, keyword
+  assignments such as `password = "..."`), set up only when there is text to screen so that `moot --help`
+  stays fast, plus moot's own table of the shapes its release lacks (`KEY_SHAPES`: Anthropic, Google, xAI,
+  OpenAI project keys, Hugging Face, GitHub fine-grained...), the table error messages are redacted by.
   Its generic high-entropy detectors are left out: every hash and lockfile digest would trip them.
 
-By default a hit is bad input (`SecretFound`, exit 2) naming the file, the line and the detector, never the
-value. With `redact=True` each hit is replaced by `[REDACTED:<kind>]` and listed (`Redaction`), so a
-result can say what was withheld.
+By default the hits are bad input (`SecretFound`, exit 2): one line naming every one (its file, line and
+detector, never the value) and the way on of the door it came by. With `redact=True` each hit is replaced
+by `[REDACTED:<kind>]` and listed (`Redaction`), so a result can say what was withheld. Host seats'
+replies are screened as inputs (`screen_text`); judges' replies are redacted before another judge reads
+them (`moot.engine.ask.passed_on`).
 """
 
 from __future__ import annotations
@@ -105,9 +109,6 @@ class Hit:
     def where(self) -> str:
         at = f"{self.source}:{self.line}" if self.line else self.source
         return f"{at} holds a secret ({self.detector})"
-
-    def message(self) -> str:
-        return refusal([self])
 
     def record(self) -> dict[str, Any]:
         """What a result keeps of a redaction: where and which kind, never the value."""
