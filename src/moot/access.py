@@ -15,6 +15,7 @@ where code is loaded from nor change another file's mode.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -37,6 +38,38 @@ def _within(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
+# the kernel's own files and the devices: never an artifact, whoever names them (a link to /proc/self/environ
+# would send the process's environment, every key in it)
+KERNEL_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
+
+
+def never_read(path: str | Path) -> str | None:
+    """Why `path` is never read as an artifact, in words: its real path is in /proc, /sys or /dev, or it is a
+    device; None for any other file."""
+    target = real(path)
+    if any(_within(target, folder) for folder in KERNEL_FOLDERS):
+        return f"a kernel or device file ({target})"
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return None
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else None
+
+
+def link_out_of(path: str | Path, folder: str | Path) -> str | None:
+    """The target, as the link names it, of the symbolic link through which `path` (found by reading `folder`)
+    leads out of `folder`; None when its real path stays inside. Such a link is not followed: a cloned
+    repository may hold a link to anywhere, `/proc/self/environ` or `~/.ssh` included."""
+    if _within(real(path), real(folder)):
+        return None
+    p, top = Path(path), Path(folder)
+    steps = [q for q in [p, *p.parents] if q == top or top in q.parents]
+    for step in reversed(steps):  # the link nearest the folder is the one that leaves it
+        if step.is_symlink() and not _within(real(step), real(folder)):
+            return str(step.readlink())
+    return str(real(path))
+
+
 class WriteRecord(Protocol):
     """The files moot wrote for a caller, which it may write again (a set of real paths will do)."""
 
@@ -52,40 +85,54 @@ class Folders:
     roots: tuple[Path, ...]
     written: WriteRecord = field(default_factory=lambda: set[Path]())  # the files moot wrote: it may replace them
     allow_commands: bool = False  # a judges file the caller names may hold `command:` and `cli:` judges
+    no_roots: str = ""  # why there is no root at all (a server started in / or the home folder): the refusal
 
     @classmethod
     def of(
-        cls, roots: Sequence[str | Path], written: WriteRecord | None = None, *, allow_commands: bool = False
+        cls,
+        roots: Sequence[str | Path],
+        written: WriteRecord | None = None,
+        *,
+        allow_commands: bool = False,
+        no_roots: str = "",
     ) -> Folders:
         unique = tuple(dict.fromkeys(real(r) for r in roots))
-        return cls(unique, written if written is not None else set[Path](), allow_commands)
+        return cls(unique, written if written is not None else set[Path](), allow_commands, no_roots)
 
     def inside(self, path: str | Path) -> bool:
         target = real(path)
         return any(_within(target, root) for root in self.roots)
 
-    def _refuse(self, path: str | Path, doing: str) -> UsageError:
+    def refusal(self, path: str | Path, doing: str, subject: str = "") -> UsageError:
+        """The one refusal for a path outside the roots: the same whether or not it exists (no oracle)."""
+        if not self.roots and self.no_roots:
+            return UsageError(f"refused to {doing} {path}: {self.no_roots}")
         shown = ", ".join(str(r) for r in self.roots) or "none"
         return UsageError(
-            f"refused to {doing} {path}: outside the MCP server's roots ({shown}); "
+            f"refused to {doing} {path}: {subject + ' ' if subject else ''}outside the MCP server's roots ({shown}); "
             "a client's roots or `moot mcp --root DIR` add one"
         )
 
+    def sees(self, started_in: Sequence[str] | None) -> bool:
+        """Whether a debate started in these folders is the caller's: every one inside a root (a debate stored
+        before its folders were kept is no caller's)."""
+        return bool(started_in) and all(self.inside(f) for f in started_in or ())
+
     def check_read(self, path: str | Path) -> None:
         if not self.inside(path):
-            raise self._refuse(path, "read")
+            raise self.refusal(path, "read")
 
     def check_folder(self, path: str | Path) -> None:
         """A folder files will be written into must be inside a root (a link out of one is outside)."""
         if not self.inside(path):
-            raise self._refuse(path, "write in")
+            raise self.refusal(path, "write in")
 
     def check_write(self, path: str | Path) -> None:
         """A file may be written where its folder is inside a root, not through a link, and not over a file
         moot did not write."""
         p = Path(path)
         if not self.inside(p.parent) or not self.inside(p):
-            raise self._refuse(path, "write")
+            raise self.refusal(path, "write")
         if p.is_symlink():
             raise UsageError(f"refused to write {path}: it is a symbolic link")
         if p.exists() and real(p) not in self.written and not _moot_report(p):

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from moot.access import check_read, current, link_out_of, never_read
 from moot.errors import UsageError
 from moot.schemas.config import Artifact
 
@@ -67,11 +68,12 @@ def git_change(rev_range: str, cwd: Path | None = None) -> Change:
     read from the range's right end, or from the work tree when the range has none."""
     if not rev_range.strip() or rev_range.startswith("-"):
         raise UsageError(f"--diff takes a git revision range such as HEAD~1 or main...HEAD (got {rev_range!r})")
-    where = cwd or Path.cwd()
+    where = _work_tree(cwd)
     _git(["rev-parse", "--is-inside-work-tree"], where)
+    top = Path(_git(["rev-parse", "--show-toplevel"], where).strip())
+    check_read(top)  # over MCP: a repository that reaches outside the roots is refused
     text = _git(["diff", "--no-color", "--no-ext-diff", "-M", f"-U{CONTEXT_LINES}", rev_range, "--"], where, rev_range)
     right = re.split(r"\.\.\.?", rev_range)[1] if ".." in rev_range else None
-    top = Path(_git(["rev-parse", "--show-toplevel"], where).strip())
 
     def new_text(path: str) -> str | None:
         if right is not None:
@@ -80,19 +82,38 @@ def git_change(rev_range: str, cwd: Path | None = None) -> Change:
             )
             return shown.stdout if shown.returncode == 0 else None
         file = top / path
-        return file.read_text(encoding="utf-8", errors="replace") if file.is_file() else None
+        if file.is_symlink() or link_out_of(file, top) is not None or never_read(file) or not file.is_file():
+            return None  # a link (or a folder linked on the way) is not followed: its target may be anywhere
+        return file.read_text(encoding="utf-8", errors="replace")
 
     return change_of(text, f"the diff {rev_range}", new_text)
+
+
+def _work_tree(cwd: Path | None) -> Path:
+    """Where git runs: the folder given, else the working folder; over MCP a folder inside the call's roots
+    (the first root, unless the folder given is inside one), never the server's own working folder."""
+    folders = current()
+    if folders is None:
+        return cwd or Path.cwd()
+    if not folders.roots:
+        raise folders.refusal("a git work tree", "read")
+    return cwd if cwd is not None and folders.inside(cwd) else folders.roots[0]
 
 
 def patch_change(source: str) -> Change:
     """A unified diff from a file, or from standard input when `source` is `-`; the new text is not known
     beyond the hunks (a patch may not match any files here)."""
     if source == "-":
+        if current() is not None:  # a tool call: the server's standard input is its client's channel
+            raise UsageError("patch '-' reads standard input, which only the command line has: give a patch file")
         text = sys.stdin.read()
         where = "the patch on standard input"
     else:
         path = Path(source)
+        check_read(path)  # over MCP: outside the roots, one refusal whether the file exists or not
+        special = never_read(path)
+        if special:
+            raise UsageError(f"patch {source} is {special}: never read")
         if not path.is_file():
             raise UsageError(f"no such patch file: {source}" if not path.exists() else f"{source} is not a file")
         try:
@@ -125,11 +146,22 @@ def change_of(text: str, where: str, new_text: Callable[[str], str | None]) -> C
             change.skipped.append(f"{path}: deleted, nothing left to judge in it")
         elif not len(changed):
             change.skipped.append(f"{path}: renamed from {_strip(changed.source_file)} unchanged, not sent")
+        elif _is_link(changed):  # its text is the target's name; the target itself is never read
+            change.skipped.append(f"{path}: a symbolic link, sent as its target's name; the target is not read")
+            change.artifacts.append(Artifact(path=path, text=_render(path, changed, None)))
         else:
             change.artifacts.append(Artifact(path=path, text=_render(path, changed, new_text(path))))
     if not change.artifacts:
         raise UsageError(f"{where} leaves nothing to judge: " + "; ".join(change.skipped))
     return change
+
+
+_LINK_MODE = re.compile(r"^(?:new file mode|new mode|index [0-9a-f]+\.\.[0-9a-f]+) 120000\b")
+
+
+def _is_link(changed: object) -> bool:
+    """A changed file git records as a symbolic link (mode 120000)."""
+    return any(_LINK_MODE.match(str(line)) for line in getattr(changed, "patch_info", None) or ())
 
 
 def _strip(name: str) -> str:

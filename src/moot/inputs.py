@@ -4,6 +4,7 @@ becomes a one-line `UsageError`, before any judge is built or called."""
 from __future__ import annotations
 
 import glob
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -11,7 +12,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import ValidationError
 
-from moot.access import check_read
+from moot.access import check_read, current, link_out_of, never_read
 from moot.errors import UsageError
 from moot.schemas.config import Artifact
 
@@ -79,6 +80,9 @@ def read_text_file(path: Path, what: str) -> str:
 
 def _read_text(path: Path) -> str:
     check_read(path)
+    special = never_read(path)
+    if special:
+        raise UsageError(f"{path} is {special}: never read as an artifact")
     kind = file_kind(path)
     if kind:
         raise UsageError(f"{path} is {kind}, not a file")
@@ -103,57 +107,104 @@ def _files_under(folder: Path) -> list[Path]:
     """A folder's files, without tool folders (`.git`, `node_modules`, ...) and dot-files, except a dot-file
     that holds credentials (`.env`, `.netrc`, `.aws/credentials`, `.npmrc` with a token): that one is listed,
     so that the screen for secrets refuses the debate (or, with `--redact-secrets`, withholds it) instead of
-    the folder's secrets passing unremarked."""
+    the folder's secrets passing unremarked. A link that leads out of the folder is listed as a link."""
     out = []
     for p in sorted(folder.rglob("*")):
         parts = p.relative_to(folder).parts
-        if any(part in _SKIP_DIRS for part in parts) or not p.is_file():
+        if any(part in _SKIP_DIRS for part in parts) or not (p.is_file() or p.is_symlink()):
             continue
-        if any(part.startswith(".") for part in parts) and not _credential_file(p, parts):
+        leaves = link_out_of(p, folder) is not None
+        if leaves and not p.is_symlink():
+            continue  # reached through a linked folder: rglob does not descend into those
+        hidden = any(part.startswith(".") for part in parts)
+        if hidden and (leaves or not _credential_file(p, parts)):
             continue
-        out.append(p)
+        if leaves or p.is_file():
+            out.append(p)
     return out
 
 
 def _credential_file(path: Path, parts: tuple[str, ...]) -> bool:
-    from moot.secrets import credential_file_kind
+    from moot.schemas.key_shapes import NAMES_KNOWN_BY_CONTENT, credential_file_kind
 
     if credential_file_kind("/".join(parts)) is not None:
         return True
-    if path.name.lower() not in (".npmrc", ".pypirc"):
+    if path.name.lower() not in NAMES_KNOWN_BY_CONTENT:
         return False
-    try:  # these two hold credentials only with a token or password in them
+    try:  # these hold credentials only with a token, a password or a registry's auth in them
         return credential_file_kind("/".join(parts), path.read_text(encoding="utf-8", errors="replace")) is not None
     except OSError:
         return False
 
 
+def glob_folder(spec: str) -> Path:
+    """The fixed part of a glob, before its first wildcard (`src/**/*.py` -> `src`): the folder it reads."""
+    fixed: list[str] = []
+    for part in Path(spec).parts:
+        if any(ch in part for ch in "*?["):
+            break
+        fixed.append(part)
+    return Path(*fixed) if fixed else Path()
+
+
+def _globbed(spec: str) -> list[Path]:
+    """A glob's files. Over MCP its fixed part must be inside the roots before it expands, and no match may
+    lead outside them: the refusal names the glob, never a match (which would say what exists there)."""
+    folders = current()
+    if folders is not None and not folders.inside(glob_folder(spec)):
+        raise folders.refusal(spec, "read")
+    found = [Path(m) for m in sorted(glob.glob(spec, recursive=True))]  # noqa: PTH207 - user globs may use **
+    top = glob_folder(spec)
+    matches = [m for m in found if m.is_file() or (m.is_symlink() and link_out_of(m, top) is not None)]
+    if folders is not None and not all(folders.inside(m) for m in matches):
+        raise folders.refusal(spec, "read", "one of its matches is")
+    if not matches:
+        raise UsageError(f"no file matches {spec}")
+    return matches
+
+
+def _files_of(spec: str) -> tuple[list[Path], Path | None, bool]:
+    """What one spec names: its files, the folder they were found by reading (None: a file named itself), and
+    whether each must be readable text (a folder's binary files are skipped instead)."""
+    path = Path(spec)
+    if any(ch in spec for ch in "*?["):
+        return _globbed(spec), glob_folder(spec), True
+    check_read(path)  # a folder or file outside what the caller may read is not even listed
+    if path.is_dir():
+        files = _files_under(path)
+        if not files:
+            raise UsageError(f"folder {spec} holds no files")
+        return files, path, False
+    if path.exists():
+        return [path], None, True
+    raise UsageError(f"no such file: {spec}")
+
+
+LINK_NOTE = "(a symbolic link to {target}, which leads out of {folder}: not followed, its content is not sent)"
+
+
+def _link_artifact(f: Path, folder: Path | None) -> Artifact | None:
+    """A file found by reading a folder (or a glob's fixed folder) that is a link out of it: shown to the
+    judges as a link, with its target's name, and said on stderr; None for any other file."""
+    target = link_out_of(f, folder) if folder is not None else None
+    if target is None:
+        return None
+    shown = str(folder) if str(folder) not in ("", ".") else "the working folder"
+    print(f"moot: {f} is a symbolic link to {target}, outside {shown}: not followed", file=sys.stderr)  # noqa: T201
+    return Artifact(path=str(f), text=LINK_NOTE.format(target=target, folder=shown))
+
+
 def load_artifacts(specs: list[str]) -> list[Artifact]:
     """Each spec is a file, a folder (its text files, recursively) or a glob. Every named file must be
-    readable text; a folder's binary files are skipped."""
+    readable text; a folder's binary files are skipped. A link found in a folder or by a glob that leads out
+    of it is not followed, and nothing in /proc, /sys or /dev, nor a device, is ever read (`moot.access`)."""
     if not specs:
         raise UsageError("no artifact given (use --solution PATH)")
     artifacts: list[Artifact] = []
     seen: set[Path] = set()
     named = 0
     for spec in specs:
-        path = Path(spec)
-        if not any(ch in spec for ch in "*?["):
-            check_read(path)  # a folder or file outside what the caller may read is not even listed
-        if any(ch in spec for ch in "*?["):
-            found = glob.glob(spec, recursive=True)  # noqa: PTH207 - user globs may be absolute or use **
-            matches = [Path(m) for m in sorted(found) if Path(m).is_file()]
-            if not matches:
-                raise UsageError(f"no file matches {spec}")
-            files, strict = matches, True
-        elif path.is_dir():
-            files, strict = _files_under(path), False
-            if not files:
-                raise UsageError(f"folder {spec} holds no files")
-        elif path.exists():
-            files, strict = [path], True
-        else:
-            raise UsageError(f"no such file: {spec}")
+        files, folder, strict = _files_of(spec)
         named += len(files)
         if named > MAX_INPUT_FILES:
             raise UsageError(
@@ -161,6 +212,10 @@ def load_artifacts(specs: list[str]) -> list[Artifact]:
             )
         for f in files:
             check_read(f)  # a link inside a folder may point anywhere: refused, not skipped
+            link = _link_artifact(f, folder)
+            if link is not None:
+                artifacts.append(link)
+                continue
             resolved = f.resolve()
             if resolved in seen:
                 continue

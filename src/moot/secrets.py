@@ -3,35 +3,44 @@
 Two screens, both run on what a protocol built (`moot.protocol.prepared.Prepared`), so that every way in
 (the command line, the MCP tools, the Python API, batch items, diffs) passes the same gate:
 
-- by name: files that hold credentials whatever their content (private keys, `*.pem`/`*.key`/`*.p12`,
-  `id_rsa*`, `credentials.json`, `.netrc`, kubeconfig, cloud CLI credentials, `.env*`; `.npmrc` and
-  `.pypirc` when they hold a token or password);
-- by content: detect-secrets' detectors (private-key blocks, cloud and vendor tokens, keyword assignments
-  such as `password = "..."`), imported only when there is text to screen so that `moot --help` stays fast.
+- by name: files that hold credentials whatever their content (`moot.schemas.key_shapes`: private keys,
+  `.env` and `*.env`, `.netrc`, `.pgpass`, cloud CLI credentials, kubeconfig; `.npmrc`, `.pypirc` and
+  Docker's `config.json` when they hold a token, a password or a registry's auth);
+- by content: detect-secrets' maintained detectors (private-key blocks, cloud and vendor tokens, keyword
+  assignments such as `password = "..."`), set up only when there is text to screen so that `moot --help`
+  stays fast, plus moot's own table of the shapes its release lacks (`KEY_SHAPES`: Anthropic, Google, xAI,
+  OpenAI project keys, Hugging Face, GitHub fine-grained...), the table error messages are redacted by.
   Its generic high-entropy detectors are left out: every hash and lockfile digest would trip them.
 
-By default a hit is bad input (`SecretFound`, exit 2) naming the file, the line and the detector, never the
-value. With `redact=True` each hit is replaced by `[REDACTED:<kind>]` and listed (`Redaction`), so a
-result can say what was withheld.
+By default the hits are bad input (`SecretFound`, exit 2): one line naming every one (its file, line and
+detector, never the value) and the way on of the door it came by. With `redact=True` each hit is replaced
+by `[REDACTED:<kind>]` and listed (`Redaction`), so a result can say what was withheld. Host seats'
+replies are screened as inputs (`screen_text`); judges' replies are redacted before another judge reads
+them (`moot.engine.ask.passed_on`).
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import logging
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
 from typing import Any
 
 from pydantic import BaseModel
 
 from moot.diffs import new_line_at, shown_lines
 from moot.errors import UsageError
+from moot.schemas.key_shapes import SCREENED, credential_file_kind
 
-HOW_TO_PROCEED = "remove it, leave the file out, or pass --redact-secrets to send [REDACTED:<kind>] in its place"
+# how to go on, worded for the door the text came by: the CLI's flag here; the MCP tools say their argument
+REDACT_FLAG = "--redact-secrets"
+DOOR_FLAGS = {"cli": REDACT_FLAG, "mcp": "redact_secrets: true", "python": "redact_secrets=True"}
+STORED_REDACT_KEY = "redact_secrets"  # beside a debate's stored request: it was started redacting secrets
+MAX_LISTED = 50  # the hits one refusal names (a folder of keys would make a line no one reads)
 # the generic detectors: a hash, a digest or a base64 blob is no secret, and they would refuse most diffs
 _LEFT_OUT = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"})
 _KEY_BLOCK_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----")
@@ -40,7 +49,51 @@ _NOT_SENT = frozenset({"judges", "moderator", "proponent", "challengers", "base_
 
 
 class SecretFound(UsageError):
-    """A credential in what would be sent; the message names where and which detector, never the value."""
+    """Credentials in what would be sent: one line naming every hit (where and which detector, never the
+    value), so that one run shows all there is to fix."""
+
+    def __init__(self, hits: Sequence[Hit], how: str | None = None, door: str = "cli") -> None:
+        self.hits, self.how = list(hits), how
+        super().__init__(for_door(refusal(self.hits, how), door))
+
+    def worded(self, door: str) -> SecretFound:
+        """The same refusal, naming `door`'s own flag or argument (`python`: `redact_secrets=True`)."""
+        return SecretFound(self.hits, self.how, door)
+
+
+# how to go on with a host seat's reply: the flag belongs to the start of the debate, not to the reply
+IN_A_REPLY = (
+    "nothing was stored or sent; remove {them} from the reply and give it again (a debate started with "
+    f"{REDACT_FLAG} redacts {{them}} instead)"
+)
+
+
+def refusal(hits: Sequence[Hit], how: str | None = None) -> str:
+    """One line for every hit: `a.py:3 holds a secret (AWS Access Key); .env holds a secret (...)`, then how
+    to go on (`how`, its `{them}` filled; by default: remove, leave out, or redact with the CLI's flag)."""
+    places = list(dict.fromkeys(h.where() for h in hits))  # a diff shows a line twice (hunk, whole text)
+    listed = "; ".join(places[:MAX_LISTED])
+    if len(places) > MAX_LISTED:
+        listed += f"; and {len(places) - MAX_LISTED} more"
+    one = len(places) == 1
+    them, file, place = ("it", "the file", "its place") if one else ("them", "those files", "their place")
+    if how is not None:
+        return f"{listed}: {how.format(them=them)}"
+    return (
+        f"{listed}: nothing was sent; remove {them}, leave {file} out, or pass {REDACT_FLAG} to send "
+        f"[REDACTED:<kind>] in {place}"
+    )
+
+
+def redacting(stored_request: Any) -> bool:
+    """Whether a stored debate was started with `redact_secrets` (its later inputs, host replies, are redacted
+    as its first ones were)."""
+    return bool(stored_request.get(STORED_REDACT_KEY)) if hasattr(stored_request, "get") else False
+
+
+def for_door(message: str, door: str) -> str:
+    """A refusal's message (perhaps inside another error's) naming `door`'s own flag or argument."""
+    return message.replace(REDACT_FLAG, DOOR_FLAGS[door])
 
 
 @dataclass(frozen=True)
@@ -53,9 +106,9 @@ class Hit:
     kind: str
     detector: str
 
-    def message(self) -> str:
-        where = f"{self.source}:{self.line}" if self.line else self.source
-        return f"{where} holds a secret ({self.detector}): nothing was sent; {HOW_TO_PROCEED}"
+    def where(self) -> str:
+        at = f"{self.source}:{self.line}" if self.line else self.source
+        return f"{at} holds a secret ({self.detector})"
 
     def record(self) -> dict[str, Any]:
         """What a result keeps of a redaction: where and which kind, never the value."""
@@ -66,47 +119,48 @@ def _slug(words: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", words.lower()).strip("-")
 
 
-def credential_file_kind(path: str, text: str = "") -> str | None:
-    """The kind of credential file `path` names (`private-key-file`, `env-file`, ...), or None. `.npmrc` and
-    `.pypirc` count only with a token or password in `text` (most hold a registry's address alone)."""
-    p = PurePosixPath(path.replace("\\", "/"))
-    name, parts = p.name.lower(), [s.lower() for s in p.parts]
-    if name.startswith("id_rsa") or name.startswith(("id_dsa", "id_ecdsa", "id_ed25519")):
-        return "ssh-private-key-file"
-    if p.suffix.lower() in (".pem", ".key", ".p12", ".pfx"):
-        return "private-key-file"
-    if name.startswith(".env") and not name.endswith((".example", ".sample", ".template")):
-        return "env-file"
-    if name in (".netrc", "_netrc"):
-        return "netrc-file"
-    if name == "credentials.json" or name == "application_default_credentials.json":
-        return "cloud-credentials-file"
-    if (".aws" in parts and name == "credentials") or ".azure" in parts or "gcloud" in parts:
-        return "cloud-credentials-file"
-    if name == "kubeconfig" or name.endswith(".kubeconfig") or (".kube" in parts and name == "config"):
-        return "kubeconfig-file"
-    if name in (".npmrc", "npmrc") and re.search(r"(?i)_authToken|_auth\s*=|_password", text):
-        return "npm-token-file"
-    if name in (".pypirc", "pypirc") and re.search(r"(?im)^[\s\d+-]*password\s*[=:]", text):
-        return "pypi-password-file"
-    return None
+def _settings() -> contextlib.AbstractContextManager[None]:
+    """detect-secrets with the detectors moot uses, set up the first time there is text to screen (its import
+    costs ~0.3 s, so `moot --help` never pays it) and kept for the process: setting them for each screen
+    cost ~9 ms a time, and every judge's reply is screened."""
+    _configure()
+    return contextlib.nullcontext()
 
 
-def _settings() -> Any:
-    """detect-secrets' settings for the detectors moot uses (its import costs ~0.3 s: only when screening)."""
+@functools.cache
+def _configure() -> None:
     before = logging.getLogger("py.warnings").handlers[:]
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.settings import transient_settings
+    from detect_secrets.settings import cache_bust, configure_settings_from_baseline
 
     logging.captureWarnings(False)  # its logger module turns this on at import; moot's warnings stay warnings
     logging.getLogger("py.warnings").handlers = before
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)  # its debug lines quote the values
     plugins: Any = get_mapping_from_secret_type_to_class().values()
-    return transient_settings({"plugins_used": [{"name": c.__name__} for c in plugins if c.__name__ not in _LEFT_OUT]})
+    cache_bust()
+    configure_settings_from_baseline(
+        {"plugins_used": [{"name": c.__name__} for c in plugins if c.__name__ not in _LEFT_OUT]}
+    )
 
 
-def _found(text: str, source: str) -> Iterator[tuple[int, str, str]]:
-    """(line, detector, value) of each secret in `text`; the caller holds the detectors' settings.
+def _found(text: str, source: str) -> list[tuple[int, str, str]]:
+    """(line, detector, value) of each secret in `text`: detect-secrets' finds, then those of moot's own
+    shapes (`moot.schemas.key_shapes`) that no detector of its found already; in the order of the lines."""
+    found = list(_maintained(text, source))
+    taken: dict[int, list[str]] = {}
+    for line, _detector, value in found:
+        taken.setdefault(line, []).append(value)
+    for shape in SCREENED:
+        for m in shape.pattern.finditer(text):
+            line, value = text.count("\n", 0, m.start()) + 1, m.group(0)
+            if not any(value in v or v in value for v in taken.get(line, []) if v):
+                found.append((line, shape.detector, value))
+                taken.setdefault(line, []).append(value)
+    return sorted(found, key=lambda f: f[0])
+
+
+def _maintained(text: str, source: str) -> Iterator[tuple[int, str, str]]:
+    """(line, detector, value) of each secret detect-secrets finds in `text`; the caller holds the settings.
 
     detect-secrets costs milliseconds a line (every detector and filter, called through signature
     inspection): only the lines one of its detectors' own patterns matches are handed to it, which finds the
@@ -168,8 +222,9 @@ def _redact_lines(text: str, source: str) -> tuple[str, list[Hit]]:
 
     lines = text.splitlines(keepends=True)
     hits: list[Hit] = []
-    found = list(_found(text, source))
+    found = _found(text, source)
     patterns = [rx for plugin in get_plugins() for rx in getattr(plugin, "denylist", ())]
+    patterns += [shape.pattern for shape in SCREENED]
     for number, detector, value in found:
         kind, mark = _slug(detector), f"[REDACTED:{_slug(detector)}]"
         where = number if shown_lines(text) is None else new_line_at(text, number) or 0
@@ -195,19 +250,17 @@ def _redact_line(line: str, value: str, mark: str, patterns: list[re.Pattern[str
 
 
 def _screen(text: str, source: str, *, redact: bool, path: str | None = None) -> tuple[str, list[Hit]]:
-    """`text` as it may be sent: refused (`SecretFound`) on the first hit, or each hit redacted. `path`, when
-    the text is a file's, also screens the file's name: a credential file is withheld whole. The caller holds
-    the detectors' settings."""
+    """`text` as it may be sent, and its hits: with `redact` each hit replaced, else the text as it was (the
+    caller refuses once it has every hit). `path`, when the text is a file's, also screens the file's name: a
+    credential file is withheld whole. The caller holds the detectors' settings."""
     kind = credential_file_kind(path, text) if path is not None else None
     if kind is not None:
         hit = Hit(source, 0, kind, f"credential file: {kind.removesuffix('-file').replace('-', ' ')}")
-        if not redact:
-            raise SecretFound(hit.message())
-        return f"[REDACTED:{kind}]", [hit]
+        return (f"[REDACTED:{kind}]" if redact else text), [hit]
     hits = _scan(text, source)
-    if hits and not redact:
-        raise SecretFound(hits[0].message())
-    return _redact_lines(text, source) if hits else (text, [])
+    if not hits or not redact:
+        return text, hits
+    return _redact_lines(text, source)
 
 
 def _screen_name(path: str, redact: bool) -> tuple[str, list[Hit]]:
@@ -217,10 +270,7 @@ def _screen_name(path: str, redact: bool) -> tuple[str, list[Hit]]:
     if not hits:
         return path, []
     shown = _redact_lines(path, "a file name")[0]
-    hit = Hit(shown, 0, hits[0].kind, f"{hits[0].detector} in the file's name")
-    if not redact:
-        raise SecretFound(hit.message())
-    return shown, [hit]
+    return shown, [Hit(shown, 0, hits[0].kind, f"{hits[0].detector} in the file's name")]
 
 
 def redact_text(text: str) -> str:
@@ -230,19 +280,34 @@ def redact_text(text: str) -> str:
 
 
 def refuse_files(files: Sequence[tuple[str, str]]) -> None:
-    """Refuse (`SecretFound`) the first secret in (path, text) files, by name or content: for a protocol that
-    joins files into one text, so that the message names the file and its line, not the joined text's."""
+    """Refuse (`SecretFound`, every hit named) the secrets in (path, text) files, by name or content: for a
+    protocol that joins files into one text, so that the message names each file and line, not the joined
+    text's."""
     with _settings():
-        for path, text in files:
-            _screen(text, path, redact=False, path=path)
+        hits = [hit for path, text in files for hit in _screen(text, path, redact=False, path=path)[1]]
+    if hits:
+        raise SecretFound(hits)
+
+
+def screen_text(text: str, source: str, *, redact: bool) -> tuple[str, list[Hit]]:
+    """One text that will reach a judge's prompt (a host seat's reply, a judge's words passed on): refused
+    (`SecretFound`, every hit named) or, with `redact`, returned with each hit replaced, and the hits."""
+    with _settings():
+        screened, hits = _screen(text, source, redact=redact)
+    if hits and not redact:
+        raise SecretFound(hits)
+    return screened, hits
 
 
 def screen_request(model: BaseModel, *, redact: bool) -> list[Hit]:
     """Every text of a request that reaches a prompt, screened in place: an artifact (`path` and `text`) under
     its path, any other string under its argument's name. Judges' settings and output folders are skipped.
-    Refuses (`SecretFound`) on the first hit unless `redact`; returns the hits redacted."""
+    Refuses (`SecretFound`, naming every hit) unless `redact`; returns the hits redacted."""
     with _settings():
-        return _screen_model(model, redact, "")
+        hits = _screen_model(model, redact, "")
+    if hits and not redact:
+        raise SecretFound(hits)
+    return hits
 
 
 def _screen_model(model: BaseModel, redact: bool, where: str) -> list[Hit]:

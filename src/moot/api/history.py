@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from moot.api.host import waiting_state
@@ -45,9 +46,10 @@ def debate_view(store: Store, row: DebateRow) -> dict[str, Any]:
     }
 
 
-def list_view(store: Store, limit: int = 20) -> dict[str, Any]:
-    """Recent debates; one waiting for host replies also says which seats owe one (`waiting_for`)."""
-    rows = store.list_debates(limit)
+def list_view(store: Store, limit: int = 20, seen: Callable[[list[str] | None], bool] | None = None) -> dict[str, Any]:
+    """Recent debates (those whose folders `seen` accepts); one waiting for host replies also says which seats
+    owe one (`waiting_for`)."""
+    rows = store.list_debates(limit, seen=seen)
     waiting = pending_seats(store, [r.id for r in rows if r.status == "waiting"])
     debates = []
     for r in rows:

@@ -22,6 +22,7 @@ from moot.protocol.panel import options_from_panel
 from moot.protocol.prepared import restore_redactions, run_prepared
 from moot.protocols import entry, spec_for
 from moot.schemas.host import Waiting
+from moot.secrets import redacting
 from moot.store.db import DebateRow, Store
 from moot.store.host import clear_requests, pending_requests
 
@@ -64,6 +65,24 @@ def match_replies(pending: Sequence[Mapping[str, Any]], replies: Sequence[Mappin
             raise UsageError(f"reply {n}: request {key} is answered twice")
         matched[key] = text
     return matched
+
+
+def screened_replies(given: Mapping[str, str], pending: Sequence[Mapping[str, Any]], *, redact: bool) -> dict[str, str]:
+    """The replies as they may go on into the other judges' prompts: screened for secrets as the debate's
+    inputs were (`moot.secrets`), every hit named at once (`SecretFound`; nothing is stored, the requests stay
+    pending), or, in a debate started with `redact_secrets`, each hit replaced by `[REDACTED:<kind>]`."""
+    from moot.secrets import IN_A_REPLY, SecretFound, screen_text
+
+    seats = {str(r["request_id"]): str(r["seat"]) for r in pending}
+    out: dict[str, str] = {}
+    hits = []
+    for key, text in given.items():
+        screened, found = screen_text(text, f"the reply of {seats.get(key, key)}", redact=True)
+        out[key] = screened
+        hits += found
+    if hits and not redact:
+        raise SecretFound(hits, IN_A_REPLY)
+    return out if redact else dict(given)
 
 
 def _request_id(reply: Mapping[str, Any], n: int, by_id: Mapping[str, Any], by_seat: Mapping[str, str]) -> str:
@@ -112,7 +131,8 @@ async def _submit(
     store: Store, debate_id: str, replies: Sequence[Mapping[str, Any]], on_event: Callable[..., None] | None
 ) -> BaseModel:
     row = _waiting_row(store, debate_id)
-    given = match_replies(pending_requests(store, row.id), replies)
+    pending = pending_requests(store, row.id)
+    given = screened_replies(match_replies(pending, replies), pending, redact=redacting(row.request))
     if entry(row.protocol) is None:
         raise UsageError(f"debate {row.id} uses protocol '{row.protocol}', which this version cannot continue")
     options = options_from_panel(None, store=store, on_event=on_event)

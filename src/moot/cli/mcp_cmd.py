@@ -99,7 +99,12 @@ def mcp(
             raise
         raise MissingExtra("mcp", "mcp") from None
     server = build_server(roots=roots, allow_commands=allow_commands)
+    from moot.mcp.confine import roots_banner
+
+    said = roots_banner(roots) + "\n"  # which folders a tool call may read and write in, after where it serves
     if http is None:
+        sys.stderr.write(said)
+        sys.stderr.flush()
         until_stopped("moot mcp", lambda: server.run("stdio"))
         return
     from moot.mcp.http_guard import banner, http_access, serve_http
@@ -107,6 +112,6 @@ def mcp(
 
     loopback = is_loopback(host)
     access = http_access(host, names, loopback=loopback)
-    sys.stderr.write("".join(line + "\n" for line in banner(host, http, access, loopback=loopback)))
+    sys.stderr.write("".join(line + "\n" for line in banner(host, http, access, loopback=loopback)) + said)
     sys.stderr.flush()
     until_stopped("moot mcp", lambda: serve_http(server, host, http, access))

@@ -8,6 +8,8 @@ of YAML takes seconds, and on the event loop it would freeze every other debate 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -49,6 +51,31 @@ async def parsed(parse: Callable[[str], T], text: str) -> T:
     return await asyncio.to_thread(parse, text)
 
 
+def passed_on(text: str) -> str:
+    """A reply as the debate reads it, and so as it reaches the other judges' prompts, the result and the
+    reports: any secret the screen finds in it (`moot.secrets`) replaced by `[REDACTED:<kind>]`. The
+    inputs were screened before any call, so a secret here is one a judge wrote or read (an agent with
+    tools, a host seat): it is withheld rather than passed on; the raw reply stays in the local store. A
+    reply seen before (a resumed debate replays every stored one) is not screened again."""
+    from moot.secrets import redact_text
+
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    if key in _PASSED:
+        _PASSED.move_to_end(key)
+        found = _PASSED[key]
+        return text if found is None else found
+    shown = redact_text(text)
+    _PASSED[key] = None if shown == text else shown
+    if len(_PASSED) > _PASSED_MAX:
+        _PASSED.popitem(last=False)
+    return shown
+
+
+# replies already screened, by digest: None when nothing was redacted (the reply itself is not kept twice)
+_PASSED: OrderedDict[bytes, str | None] = OrderedDict()
+_PASSED_MAX = 4096
+
+
 async def ask(
     engine: Engine,
     seat: Seat,
@@ -64,23 +91,23 @@ async def ask(
     first = await engine.call(seat, prompt, key=key, round_no=round_no, kind=kind)
     if not first.ok:
         return _failed(first)
+    text = passed_on(first.text)
     try:
-        return Answer(await parsed(parse, first.text), first.text, "ok", answered_by=first.answered_by)
+        return Answer(await parsed(parse, text), text, "ok", answered_by=first.answered_by)
     except ReplyError as e:
         reason = _why(first, e)
     engine.emit(Event("clarification", round_no, seat.id, {"reason": reason}))
-    followup = prompt.followed_by(first.text, clarify(reason))
+    followup = prompt.followed_by(text, clarify(reason))
     followup = followup.model_copy(update={"meta": {**prompt.meta, "kind": f"{kind}-clarify"}})
     second = await engine.call(seat, followup, key=f"{key}/clarify", round_no=round_no, kind="clarify")
     if not second.ok:
         return _failed(second, clarified=True)
+    text = passed_on(second.text)
     try:
-        value = await parsed(parse, second.text)
-        return Answer(value, second.text, "ok", clarified=True, answered_by=second.answered_by)
+        value = await parsed(parse, text)
+        return Answer(value, text, "ok", clarified=True, answered_by=second.answered_by)
     except ReplyError as e:
-        return Answer(
-            None, second.text, "unparsed", f"unusable reply after clarification: {_why(second, e)}", clarified=True
-        )
+        return Answer(None, text, "unparsed", f"unusable reply after clarification: {_why(second, e)}", clarified=True)
 
 
 CUT_REASONS = ("length", "max_tokens", "MAX_TOKENS")  # OpenAI-compatible servers, Anthropic, Gemini

@@ -32,13 +32,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, EmbeddedResource, ListRootsResult, TextResourceContents
 
 from moot.access import Folders, WriteRecord, confined
-from moot.errors import MootError, UsageError
+from moot.errors import MootError, UsageError, shown_path
 from moot.mcp.written import WrittenFiles
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from moot.protocol.spec import ProtocolSpec
+    from moot.store.db import DebateRow, Store
 
 # the `html` argument's value that returns the report in the tool result instead of writing a file
 HTML_IN_RESULT = "-"
@@ -90,12 +91,48 @@ ClientRoots = Annotated[ListRootsResult | None, Resolve(wants_roots)]
 
 
 def folders_for(ctx: Context, declared: ListRootsResult | None) -> Folders:
-    """The client's `file://` roots, else the working folder; plus the server's `--root` folders."""
+    """The client's `file://` roots, else the working folder (unless it is `/` or the home folder); plus the
+    server's `--root` folders."""
     trust = trust_of(ctx)
     listed = [root_path(str(r.uri)) for r in declared.roots] if declared is not None else []
     client = [p for p in listed if p is not None]
-    roots = [*(client or [Path.cwd()]), *trust.roots]
-    return Folders.of(roots, trust.written, allow_commands=trust.allow_commands)
+    fallback = [] if too_wide(Path.cwd()) else [Path.cwd()]
+    roots = [*(client or fallback), *trust.roots]
+    return Folders.of(roots, trust.written, allow_commands=trust.allow_commands, no_roots=NO_ROOTS.format(Path.cwd()))
+
+
+NO_ROOTS = (
+    "the MCP server has no roots: it was started in {}, which is no root, and the client declares none; "
+    "start it with `moot mcp --root DIR` (or from the project's folder), or use a client that declares its roots"
+)
+
+
+def too_wide(folder: Path) -> bool:
+    """The working folder is no root when it is `/` or the home folder: a server an agent started there would
+    let a tool call read every file of the machine or of the user (`~/.ssh`, `~/.aws`)."""
+    here = Path(os.path.realpath(folder))
+    return here == Path(here.anchor) or here == Path(os.path.realpath(Path.home()))
+
+
+def roots_banner(extra: Sequence[Path]) -> str:
+    """The line `moot mcp` writes on stderr at start: the roots its tools read and write in."""
+    more = "".join(f", {r}" for r in extra)
+    if too_wide(Path.cwd()):
+        fallback = f"none (started in {Path.cwd()}, which is no root: a client without roots gets only --root)"
+    else:
+        fallback = str(Path.cwd())
+    return f"moot mcp: roots: the client's roots, else {fallback}{'; plus ' + more[2:] if more else ''}"
+
+
+def visible_debate(store: Store, debate_id: str, folders: Folders) -> DebateRow:
+    """A stored debate the call may see and act on: one started inside its roots. Any other is answered as
+    a debate that does not exist, so that a call learns nothing of another project's debates."""
+    row = store.get_debate(debate_id)
+    if row is None:
+        return store.require_debate(debate_id)  # raises, saying why (too short a prefix, none)
+    if not folders.sees(row.started_in):
+        raise UsageError(f"no debate {debate_id} in {shown_path(store.path)} (see 'moot list')")
+    return row
 
 
 @asynccontextmanager

@@ -17,14 +17,14 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from moot.api.outcome import debate_finish
 from moot.errors import MootError
+from moot.mcp.confine import ClientRoots, tool_call, visible_debate
 from moot.mcp.gates import ended
-from moot.mcp.server import debate_result, json_result, with_progress
+from moot.mcp.server import _tool_error, debate_result, json_result, with_progress
 from moot.render.serialize import json_inert
 from moot.schemas.events import EventSink
 from moot.store.shared import shared_store
@@ -44,9 +44,12 @@ RepliesParam = Annotated[
 DebateIdParam = Annotated[str, Field(description="Debate id (or a unique prefix of it).")]
 
 
-async def submit_replies(ctx: Context, debate_id: DebateIdParam, replies: RepliesParam) -> CallToolResult:
+async def submit_replies(
+    ctx: Context, debate_id: DebateIdParam, replies: RepliesParam, client_roots: ClientRoots = None
+) -> CallToolResult:
     """Give the host seats' replies to a waiting debate and continue it: returns the next waiting state (the
-    requests still due), or the debate's result when it ended. A reply that cannot be read is refused."""
+    requests still due), or the debate's result when it ended. A reply that cannot be read, or that holds a
+    secret, is refused (the debate was started with redact_secrets: the secret is redacted instead)."""
     from moot.api.host import submit_replies as submit
 
     given = [r.model_dump(exclude_none=True) for r in replies]
@@ -55,11 +58,13 @@ async def submit_replies(ctx: Context, debate_id: DebateIdParam, replies: Replie
         return await submit(debate_id, given, store=shared_store(), on_event=sink)
 
     try:
-        result = await with_progress(ctx, None, run)
-        ending = debate_finish(debate_id, shared_store())  # the gate and report the debate was started with
-        return ended(result, ending, lambda r, html: compact_result(r) if html is None else debate_result(r, html))
+        async with tool_call(ctx, client_roots) as folders:
+            debate_id = visible_debate(shared_store(), debate_id, folders).id
+            result = await with_progress(ctx, None, run)
+            ending = debate_finish(debate_id, shared_store())  # the gate and report the debate was started with
+            return ended(result, ending, lambda r, html: compact_result(r) if html is None else debate_result(r, html))
     except MootError as e:
-        raise ToolError(str(e)) from None
+        raise _tool_error(e) from None
 
 
 def compact_result(result: BaseModel) -> CallToolResult:
@@ -70,15 +75,16 @@ def compact_result(result: BaseModel) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=plain)
 
 
-async def cancel_debate(debate_id: DebateIdParam) -> CallToolResult:
+async def cancel_debate(ctx: Context, debate_id: DebateIdParam, client_roots: ClientRoots = None) -> CallToolResult:
     """End a debate that has not ended (waiting for host replies, interrupted) as cancelled; what it paid
-    for stays in the store."""
+    for stays in the store (a debate started inside the call's roots)."""
     from moot.api.host import cancel_debate as cancel
 
     try:
-        data: dict[str, Any] = cancel(debate_id)
+        async with tool_call(ctx, client_roots) as folders:
+            data: dict[str, Any] = cancel(visible_debate(shared_store(), debate_id, folders).id)
     except MootError as e:
-        raise ToolError(str(e)) from None
+        raise _tool_error(e) from None
     return json_result(data)
 
 

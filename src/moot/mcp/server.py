@@ -32,7 +32,16 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from moot.errors import MootError
-from moot.mcp.confine import HTML_IN_RESULT, ROOTS_ARG, ClientRoots, configure, confined_debate, tool_call, with_html
+from moot.mcp.confine import (
+    HTML_IN_RESULT,
+    ROOTS_ARG,
+    ClientRoots,
+    configure,
+    confined_debate,
+    tool_call,
+    visible_debate,
+    with_html,
+)
 from moot.mcp.gates import checked_finish, ended, gate_params
 from moot.mcp.progress import KEEPALIVE_SECONDS, CallsInFlight, nudge
 from moot.protocol.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
@@ -171,10 +180,11 @@ async def with_progress(ctx: Context, total: int | None, run: Callable[[EventSin
 
 
 def _tool_error(e: MootError) -> ToolError:
-    """The CLI's one line, as a tool error: any secret it quotes (from a path or an argument) redacted."""
-    from moot.secrets import quoted_safely
+    """The CLI's one line, as a tool error: any secret it quotes (from a path or an argument) redacted, and a
+    refused secret's way on named as the tool's argument (`redact_secrets: true`), not the CLI's flag."""
+    from moot.secrets import for_door, quoted_safely
 
-    return ToolError(quoted_safely(str(e)))
+    return ToolError(for_door(quoted_safely(str(e)), "mcp"))
 
 
 # the tools
@@ -299,30 +309,37 @@ def _write_html(debate_id: str, path: str) -> None:
 
 
 async def show_debate(
+    ctx: Context,
     debate_id: Annotated[str, Field(description="Debate id (or a unique prefix of it).")],
     calls: Annotated[bool, Field(description="List every call instead: judge, round, status, tokens, cost.")] = False,
+    client_roots: ClientRoots = None,
 ) -> CallToolResult:
-    """A debate from the store, finished or not: its result JSON, or where it stopped."""
-    from moot.api.history import calls_view, debate_view, find_debate
+    """A debate from the store, finished or not: its result JSON, or where it stopped (a debate started
+    inside the call's roots)."""
+    from moot.api.history import calls_view, debate_view
     from moot.store.shared import shared_store
 
     try:
-        store = shared_store()
-        row = find_debate(store, debate_id)
-        return json_result(calls_view(store, row) if calls else debate_view(store, row))
+        async with tool_call(ctx, client_roots) as folders:
+            store = shared_store()
+            row = visible_debate(store, debate_id, folders)
+            return json_result(calls_view(store, row) if calls else debate_view(store, row))
     except MootError as e:
         raise _tool_error(e) from None
 
 
 async def list_debates(
+    ctx: Context,
     limit: Annotated[int, Field(description="How many, newest first.", ge=1, le=1000)] = 20,
+    client_roots: ClientRoots = None,
 ) -> CallToolResult:
-    """Recent debates: id, protocol, status, title, when."""
+    """Recent debates started inside the call's roots: id, protocol, status, title, when."""
     from moot.api.history import list_view
     from moot.store.shared import shared_store
 
     try:
-        return json_result(list_view(shared_store(), limit))
+        async with tool_call(ctx, client_roots) as folders:
+            return json_result(list_view(shared_store(), limit, seen=folders.sees))
     except MootError as e:
         raise _tool_error(e) from None
 

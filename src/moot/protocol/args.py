@@ -22,6 +22,7 @@ from pydantic.fields import FieldInfo
 
 from moot.protocol.panel import apply_max_cost, options_from_panel, with_author
 from moot.protocol.prepared import Prepared, RunOptions, check_input_cap, run_prepared
+from moot.secrets import SecretFound
 from moot.store.db import Store
 
 
@@ -286,7 +287,10 @@ def api_function(
         bound.apply_defaults()
         given = dict(bound.arguments)
         choices = RunChoices(**{k: given.pop(k) for k in list(given) if k in options})
-        prepared, run = with_run_choices(await build(args_from(model, given), False), choices)
+        try:
+            prepared, run = with_run_choices(await build(args_from(model, given), False), choices)
+        except SecretFound as e:  # a caller in Python redacts with the argument, not the command line's flag
+            raise e.worded("python") from None
         done: R = await run_prepared(prepared, run)
         return done
 

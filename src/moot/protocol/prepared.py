@@ -15,10 +15,12 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from moot.access import current, real
 from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost, Scenario, stored_settings
 from moot.engine.core import Engine, EngineOptions
 from moot.engine.host import HostReplyRefused, HostWaiting
@@ -35,7 +37,7 @@ from moot.schemas.events import Event, fan_out
 from moot.schemas.host import Waiting
 from moot.schemas.panel import PanelReport
 from moot.schemas.safe_text import lone_surrogate_at
-from moot.secrets import redact_text, screen_request
+from moot.secrets import STORED_REDACT_KEY, redact_text, screen_request
 from moot.store.db import Store, StoreError
 from moot.store.host import clear_requests, save_requests
 
@@ -69,7 +71,7 @@ async def run_debate(
     if not resuming:
         # the budget and prices go beside the request, so that `moot resume` keeps the cap
         stored = {**storable(request), **stored_settings(options.budget, options.pricing), **options.extra}
-        store.create_debate(debate_id, protocol, stored, title=title)
+        store.create_debate(debate_id, protocol, stored, title=title, started_in=started_in())
     else:
         store.set_status(debate_id, "running")
     engine = Engine.from_options(store, debate_id, options)
@@ -103,6 +105,14 @@ async def run_debate(
             for judge in seat.judges:
                 await judge.aclose()
     return result
+
+
+def started_in() -> list[str]:
+    """The folders a new debate is started in: a tool call's roots (`moot.access`), else the working folder."""
+    folders = current()
+    if folders is not None:
+        return [str(r) for r in folders.roots]
+    return [str(real(Path.cwd()))]
 
 
 def mark_interrupted(store: Store, debate_id: str, tries: int = 3) -> None:
@@ -236,6 +246,8 @@ async def run_prepared(p: Prepared, options: RunOptions, *, resuming: bool = Fal
         options.extra[STORED_AUTHOR_KEY] = p.author_model
     if p.redactions:  # the stored request is the redacted one: what was redacted is kept beside it
         options.extra[STORED_REDACTIONS_KEY] = p.redactions
+    if p.redact_secrets:  # so that host replies given later are redacted too (`moot.api.host`)
+        options.extra[STORED_REDACT_KEY] = True
 
     async def body(engine: Engine) -> Any:
         writer = p.files(store, engine.debate_id)

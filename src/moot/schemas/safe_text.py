@@ -28,6 +28,8 @@ import os
 import re
 from typing import Any
 
+from moot.schemas.key_shapes import redact_shapes
+
 REDACTED = "[redacted]"
 VENDOR_KEY_VARIABLES = (
     "OPENAI_API_KEY",
@@ -40,18 +42,6 @@ VENDOR_KEY_VARIABLES = (
 MIN_SECRET = 8  # a shorter value is no credential, and removing it would garble ordinary text
 _remembered: set[str] = set()
 _variables: set[str] = set()
-_SHAPES = (
-    (re.compile(r"(?i)\b(bearer|basic)\s+[^\s\"',;}\]]+"), r"\1 " + REDACTED),
-    (re.compile(r"\b(sk|xai)-[A-Za-z0-9_\-]{8,}"), r"\1-" + REDACTED),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), REDACTED),
-    (re.compile(r"(?i)([?&](?:key|api_key|api-key|access_token)=)[^&\s\"']+"), r"\1" + REDACTED),
-    (
-        re.compile(
-            r"(?i)((?:x-api-key|x-goog-api-key|api-key|api_key|authorization)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"
-        ),
-        r"\1" + REDACTED,
-    ),
-)
 
 
 def remember_secret(value: str | None, variable: str | None = None) -> None:
@@ -81,11 +71,9 @@ def redact_known(text: str) -> str:
 
 
 def redact(text: str) -> str:
-    """`text` (a vendor's error, a message) with known keys and anything shaped like a credential removed."""
-    text = redact_known(text)
-    for pattern, replacement in _SHAPES:
-        text = pattern.sub(replacement, text)
-    return text
+    """`text` (a vendor's error, a message) with known keys and anything shaped like a credential removed (the
+    shapes are the secret screen's own table, `moot.schemas.key_shapes`, with a few looser ones)."""
+    return redact_shapes(redact_known(text), REDACTED)
 
 
 ZWSP = "\u200b"

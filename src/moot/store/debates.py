@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ class DebateRow:
     error: str | None
     created_at: str
     updated_at: str
+    started_in: list[str] | None = None  # the folders it was started in; None: stored before they were kept
 
 
 def _dumps(value: Any) -> str:
@@ -49,13 +51,21 @@ class DebateTables(StoreConnection):
 
     # debates
 
-    def create_debate(self, debate_id: str, protocol: str, request: dict[str, Any], title: str = "") -> None:
+    def create_debate(
+        self,
+        debate_id: str,
+        protocol: str,
+        request: dict[str, Any],
+        title: str = "",
+        started_in: Sequence[str] | None = None,
+    ) -> None:
         ts = now_iso()
+        where = json.dumps(list(started_in)) if started_in is not None else None
         with self.transaction() as db:
             db.execute(
-                "INSERT INTO debates (id, protocol, title, status, request_json, created_at, updated_at)"
-                " VALUES (?, ?, ?, 'running', ?, ?, ?)",
-                (debate_id, protocol, title, self._blobs.pack(db, _dumps(request)), ts, ts),
+                "INSERT INTO debates (id, protocol, title, status, request_json, created_at, updated_at, started_in)"
+                " VALUES (?, ?, ?, 'running', ?, ?, ?, ?)",
+                (debate_id, protocol, title, self._blobs.pack(db, _dumps(request)), ts, ts, where),
             )
 
     def set_status(
@@ -95,6 +105,7 @@ class DebateTables(StoreConnection):
             error=r["error"],
             created_at=r["created_at"],
             updated_at=r["updated_at"],
+            started_in=json.loads(r["started_in"]) if r["started_in"] else None,
         )
 
     def get_debate(self, debate_id: str) -> DebateRow | None:
@@ -124,17 +135,27 @@ class DebateTables(StoreConnection):
             raise UsageError(f"'{debate_id}' is too short a prefix: give at least 4 characters of the id")
         raise UsageError(f"no debate {debate_id} in {shown_path(self.path)} (see 'moot list')")
 
-    def list_debates(self, limit: int = 20, protocol: str | None = None) -> list[DebateRow]:
+    def list_debates(
+        self, limit: int = 20, protocol: str | None = None, seen: Callable[[list[str] | None], bool] | None = None
+    ) -> list[DebateRow]:
+        """The newest debates (of `protocol`), and only those whose `started_in` folders `seen` accepts."""
         sql = "SELECT * FROM debates"
         args: list[Any] = []
         if protocol:
             sql += " WHERE protocol = ?"
             args.append(protocol)
-        sql += " ORDER BY created_at DESC LIMIT ?"
-        args.append(limit)
+        sql += " ORDER BY created_at DESC"
+        if seen is None:
+            sql += " LIMIT ?"
+            args.append(limit)
         with self._lock:
-            rows = self._db.execute(sql, args).fetchall()
-            return [self._row(r) for r in rows]
+            out: list[DebateRow] = []
+            for r in self._db.execute(sql, args):
+                if len(out) >= limit:
+                    break
+                if seen is None or seen(json.loads(r["started_in"]) if r["started_in"] else None):
+                    out.append(self._row(r))
+            return out
 
     # rounds and report sections
 

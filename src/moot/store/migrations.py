@@ -149,6 +149,11 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (debate_id, seat, judge)
     );
     """,
+    # 7: the folders a debate was started in (a JSON list: the working folder, or a tool call's roots), so
+    # that an MCP client sees and acts on the debates started inside its own roots only
+    """
+    ALTER TABLE debates ADD COLUMN started_in TEXT;
+    """,
 ]
 
 

@@ -182,7 +182,8 @@ class EvaluateArgs(ProtocolArgs):
         None,
         Arg(
             help="Judge a change: a git range in the current work tree (HEAD~1, main...HEAD, a commit).",
-            mcp_help="Judge a change instead of files: a git range in the server's work tree (HEAD~1, main...HEAD).",
+            mcp_help="Judge a change instead of files: a git range in the first root's repository (HEAD~1, "
+            "main...HEAD).",
             listed_after="solution",
         ),
     )
