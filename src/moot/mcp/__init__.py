@@ -5,14 +5,14 @@ from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 
-from moot.mcp.host_tools import add_host_tools
+from moot.mcp.host_tools import HOST_TOOLS
 from moot.mcp.server import build_server as build_base_server
 
 
 def build_server(name: str = "moot", *, roots: Sequence[str | Path] = (), allow_commands: bool = False) -> MCPServer:
     """A fresh server with every tool registered: the protocols', `show_debate`, `list_debates`, `doctor`,
     then the host seats' `submit_replies` and `cancel_debate` (`moot.mcp.host_tools`)."""
-    return add_host_tools(build_base_server(name, roots=roots, allow_commands=allow_commands))
+    return build_base_server(name, roots=roots, allow_commands=allow_commands, more=HOST_TOOLS)
 
 
 __all__ = ["build_server"]

@@ -15,13 +15,14 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from moot.errors import MootError
 from moot.mcp.server import json_result, with_progress
+from moot.mcp.typed import readable
 from moot.render.serialize import json_inert
 from moot.schemas.events import EventSink
 from moot.store.shared import shared_store
@@ -55,7 +56,7 @@ async def submit_replies(ctx: Context, debate_id: DebateIdParam, replies: Replie
         result = await with_progress(ctx, None, run)
     except MootError as e:
         raise ToolError(str(e)) from None
-    return compact_result(result)
+    return readable(compact_result(result))
 
 
 def compact_result(result: BaseModel) -> CallToolResult:
@@ -75,16 +76,10 @@ async def cancel_debate(debate_id: DebateIdParam) -> CallToolResult:
         data: dict[str, Any] = cancel(debate_id)
     except MootError as e:
         raise ToolError(str(e)) from None
-    return json_result(data)
+    return readable(json_result(data))
 
 
 HOST_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {
     "submit_replies": submit_replies,
     "cancel_debate": cancel_debate,
 }
-
-
-def add_host_tools(server: MCPServer) -> MCPServer:
-    for name, fn in HOST_TOOLS.items():
-        server.add_tool(fn, name=name, structured_output=False)
-    return server

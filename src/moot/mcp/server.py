@@ -27,12 +27,14 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from moot.errors import MootError
 from moot.mcp.confine import HTML_IN_RESULT, ROOTS_ARG, ClientRoots, configure, confined_debate, tool_call, with_html
 from moot.mcp.progress import KEEPALIVE_SECONDS, CallsInFlight, nudge
+from moot.mcp.typed import annotations_for, output_schemas, protocol_output_schema, readable
 from moot.protocol.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
 from moot.render.serialize import to_json
 from moot.schemas.events import Event, EventSink
@@ -249,7 +251,7 @@ async def _debate(
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
             planned = with_author(await spec.plan(arguments, planning=True), author_model)
             pricing = options_from_panel(planned.panel).pricing
-            return json_result(estimate_prepared(planned, pricing, max_input_tokens))
+            return readable(json_result(estimate_prepared(planned, pricing, max_input_tokens)))
         prepared, options = await spec.prepare(
             **arguments, max_cost=max_cost, max_input_tokens=max_input_tokens, author_model=author_model
         )
@@ -257,7 +259,7 @@ async def _debate(
         if not wait:  # the debate goes on in the server; show_debate gives its result
             from moot.mcp.background import start
 
-            return json_result(await start(prepared, options))
+            return readable(json_result(await start(prepared, options)))
 
         async def run(sink: EventSink) -> BaseModel:
             options.on_event = sink
@@ -275,10 +277,10 @@ def _debate_result(result: BaseModel, html: str | None) -> CallToolResult:
     the report as a second content item, for `html: "-"`)."""
     data = result.model_dump(mode="json")
     if html == HTML_IN_RESULT:
-        return with_html(json_result(data), str(data["debate_id"]))
+        return readable(with_html(json_result(data), str(data["debate_id"])))
     if html:
         _write_html(str(data["debate_id"]), html)
-    return json_result(data)
+    return readable(json_result(data))
 
 
 def _write_html(debate_id: str, path: str) -> None:
@@ -299,7 +301,7 @@ async def show_debate(
     try:
         store = shared_store()
         row = find_debate(store, debate_id)
-        return json_result(calls_view(store, row) if calls else debate_view(store, row))
+        return readable(json_result(calls_view(store, row) if calls else debate_view(store, row)))
     except MootError as e:
         raise _tool_error(e) from None
 
@@ -367,12 +369,30 @@ def _version() -> str:
         return "0"
 
 
-def build_server(name: str = "moot", *, roots: Sequence[str | Path] = (), allow_commands: bool = False) -> MCPServer:
-    """A fresh server with every tool registered (nothing runs until a transport starts it). Its tools read
-    and write inside the client's roots (else the working folder) and `roots`; a judges file a call names
-    may run programs only with `allow_commands` (`moot.mcp.confine`)."""
-    server: MCPServer = MCPServer(name=name, instructions=instructions(), version=_version(), log_level="WARNING")
+def typed_tool(fn: Callable[..., Awaitable[CallToolResult]], name: str, output_schema: dict[str, Any]) -> Tool:
+    """A tool with its `outputSchema` and annotations (`moot.mcp.typed`): the SDK derives its input schema
+    from the function's signature; the output schema is the results' own, not the return annotation's."""
+    tool = Tool.from_function(fn, name=name, annotations=annotations_for(name), structured_output=False)
+    tool.fn_metadata.output_schema = output_schema  # advertised; the client validates every result by it
+    return tool
+
+
+def build_server(
+    name: str = "moot",
+    *,
+    roots: Sequence[str | Path] = (),
+    allow_commands: bool = False,
+    more: Mapping[str, Callable[..., Awaitable[CallToolResult]]] | None = None,
+) -> MCPServer:
+    """A fresh server with every tool registered (nothing runs until a transport starts it), `more` after
+    moot's own. Its tools read and write inside the client's roots (else the working folder) and `roots`; a
+    judges file a call names may run programs only with `allow_commands` (`moot.mcp.confine`)."""
+    schemas = output_schemas()
+    protocols = protocol_tools()
+    tools = [typed_tool(fn, n, protocol_output_schema()) for n, fn in protocols.items()]
+    tools += [typed_tool(fn, n, schemas[n]) for n, fn in (OWN_TOOLS | dict(more or {})).items()]
+    server: MCPServer = MCPServer(
+        name=name, instructions=instructions(), version=_version(), log_level="WARNING", tools=tools
+    )
     configure(server, roots, allow_commands=allow_commands)
-    for tool_name, fn in (protocol_tools() | OWN_TOOLS).items():
-        server.add_tool(fn, name=tool_name, structured_output=False)
     return server
