@@ -9,13 +9,17 @@ from moot.mcp.host_tools import HOST_TOOLS
 from moot.mcp.prompts import add_prompts
 from moot.mcp.resources import add_resources
 from moot.mcp.server import build_server as build_base_server
+from moot.mcp.server import protocol_tools
+from moot.mcp.tasks import DebateTasks
 
 
 def build_server(name: str = "moot", *, roots: Sequence[str | Path] = (), allow_commands: bool = False) -> MCPServer:
     """A fresh server with every tool registered: the protocols', `show_debate`, `list_debates`, `doctor`,
     then the host seats' `submit_replies` and `cancel_debate` (`moot.mcp.host_tools`); the slash-command
-    prompts (`moot.mcp.prompts`) and the stored debates and usable judges as resources (`moot.mcp.resources`)."""
-    server = build_base_server(name, roots=roots, allow_commands=allow_commands, more=HOST_TOOLS)
+    prompts (`moot.mcp.prompts`), the tasks extension (`moot.mcp.tasks`), and the stored debates and usable
+    judges as resources (`moot.mcp.resources`)."""
+    tasks = DebateTasks(protocol_tools())  # a protocol tool's debate as a durable task, for clients with tasks
+    server = build_base_server(name, roots=roots, allow_commands=allow_commands, more=HOST_TOOLS, extensions=[tasks])
     add_prompts(server)
     add_resources(server)
     return server

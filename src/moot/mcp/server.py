@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
+from mcp.server.extension import Extension
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
@@ -256,9 +257,9 @@ async def _debate(
             **arguments, max_cost=max_cost, max_input_tokens=max_input_tokens, author_model=author_model
         )
         options.store = options.store or shared_store()  # the server's one connection (moot.store.shared)
-        if not wait:  # the debate goes on in the server; show_debate gives its result
-            from moot.mcp.background import start
+        from moot.mcp.background import IN_BACKGROUND, start
 
+        if not wait or IN_BACKGROUND.get():  # the debate goes on in the server; show_debate gives its result
             return readable(json_result(await start(prepared, options)))
 
         async def run(sink: EventSink) -> BaseModel:
@@ -383,16 +384,23 @@ def build_server(
     roots: Sequence[str | Path] = (),
     allow_commands: bool = False,
     more: Mapping[str, Callable[..., Awaitable[CallToolResult]]] | None = None,
+    extensions: Sequence[Extension] = (),
 ) -> MCPServer:
     """A fresh server with every tool registered (nothing runs until a transport starts it), `more` after
-    moot's own. Its tools read and write inside the client's roots (else the working folder) and `roots`; a
-    judges file a call names may run programs only with `allow_commands` (`moot.mcp.confine`)."""
+    moot's own, with `extensions` (the tasks extension: `moot.mcp.tasks`). Its tools read and write inside the
+    client's roots (else the working folder) and `roots`; a judges file a call names may run programs only
+    with `allow_commands` (`moot.mcp.confine`)."""
     schemas = output_schemas()
     protocols = protocol_tools()
     tools = [typed_tool(fn, n, protocol_output_schema()) for n, fn in protocols.items()]
     tools += [typed_tool(fn, n, schemas[n]) for n, fn in (OWN_TOOLS | dict(more or {})).items()]
     server: MCPServer = MCPServer(
-        name=name, instructions=instructions(), version=_version(), log_level="WARNING", tools=tools
+        name=name,
+        instructions=instructions(),
+        version=_version(),
+        log_level="WARNING",
+        tools=tools,
+        extensions=extensions,
     )
     configure(server, roots, allow_commands=allow_commands)
     return server
