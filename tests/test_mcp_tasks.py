@@ -291,3 +291,26 @@ def test_a_debate_cancelled_from_another_process_sends_no_further_call(tmp_path:
             )
     assert len(llm.requests) == 2
     assert other.list_debates(1)[0].status == "cancelled"
+
+
+def test_http_answers_the_old_and_the_new_handshake_with_progress_on_both(tmp_path: Path, isolated_home: Path) -> None:
+    """`moot mcp --http`: a 2025-11-25 client (initialize) and a 2026-07-28 one (no handshake, one POST per
+    request) both run a debate and hear its round progress (over SSE, as the new revision requires)."""
+    seen: dict[str, Any] = {}
+
+    async def run(url: str, mode: str) -> None:
+        notes: list[str | None] = []
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            notes.append(message)
+
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            r = await client.call_tool("evaluate", _args(tmp_path), progress_callback=on_progress)
+            seen[mode] = (client.protocol_version, r.structured_content["status"], notes)  # type: ignore[index]
+
+    with _http_server(isolated_home, tmp_path) as (url, _):
+        for mode in ("legacy", "2026-07-28"):
+            anyio.run(run, url, mode)
+    assert seen["legacy"][0] == "2025-11-25" and seen["2026-07-28"][0] == "2026-07-28"
+    for _, status, notes in seen.values():
+        assert status == "finished" and "round 1 started with judge-1, judge-2, judge-3" in notes, notes
