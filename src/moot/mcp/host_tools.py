@@ -21,8 +21,8 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from moot.errors import MootError
-from moot.mcp.server import json_result, with_progress
-from moot.mcp.typed import readable
+from moot.mcp.server import with_progress
+from moot.mcp.typed import json_result, readable
 from moot.render.serialize import json_inert
 from moot.schemas.events import EventSink
 from moot.store.shared import shared_store

@@ -28,16 +28,15 @@ import anyio
 from mcp.server.extension import Extension
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
 from moot.errors import MootError
 from moot.mcp.confine import HTML_IN_RESULT, ROOTS_ARG, ClientRoots, configure, confined_debate, tool_call, with_html
+from moot.mcp.elicit import AskTheUser, settle
 from moot.mcp.progress import KEEPALIVE_SECONDS, CallsInFlight, nudge
-from moot.mcp.typed import annotations_for, output_schemas, protocol_output_schema, readable
+from moot.mcp.typed import json_result, output_schemas, protocol_output_schema, readable, typed_tool
 from moot.protocol.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
-from moot.render.serialize import to_json
 from moot.schemas.events import Event, EventSink
 
 if TYPE_CHECKING:
@@ -74,12 +73,6 @@ SHARED_PARAMS = (
     ("wait", WaitParam, True),
     ("author_model", AuthorModelParam, None),
 )
-
-
-def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
-    """The CLI's `--format json` text, plus the same data as structured content."""
-    plain = data.model_dump(mode="json") if isinstance(data, BaseModel) else dict(data)
-    return CallToolResult(content=[TextContent(type="text", text=to_json(plain))], structured_content=plain)
 
 
 def progress_note(event: Event, total: int | None) -> tuple[float, float | None, str] | None:
@@ -268,7 +261,8 @@ async def _debate(
             return result
 
         result = await with_progress(ctx, total(prepared, values), run)
-        return _debate_result(result, html)
+        settled = await settle(ctx, spec, result)  # what a person decides, where the client can ask them
+        return _debate_result(settled, html)
     except MootError as e:
         raise _tool_error(e) from None
 
@@ -349,9 +343,14 @@ OWN_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {
 
 def protocol_tools() -> dict[str, Callable[..., Awaitable[CallToolResult]]]:
     """One tool per protocol the registry lists, by its name (imports every protocol)."""
+    return {name: protocol_tool(spec) for name, spec in protocol_specs().items()}
+
+
+def protocol_specs() -> dict[str, ProtocolSpec]:
+    """The protocols that have a tool, by its name."""
     from moot.protocols import specs
 
-    return {spec.name: protocol_tool(spec) for spec in specs() if spec.name not in OWN_TOOLS}
+    return {spec.name: spec for spec in specs() if spec.name not in OWN_TOOLS}
 
 
 def instructions() -> str:
@@ -368,14 +367,6 @@ def _version() -> str:
         return version("moot")
     except PackageNotFoundError:
         return "0"
-
-
-def typed_tool(fn: Callable[..., Awaitable[CallToolResult]], name: str, output_schema: dict[str, Any]) -> Tool:
-    """A tool with its `outputSchema` and annotations (`moot.mcp.typed`): the SDK derives its input schema
-    from the function's signature; the output schema is the results' own, not the return annotation's."""
-    tool = Tool.from_function(fn, name=name, annotations=annotations_for(name), structured_output=False)
-    tool.fn_metadata.output_schema = output_schema  # advertised; the client validates every result by it
-    return tool
 
 
 def build_server(
@@ -401,6 +392,7 @@ def build_server(
         log_level="WARNING",
         tools=tools,
         extensions=extensions,
+        middleware=[AskTheUser(protocol_specs())],  # a person's choice asked, from 2026-07-28 (`moot.mcp.elicit`)
     )
     configure(server, roots, allow_commands=allow_commands)
     return server

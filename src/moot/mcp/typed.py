@@ -15,11 +15,14 @@ verdict and what it cost, or that the debate waits or runs. The JSON block stays
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
+from moot.render.serialize import to_json
 from moot.schemas.envelope import envelope_schema
 from moot.schemas.host import Waiting
 from moot.schemas.safe_text import safe_text
@@ -146,6 +149,20 @@ ANNOTATIONS: dict[str, ToolAnnotations] = {
 def annotations_for(name: str) -> ToolAnnotations:
     """A tool's annotations: moot's own tools by name, every protocol tool a debate's."""
     return ANNOTATIONS.get(name) or DEBATE.model_copy(update={"title": f"moot {name}"})
+
+
+def typed_tool(fn: Callable[..., Awaitable[Any]], name: str, output_schema: dict[str, Any]) -> Tool:
+    """A tool with its `outputSchema` and annotations: the SDK derives its input schema from the function's
+    signature; the output schema is the results' own, not the return annotation's."""
+    tool = Tool.from_function(fn, name=name, annotations=annotations_for(name), structured_output=False)
+    tool.fn_metadata.output_schema = output_schema  # advertised; the client validates every result by it
+    return tool
+
+
+def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
+    """The CLI's `--format json` text, plus the same data as structured content."""
+    plain = data.model_dump(mode="json") if isinstance(data, BaseModel) else dict(data)
+    return CallToolResult(content=[TextContent(type="text", text=to_json(plain))], structured_content=plain)
 
 
 def _cost(data: dict[str, Any]) -> str:
