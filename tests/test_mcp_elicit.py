@@ -37,7 +37,9 @@ def _run(tmp_path: Path, answer: dict[str, Any] | None, **client: Any) -> dict[s
             r = await c.call_tool("decide", _args(tmp_path))
             assert not r.is_error, r.content
             seen["result"] = r.structured_content
-            seen["show"] = (await c.call_tool("show_debate", {"debate_id": r.structured_content["debate_id"]})).structured_content  # type: ignore[index]
+            seen["show"] = (
+                await c.call_tool("show_debate", {"debate_id": r.structured_content["debate_id"]})
+            ).structured_content  # type: ignore[index]
             seen["debates"] = (await c.call_tool("list_debates", {})).structured_content["debates"]  # type: ignore[index]
 
     anyio.run(body)

@@ -33,9 +33,10 @@ from pydantic import BaseModel, Field
 
 from moot.errors import MootError
 from moot.mcp.confine import HTML_IN_RESULT, ROOTS_ARG, ClientRoots, configure, confined_debate, tool_call, with_html
+from moot.mcp.confirm import ConfirmFirst
 from moot.mcp.elicit import AskTheUser, settle
 from moot.mcp.progress import KEEPALIVE_SECONDS, CallsInFlight, nudge
-from moot.mcp.typed import json_result, output_schemas, protocol_output_schema, readable, typed_tool
+from moot.mcp.typed import json_result, moot_version, output_schemas, protocol_output_schema, readable, typed_tool
 from moot.protocol.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
 from moot.schemas.events import Event, EventSink
 
@@ -360,15 +361,6 @@ def instructions() -> str:
     return " ".join([ABOUT, *(s.cli.mcp_summary for s in specs() if s.cli.mcp_summary), STORED])
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("moot")
-    except PackageNotFoundError:
-        return "0"
-
-
 def build_server(
     name: str = "moot",
     *,
@@ -376,6 +368,7 @@ def build_server(
     allow_commands: bool = False,
     more: Mapping[str, Callable[..., Awaitable[CallToolResult]]] | None = None,
     extensions: Sequence[Extension] = (),
+    confirm_over: float | None = None,
 ) -> MCPServer:
     """A fresh server with every tool registered (nothing runs until a transport starts it), `more` after
     moot's own, with `extensions` (the tasks extension: `moot.mcp.tasks`). Its tools read and write inside the
@@ -388,11 +381,12 @@ def build_server(
     server: MCPServer = MCPServer(
         name=name,
         instructions=instructions(),
-        version=_version(),
+        version=moot_version(),
         log_level="WARNING",
         tools=tools,
         extensions=extensions,
-        middleware=[AskTheUser(protocol_specs())],  # a person's choice asked, from 2026-07-28 (`moot.mcp.elicit`)
+        # the user asked first (`moot.mcp.confirm`) and a person's choice after, where the client can ask
+        middleware=[ConfirmFirst(protocols, confirm_over), AskTheUser(protocol_specs())],
     )
     configure(server, roots, allow_commands=allow_commands)
     return server

@@ -151,6 +151,16 @@ def annotations_for(name: str) -> ToolAnnotations:
     return ANNOTATIONS.get(name) or DEBATE.model_copy(update={"title": f"moot {name}"})
 
 
+def moot_version() -> str:
+    """The server's version, as a client sees it: moot's own."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("moot")
+    except PackageNotFoundError:
+        return "0"
+
+
 def typed_tool(fn: Callable[..., Awaitable[Any]], name: str, output_schema: dict[str, Any]) -> Tool:
     """A tool with its `outputSchema` and annotations: the SDK derives its input schema from the function's
     signature; the output schema is the results' own, not the return annotation's."""
