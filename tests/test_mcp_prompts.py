@@ -78,6 +78,7 @@ def test_each_prompt_is_listed_with_its_arguments_and_renders_them() -> None:
                 "decide", {"question": "Which queue?", "options": "A=SQS: managed\nB=Kafka"}
             )
             seen["debate"] = await client.get_prompt("debate", {"topic": "Adopt a monorepo?", "max_rounds": "2"})
+            seen["commas"] = await client.get_prompt("decide", {"question": "Queue?", "options": "A=SQS,B=Kafka"})
 
     anyio.run(body)
     listed = seen["list"]
@@ -94,6 +95,7 @@ def test_each_prompt_is_listed_with_its_arguments_and_renders_them() -> None:
     assert "Run moot's `evaluate` protocol" in text("evaluate") and "$ARGUMENTS" not in text("evaluate")
     assert "'Which queue?' 'A=SQS: managed' B=Kafka" in text("decide")
     assert "'Adopt a monorepo?' --max-rounds 2" in text("debate") and '`proponent: "host"`' in text("debate")
+    assert "'Queue?' A=SQS B=Kafka" in text("commas")  # as a client that splits arguments at spaces sends them
 
 
 def test_a_past_verdict_and_the_lineup_are_resources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -50,7 +50,7 @@ class Command:
     args: tuple[Arg, ...]
 
 
-SOLUTION = Arg("solution", "Files, folders or globs to judge (several: separated by spaces).", True, "--solution", True)
+SOLUTION = Arg("solution", "Files, folders or globs to judge (several: spaces or commas).", True, "--solution", True)
 TASK = Arg("task", "What the solution was supposed to do.", flag="--task")
 CRITERIA = Arg("criteria", "name:weight,... or a rubric: code, design, documentation, plan.", flag="--criteria")
 CONTEXT = Arg(
@@ -64,7 +64,7 @@ COMMANDS = (
         "decide",
         (
             Arg("question", "The question to decide.", True),
-            Arg("options", "At least two options, ID=LABEL[: description], one per line.", True, many=True),
+            Arg("options", "Two options or more, ID=LABEL[: description], one per line (or A=x,B=y).", True, many=True),
             CONTEXT,
         ),
     ),
@@ -101,9 +101,13 @@ def _values(arg: Arg, given: str) -> list[str]:
     if len(lines) > 1:
         return lines
     try:
-        return shlex.split(given)
+        words = shlex.split(given)
     except ValueError:  # an unclosed quote: the words as given
-        return given.split()
+        words = given.split()
+    # one word with commas: a client that splits a command's arguments at spaces (Claude Code) gets a list so
+    if len(words) == 1 and "," in words[0]:
+        return [w for w in words[0].split(",") if w]
+    return words
 
 
 def arguments_line(command: Command, given: dict[str, Any]) -> str:
