@@ -83,6 +83,14 @@ def test_each_tool_declares_its_output_schema_and_annotations(tmp_path: Path) ->
     for protocol in ("evaluate", "decide", "challenge"):
         hints = tools[protocol].annotations
         assert hints is not None and hints.open_world_hint is True and hints.destructive_hint is False
+    for name in (
+        "evaluate",
+        "decide",
+        "challenge",
+        "show_debate",
+        "submit_replies",
+    ):  # a size hint where results run long
+        assert (tools[name].meta or {}).get("anthropic/maxResultSizeChars", 0) >= 100_000, name
     cancel = tools["cancel_debate"].annotations
     assert cancel is not None and cancel.destructive_hint is True
 

@@ -151,6 +151,14 @@ def annotations_for(name: str) -> ToolAnnotations:
     return ANNOTATIONS.get(name) or DEBATE.model_copy(update={"title": f"moot {name}"})
 
 
+# the most characters of a result a client should keep (Claude Code reads this key of a tool's `_meta`): a
+# debate's result, or a waiting state with each seat's prompt, runs past the few tens of thousands clients cap
+# results at by default
+RESULT_SIZE = "anthropic/maxResultSizeChars"
+LARGE_RESULT = 500_000
+SMALL_RESULTS = frozenset({"list_debates", "doctor", "cancel_debate"})
+
+
 def moot_version() -> str:
     """The server's version, as a client sees it: moot's own."""
     from importlib.metadata import PackageNotFoundError, version
@@ -164,7 +172,8 @@ def moot_version() -> str:
 def typed_tool(fn: Callable[..., Awaitable[Any]], name: str, output_schema: dict[str, Any]) -> Tool:
     """A tool with its `outputSchema` and annotations: the SDK derives its input schema from the function's
     signature; the output schema is the results' own, not the return annotation's."""
-    tool = Tool.from_function(fn, name=name, annotations=annotations_for(name), structured_output=False)
+    meta = {RESULT_SIZE: LARGE_RESULT} if name not in SMALL_RESULTS else None
+    tool = Tool.from_function(fn, name=name, annotations=annotations_for(name), meta=meta, structured_output=False)
     tool.fn_metadata.output_schema = output_schema  # advertised; the client validates every result by it
     return tool
 
