@@ -314,3 +314,37 @@ def test_http_answers_the_old_and_the_new_handshake_with_progress_on_both(tmp_pa
     assert seen["legacy"][0] == "2025-11-25" and seen["2026-07-28"][0] == "2026-07-28"
     for _, status, notes in seen.values():
         assert status == "finished" and "round 1 started with judge-1, judge-2, judge-3" in notes, notes
+
+
+def test_a_contested_decide_task_asks_the_user_through_the_task(tmp_path: Path) -> None:
+    """A task's CONTESTED decision is `input_required` with the question (for a client that can ask its user);
+    `tasks/update` with the answer records it, and the task completes with the person's choice."""
+    from mcp.types import ElicitResult
+
+    from .scripted_panels import contested_decide_panel
+    from .test_decide_support import OPTIONS, QUESTION
+
+    seen: list[Any] = []
+
+    async def never(context: Any, params: Any) -> ElicitResult:
+        raise AssertionError("asked through the task, not during the call")
+
+    async def body() -> None:
+        async with Client(build_server(), extensions=[TasksClient()], elicitation_callback=never) as client:
+            args = {"question": QUESTION, "option": OPTIONS, "judges": str(contested_decide_panel(tmp_path))}
+            task = await start_task(client, "decide", args)
+            assert isinstance(task, CreatedTask)
+            asked = await follow(client, task.task_id, until=("input_required", "completed"))
+            seen.append(asked)
+            answer = {"action": "accept", "content": {"choice": "A"}}
+            await update_task(client, task.task_id, {"moot/human-choice": answer})
+            seen.append(await follow(client, task.task_id))
+
+    anyio.run(body)
+    asked, done = seen
+    request = asked.input_requests["moot/human-choice"]
+    assert asked.status == "input_required" and request["method"] == "elicitation/create"
+    assert request["params"]["requestedSchema"]["properties"]["choice"]["enum"] == ["A", "B", "C"]
+    result = CallToolResult.model_validate(done.result).structured_content
+    assert done.status == "completed" and result is not None
+    assert result["outcome"] == "CONTESTED" and result["user_choice"] == "A" and result["decided_by"] == "user"

@@ -133,17 +133,30 @@ class AskTheUser:
         data = result.get("structuredContent") if isinstance(result, Mapping) and not result.get("isError") else None
         if not isinstance(data, Mapping) or not _can_ask(ctx.session.client_capabilities):
             return None
-        try:
-            question = question_for(spec, spec.result_type.model_validate(dict(data)))
-        except ValidationError:  # a dry run, a waiting state: nothing to ask
+        request = question_request(spec, data)
+        if request is None:
             return None
-        if question is None:
-            return None
-        schema = _form(question).model_json_schema()
-        schema.pop("title", None)
-        asked = {"mode": "form", "message": question.message, "requestedSchema": schema}
         return {
             "resultType": "input_required",
-            "inputRequests": {KEY: {"method": "elicitation/create", "params": asked}},
+            "inputRequests": {KEY: request},
             "requestState": STATE + str(data.get("debate_id", "")),
         }
+
+
+def question_request(spec: ProtocolSpec, data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The `elicitation/create` request a result's JSON leaves to a person (None: nothing to ask)."""
+    try:
+        question = question_for(spec, spec.result_type.model_validate(dict(data)))
+    except ValidationError:  # a dry run, a waiting state: nothing to ask
+        return None
+    if question is None:
+        return None
+    schema = _form(question).model_json_schema()
+    schema.pop("title", None)
+    asked = {"mode": "form", "message": question.message, "requestedSchema": schema}
+    return {"method": "elicitation/create", "params": asked}
+
+
+def chosen(response: Any) -> str | None:
+    """The option in an elicitation's answer (None: declined, cancelled, or no option)."""
+    return _choice(response)

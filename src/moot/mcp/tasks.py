@@ -36,6 +36,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
 from moot.mcp.background import IN_BACKGROUND, keep, running_here, stop
+from moot.mcp.elicit import KEY as HUMAN_KEY
+from moot.mcp.elicit import chosen, question_request, record
 from moot.mcp.typed import readable
 from moot.render.serialize import to_json
 from moot.store.connection import moot_home
@@ -69,18 +71,26 @@ def _lease(debate_id: str) -> Path:
     return moot_home() / LEASES / f"{debate_id}.json"
 
 
-def take_lease(debate_id: str) -> None:
-    """Say in MOOT_HOME that this process runs the task's debate."""
+def take_lease(debate_id: str, **more: Any) -> None:
+    """Say in MOOT_HOME that this process runs the task's debate (and `more` of it: the question answered)."""
     path = _lease(debate_id)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path.write_text(json.dumps({"pid": os.getpid()}), encoding="utf-8")
+    path.write_text(json.dumps({"pid": os.getpid(), **more}), encoding="utf-8")
+
+
+def _lease_of(debate_id: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(_lease(debate_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def orphaned(debate_id: str) -> bool:
     """A task whose server process is gone (killed, or ended with its client): a new server may resume it."""
     try:
-        pid = int(json.loads(_lease(debate_id).read_text(encoding="utf-8"))["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
+        pid = int((_lease_of(debate_id) or {})["pid"])
+    except (ValueError, KeyError, TypeError):
         return False  # not a task's debate: left alone (a CLI run, a `wait: false` call)
     if pid == os.getpid():
         return not running_here(debate_id)
@@ -146,8 +156,19 @@ def _result(store: Store, row: DebateRow) -> dict[str, Any]:
     return plain.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
-def task_state(row: DebateRow) -> dict[str, Any]:
-    """The task (`DetailedTask`) a debate's row is now."""
+def _question(row: DebateRow) -> dict[str, Any] | None:
+    """What a task's finished debate leaves to a person (decide's CONTESTED), until they answered."""
+    from moot.protocols import spec_for
+
+    lease = _lease_of(row.id)
+    if row.status != "finished" or row.result is None or lease is None or lease.get("answered"):
+        return None
+    return question_request(spec_for(row.protocol), row.result)
+
+
+def task_state(row: DebateRow, *, ask: bool = False) -> dict[str, Any]:
+    """The task (`DetailedTask`) a debate's row is now; with `ask` (the client can ask its user), a finished
+    debate that leaves a choice to a person is `input_required` with that question until it is answered."""
     store = _store()
     state: dict[str, Any] = {
         "taskId": row.id,
@@ -161,6 +182,9 @@ def task_state(row: DebateRow) -> dict[str, Any]:
                 "inputRequests": _input_requests(store, row)}  # fmt: skip
     if row.status == "cancelled":
         return {**state, "status": "cancelled", "statusMessage": row.error or "cancelled"}
+    if ask and (question := _question(row)) is not None:
+        return {**state, "status": "input_required", "statusMessage": "the panel leaves the choice to you",
+                "inputRequests": {HUMAN_KEY: question}}  # fmt: skip
     if row.status in ("finished", "failed"):
         return {**state, "status": "completed", "statusMessage": row.status, "result": _result(store, row)}
     return {**state, "status": "working", "statusMessage": _progress(store, row)}  # running, interrupted
@@ -183,7 +207,8 @@ async def get_task(ctx: ServerRequestContext[Any, Any], params: TaskRef) -> Hand
     require_client_extension(ctx, TASKS)
     row = _row(params.task_id)
     resume_orphan(row)
-    return task_state(row)
+    capabilities = ctx.session.client_capabilities
+    return task_state(row, ask=capabilities is not None and capabilities.elicitation is not None)
 
 
 def _reply_text(response: Any) -> str | None:
@@ -201,6 +226,12 @@ async def update_task(ctx: ServerRequestContext[Any, Any], params: TaskUpdate) -
 
     require_client_extension(ctx, TASKS)
     row = _row(params.task_id)
+    if HUMAN_KEY in params.input_responses and _question(row) is not None:  # the person's choice
+        from moot.protocols import spec_for
+
+        record(spec_for(row.protocol), row.id, chosen(params.input_responses[HUMAN_KEY]))
+        take_lease(row.id, answered=True)
+        return {}
     if row.status != "waiting" or running_here(row.id):
         return {}
     pending = {str(r["request_id"]) for r in pending_requests(_store(), row.id)}
