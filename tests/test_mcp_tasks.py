@@ -348,3 +348,13 @@ def test_a_contested_decide_task_asks_the_user_through_the_task(tmp_path: Path) 
     result = CallToolResult.model_validate(done.result).structured_content
     assert done.status == "completed" and result is not None
     assert result["outcome"] == "CONTESTED" and result["user_choice"] == "A" and result["decided_by"] == "user"
+
+
+def test_a_task_whose_panel_runs_programs_resumes_only_where_commands_are_allowed() -> None:
+    """A new server picks up a dead server's task by itself only when it may run the programs its panel
+    names (`--allow-commands`); else `moot resume` is the way."""
+    from moot.mcp.tasks import runs_programs
+
+    assert runs_programs({"judges": [{"model": "scripted"}, {"name": "gamma", "command": ["sh", "-c", "true"]}]})
+    assert runs_programs({"panel": {"debate_judges": [{"cli": "claude"}]}})
+    assert not runs_programs({"judges": [{"model": "gpt-5", "command": None, "cli": None}], "task": "command"})

@@ -25,7 +25,8 @@ def build_server(
     prompts (`moot.mcp.prompts`), the tasks extension (`moot.mcp.tasks`), and the stored debates and usable
     judges as resources (`moot.mcp.resources`). A client that can ask its user confirms a debate whose worst
     case passes `confirm_over` USD, or whose panel runs programs (`moot.mcp.confirm`)."""
-    tasks = DebateTasks(protocol_tools())  # a protocol tool's debate as a durable task, for clients with tasks
+    # a protocol tool's debate as a durable task, for clients with tasks
+    tasks = DebateTasks(protocol_tools(), allow_commands=allow_commands)
     server = build_base_server(
         name, roots=roots, allow_commands=allow_commands, more=HOST_TOOLS, extensions=[tasks], confirm_over=confirm_over
     )

@@ -21,6 +21,7 @@ replaced by the SDK's own tasks module when that ships.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 from collections.abc import Collection, Sequence
@@ -190,11 +191,21 @@ def task_state(row: DebateRow, *, ask: bool = False) -> dict[str, Any]:
     return {**state, "status": "working", "statusMessage": _progress(store, row)}  # running, interrupted
 
 
-def resume_orphan(row: DebateRow) -> None:
-    """Continue here a task's debate whose server is gone, from the store (nothing done is paid again)."""
+def runs_programs(node: Any) -> bool:
+    """Whether a stored request names a judge that runs a program (`command:`, an agent CLI)."""
+    if isinstance(node, dict):
+        return any(k in ("command", "cli") and v for k, v in node.items()) or any(map(runs_programs, node.values()))
+    return isinstance(node, list) and any(map(runs_programs, node))
+
+
+def resume_orphan(row: DebateRow, *, allow_commands: bool) -> None:
+    """Continue here a task's debate whose server is gone, from the store (nothing done is paid again); one
+    whose panel runs programs only on a server started with `--allow-commands` (else `moot resume` does)."""
     from moot.api.resume import resume
 
     if running_here(row.id) or row.status not in ("running", "interrupted") or not orphaned(row.id):
+        return
+    if runs_programs(row.request) and not allow_commands:
         return
     take_lease(row.id)
     keep(row.id, resume(row.id, store=_store()))
@@ -203,10 +214,10 @@ def resume_orphan(row: DebateRow) -> None:
 # the methods
 
 
-async def get_task(ctx: ServerRequestContext[Any, Any], params: TaskRef) -> HandlerResult:
+async def get_task(ctx: ServerRequestContext[Any, Any], params: TaskRef, *, allow_commands: bool) -> HandlerResult:
     require_client_extension(ctx, TASKS)
     row = _row(params.task_id)
-    resume_orphan(row)
+    resume_orphan(row, allow_commands=allow_commands)
     capabilities = ctx.session.client_capabilities
     return task_state(row, ask=capabilities is not None and capabilities.elicitation is not None)
 
@@ -270,12 +281,13 @@ class DebateTasks(Extension):
 
     identifier = TASKS
 
-    def __init__(self, tools: Collection[str]) -> None:
+    def __init__(self, tools: Collection[str], *, allow_commands: bool = False) -> None:
         self.tool_names = frozenset(tools)
+        self.allow_commands = allow_commands  # the server's `--allow-commands`: may a resumed panel run programs
 
     def methods(self) -> Sequence[MethodBinding]:
         return (
-            MethodBinding("tasks/get", TaskRef, get_task),
+            MethodBinding("tasks/get", TaskRef, functools.partial(get_task, allow_commands=self.allow_commands)),
             MethodBinding("tasks/update", TaskUpdate, update_task),
             MethodBinding("tasks/cancel", TaskRef, cancel_task),
         )
