@@ -77,6 +77,11 @@ class ContextOverflow(DebateAborted):
     it would): nothing of that step was sent, the debate is kept and resumable (CLI exit code 4)."""
 
 
+class DebateCancelled(DebateAborted):
+    """The debate was cancelled (`moot cancel`, MCP `cancel_debate` or `tasks/cancel`) while it ran, perhaps from
+    another process: the engine found it so before a call and sends nothing more. Its status stays cancelled."""
+
+
 class Interrupted(MootError):
     """The user interrupted a debate (Ctrl-C). It is resumable: the message says how (exit 130)."""
 

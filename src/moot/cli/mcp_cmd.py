@@ -82,6 +82,16 @@ def mcp(
             "a request whose Host or Origin names another is refused (loopback names always pass).",
         ),
     ] = None,
+    confirm_over: Annotated[
+        float | None,
+        typer.Option(
+            "--confirm-over",
+            help="Ask the client's user to confirm a debate whose worst case costs more than this (USD), where "
+            "the client can ask (MCP elicitation).",
+            min=0,
+            metavar="USD",
+        ),
+    ] = None,
 ) -> None:
     """Serve moot's MCP tools: one per protocol, then show_debate, list_debates, doctor, submit_replies and
     cancel_debate (stdio by default).
@@ -98,7 +108,7 @@ def mcp(
         if "mcp" not in str(e):
             raise
         raise MissingExtra("mcp", "mcp") from None
-    server = build_server(roots=roots, allow_commands=allow_commands)
+    server = build_server(roots=roots, allow_commands=allow_commands, confirm_over=confirm_over)
     from moot.mcp.confine import roots_banner
 
     said = roots_banner(roots) + "\n"  # which folders a tool call may read and write in, after where it serves

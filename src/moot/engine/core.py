@@ -29,7 +29,7 @@ from moot.engine.budget import (
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing, SpendAccount
 from moot.engine.scripts import script_place
-from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
+from moot.errors import DebateCancelled, JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.events import Event, EventSink, ignore
@@ -225,6 +225,7 @@ class Engine:
         retries = 0
         tokens = self._rate_tokens(judge.provider, prompt)
         while True:
+            self.check_cancelled()
             timeout = self._timeout(seat)
             try:
                 async with self.limits.slot(judge.provider, tokens):
@@ -246,6 +247,12 @@ class Engine:
             retries += 1
             self.emit(Event("retry", round_no, seat.id, {"error": str(error), "wait": round(wait, 3)}))
             await asyncio.sleep(wait)
+
+    def check_cancelled(self) -> None:
+        """Before each vendor call: a debate cancelled meanwhile (from any process: the store says so) sends
+        nothing more."""
+        if self.store.debate_status(self.debate_id) == "cancelled":
+            raise DebateCancelled(f"debate {self.debate_id} was cancelled: no more calls are sent")
 
     def _rate_tokens(self, provider: str, prompt: Prompt) -> int:
         """A call's tokens as a tokens-per-minute limit counts them before it is sent: the prompt estimated

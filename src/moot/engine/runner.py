@@ -31,7 +31,7 @@ from moot.engine.budget import GRAMMAR_TYPICAL_SHARE, TYPICAL_REPLY_TOKENS, Call
 from moot.engine.core import Engine
 from moot.engine.host import host_answer, settle_host
 from moot.engine.steps import Call, Outcome, ProtocolSteps, Step
-from moot.errors import ContextOverflow, DebateAborted, UsageError
+from moot.errors import ContextOverflow, DebateAborted, DebateCancelled, UsageError
 from moot.judges.base import Seat
 from moot.judges.host import is_host
 from moot.schemas.events import Event
@@ -85,10 +85,17 @@ T = TypeVar("T")
 async def concurrently(calls: Sequence[Awaitable[T]]) -> list[T]:
     """Await all calls of a step at once (structured: if one raises, the others are cancelled).
 
-    Judge failures do not raise (the engine returns them as outcomes), so in practice every call ends.
+    Judge failures do not raise (the engine returns them as outcomes), so in practice every call ends; a
+    debate cancelled meanwhile raises its `DebateCancelled` itself, not in a group.
     """
-    async with asyncio.TaskGroup() as tg:
-        tasks = [tg.create_task(_wrap(c)) for c in calls]
+    try:
+        async with asyncio.TaskGroup() as tg:
+            tasks = [tg.create_task(_wrap(c)) for c in calls]
+    except ExceptionGroup as group:
+        cancelled = [e for e in group.exceptions if isinstance(e, DebateCancelled)]
+        if cancelled:
+            raise cancelled[0] from None
+        raise
     return [t.result() for t in tasks]
 
 
@@ -107,6 +114,7 @@ class Runner(Generic[R]):
     async def run(self) -> R:
         t0 = time.monotonic()
         while (step := self.protocol.plan()) is not None:
+            self.engine.check_cancelled()  # between steps too: a cancelled debate starts none
             self._check_context(step)
             if step.gated and self._stopped_by_budget(step):
                 break

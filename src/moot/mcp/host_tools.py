@@ -16,7 +16,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
@@ -24,7 +24,8 @@ from moot.api.outcome import debate_finish
 from moot.errors import MootError
 from moot.mcp.confine import ClientRoots, tool_call, visible_debate
 from moot.mcp.gates import ended
-from moot.mcp.server import _tool_error, debate_result, json_result, with_progress
+from moot.mcp.server import _tool_error, debate_result, with_progress
+from moot.mcp.typed import json_result, readable
 from moot.render.serialize import json_inert
 from moot.schemas.events import EventSink
 from moot.store.shared import shared_store
@@ -62,7 +63,9 @@ async def submit_replies(
             debate_id = visible_debate(shared_store(), debate_id, folders).id
             result = await with_progress(ctx, None, run)
             ending = debate_finish(debate_id, shared_store())  # the gate and report the debate was started with
-            return ended(result, ending, lambda r, html: compact_result(r) if html is None else debate_result(r, html))
+            return ended(
+                result, ending, lambda r, html: readable(compact_result(r)) if html is None else debate_result(r, html)
+            )
     except MootError as e:
         raise _tool_error(e) from None
 
@@ -85,16 +88,10 @@ async def cancel_debate(ctx: Context, debate_id: DebateIdParam, client_roots: Cl
             data: dict[str, Any] = cancel(visible_debate(shared_store(), debate_id, folders).id)
     except MootError as e:
         raise _tool_error(e) from None
-    return json_result(data)
+    return readable(json_result(data))
 
 
 HOST_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {
     "submit_replies": submit_replies,
     "cancel_debate": cancel_debate,
 }
-
-
-def add_host_tools(server: MCPServer) -> MCPServer:
-    for name, fn in HOST_TOOLS.items():
-        server.add_tool(fn, name=name, structured_output=False)
-    return server

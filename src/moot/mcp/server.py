@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
+from mcp.server.extension import Extension
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
 from moot.errors import MootError
@@ -42,10 +43,12 @@ from moot.mcp.confine import (
     visible_debate,
     with_html,
 )
+from moot.mcp.confirm import ConfirmFirst
+from moot.mcp.elicit import AskTheUser, settle
 from moot.mcp.gates import checked_finish, ended, gate_params
 from moot.mcp.progress import KEEPALIVE_SECONDS, CallsInFlight, nudge
+from moot.mcp.typed import json_result, moot_version, output_schemas, protocol_output_schema, readable, typed_tool
 from moot.protocol.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
-from moot.render.serialize import to_json
 from moot.schemas.events import Event, EventSink
 
 if TYPE_CHECKING:
@@ -82,12 +85,6 @@ SHARED_PARAMS = (
     ("wait", WaitParam, True),
     ("author_model", AuthorModelParam, None),
 )
-
-
-def json_result(data: Mapping[str, Any] | BaseModel) -> CallToolResult:
-    """The CLI's `--format json` text, plus the same data as structured content."""
-    plain = data.model_dump(mode="json") if isinstance(data, BaseModel) else dict(data)
-    return CallToolResult(content=[TextContent(type="text", text=to_json(plain))], structured_content=plain)
 
 
 def progress_note(event: Event, total: int | None) -> tuple[float, float | None, str] | None:
@@ -268,16 +265,16 @@ async def _debate(
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
             planned = with_author(await spec.plan(arguments, planning=True), author_model)
             pricing = options_from_panel(planned.panel).pricing
-            return json_result(estimate_prepared(planned, pricing, max_input_tokens))
+            return readable(json_result(estimate_prepared(planned, pricing, max_input_tokens)))
         prepared, options = await spec.prepare(
             **arguments, max_cost=max_cost, max_input_tokens=max_input_tokens, author_model=author_model
         )
         options.store = options.store or shared_store()  # the server's one connection (moot.store.shared)
         options.extra.update(ending.stored())
-        if not wait:  # the debate goes on in the server; show_debate gives its result
-            from moot.mcp.background import start
+        from moot.mcp.background import IN_BACKGROUND, start
 
-            return json_result(await start(prepared, options))
+        if not wait or IN_BACKGROUND.get():  # the debate goes on in the server; show_debate gives its result
+            return readable(json_result(await start(prepared, options)))
 
         async def run(sink: EventSink) -> BaseModel:
             options.on_event = sink
@@ -285,7 +282,8 @@ async def _debate(
             return result
 
         result = await with_progress(ctx, total(prepared, values), run)
-        return ended(result, ending, debate_result)
+        settled = await settle(ctx, spec, result)  # what a person decides, where the client can ask them
+        return ended(settled, ending, debate_result)
     except MootError as e:
         raise _tool_error(e) from None
 
@@ -295,10 +293,10 @@ def debate_result(result: BaseModel, html: str | None) -> CallToolResult:
     the report as a second content item, for `html: "-"`)."""
     data = result.model_dump(mode="json")
     if html == HTML_IN_RESULT:
-        return with_html(json_result(data), str(data["debate_id"]))
+        return readable(with_html(json_result(data), str(data["debate_id"])))
     if html:
         _write_html(str(data["debate_id"]), html)
-    return json_result(data)
+    return readable(json_result(data))
 
 
 def _write_html(debate_id: str, path: str) -> None:
@@ -323,7 +321,7 @@ async def show_debate(
         async with tool_call(ctx, client_roots) as folders:
             store = shared_store()
             row = visible_debate(store, debate_id, folders)
-            return json_result(calls_view(store, row) if calls else debate_view(store, row))
+            return readable(json_result(calls_view(store, row) if calls else debate_view(store, row)))
     except MootError as e:
         raise _tool_error(e) from None
 
@@ -373,9 +371,14 @@ OWN_TOOLS: dict[str, Callable[..., Awaitable[CallToolResult]]] = {
 
 def protocol_tools() -> dict[str, Callable[..., Awaitable[CallToolResult]]]:
     """One tool per protocol the registry lists, by its name (imports every protocol)."""
+    return {name: protocol_tool(spec) for name, spec in protocol_specs().items()}
+
+
+def protocol_specs() -> dict[str, ProtocolSpec]:
+    """The protocols that have a tool, by its name."""
     from moot.protocols import specs
 
-    return {spec.name: protocol_tool(spec) for spec in specs() if spec.name not in OWN_TOOLS}
+    return {spec.name: spec for spec in specs() if spec.name not in OWN_TOOLS}
 
 
 def instructions() -> str:
@@ -385,21 +388,32 @@ def instructions() -> str:
     return " ".join([ABOUT, *(s.cli.mcp_summary for s in specs() if s.cli.mcp_summary), STORED])
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("moot")
-    except PackageNotFoundError:
-        return "0"
-
-
-def build_server(name: str = "moot", *, roots: Sequence[str | Path] = (), allow_commands: bool = False) -> MCPServer:
-    """A fresh server with every tool registered (nothing runs until a transport starts it). Its tools read
-    and write inside the client's roots (else the working folder) and `roots`; a judges file a call names
-    may run programs only with `allow_commands` (`moot.mcp.confine`)."""
-    server: MCPServer = MCPServer(name=name, instructions=instructions(), version=_version(), log_level="WARNING")
+def build_server(
+    name: str = "moot",
+    *,
+    roots: Sequence[str | Path] = (),
+    allow_commands: bool = False,
+    more: Mapping[str, Callable[..., Awaitable[CallToolResult]]] | None = None,
+    extensions: Sequence[Extension] = (),
+    confirm_over: float | None = None,
+) -> MCPServer:
+    """A fresh server with every tool registered (nothing runs until a transport starts it), `more` after
+    moot's own, with `extensions` (the tasks extension: `moot.mcp.tasks`). Its tools read and write inside the
+    client's roots (else the working folder) and `roots`; a judges file a call names may run programs only
+    with `allow_commands` (`moot.mcp.confine`)."""
+    schemas = output_schemas()
+    protocols = protocol_tools()
+    tools = [typed_tool(fn, n, protocol_output_schema()) for n, fn in protocols.items()]
+    tools += [typed_tool(fn, n, schemas[n]) for n, fn in (OWN_TOOLS | dict(more or {})).items()]
+    server: MCPServer = MCPServer(
+        name=name,
+        instructions=instructions(),
+        version=moot_version(),
+        log_level="WARNING",
+        tools=tools,
+        extensions=extensions,
+        # the user asked first (`moot.mcp.confirm`) and a person's choice after, where the client can ask
+        middleware=[ConfirmFirst(protocols, confirm_over), AskTheUser(protocol_specs())],
+    )
     configure(server, roots, allow_commands=allow_commands)
-    for tool_name, fn in (protocol_tools() | OWN_TOOLS).items():
-        server.add_tool(fn, name=tool_name, structured_output=False)
     return server

@@ -28,7 +28,7 @@ from moot.engine.panel_check import STORED_AUTHOR_KEY, announce, panel_report, t
 from moot.engine.pricing import Pricing
 from moot.engine.runner import rehearse_plan, run_steps
 from moot.engine.steps import ProtocolSteps
-from moot.errors import DebateAborted, UsageError
+from moot.errors import DebateAborted, DebateCancelled, UsageError
 from moot.judges.base import Seat
 from moot.judges.factory import require_credentials, seat_judges
 from moot.judges.readiness import merge_warnings, plan_warnings
@@ -88,6 +88,8 @@ async def run_debate(
     except HostReplyRefused as r:  # a host reply that cannot be read: its request stays pending
         save_requests(store, debate_id, r.pending)  # a good reply given beside it is stored, no longer pending
         store.set_status(debate_id, "waiting")
+        raise
+    except DebateCancelled:  # cancelled from outside while it ran: it stays cancelled
         raise
     except DebateAborted as e:
         store.set_status(debate_id, "failed", error=str(e))

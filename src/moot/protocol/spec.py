@@ -113,6 +113,14 @@ class BenchRole:
 
 
 @dataclass(frozen=True)
+class HumanChoice:
+    """A question a result leaves to a person: one of `options` (id, label) to choose."""
+
+    message: str
+    options: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class CliSpec:
     """The protocol's command (`moot NAME`) and MCP tool beyond its `Args`: their words, the `--format`s its
     `show` hook prints, and what `moot doctor` checks for it. Nothing is written for a protocol in `moot.cli`
@@ -137,6 +145,11 @@ class CliSpec:
     progress_total: Callable[[Prepared, Mapping[str, Any]], int | None] | None = None
     # the judges `moot doctor` checks when no judges file is in effect, each with the role it names
     default_judges: tuple[tuple[str, JudgeSpec], ...] = ()
+    # a finished result a person must settle (decide's CONTESTED): the question and the options, asked by the
+    # MCP server where its client can ask its user (elicitation); `record_choice(debate_id, option id)`
+    # records the answer beside the panel's verdict and returns the result with it
+    human_choice: Callable[[Any], HumanChoice | None] | None = None
+    record_choice: Callable[[str, str], BaseModel] | None = None
     # the smallest `max_tokens` its replies need with a default request (`moot doctor` flags a judge below it;
     # a run checks its own request's schemas before round 1)
     reply_minimum: Callable[[], int] | None = None

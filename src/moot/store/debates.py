@@ -84,6 +84,11 @@ class DebateTables(StoreConnection):
                 ),
             )
 
+    def debate_status(self, debate_id: str) -> str | None:
+        """A debate's status alone (None: no such debate), cheap enough to read before every call."""
+        rows = self.execute("SELECT status FROM debates WHERE id = ?", (debate_id,))
+        return str(rows[0][0]) if rows else None
+
     def update_request(self, debate_id: str, request: dict[str, Any]) -> None:
         with self.transaction() as db:
             db.execute(

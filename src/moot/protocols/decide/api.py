@@ -128,7 +128,14 @@ SPEC = ProtocolSpec.of(
     exports=named(
         decide, decide_sync, DecisionResult, build_decision_request, prepared_decision, run_decision, record_choice
     ),
-    cli=cli_from(params, format_after="write_files", show=terminal.show, default_judges=DOCTOR_JUDGES),
+    cli=cli_from(
+        params,
+        format_after="write_files",
+        show=terminal.show,
+        default_judges=DOCTOR_JUDGES,
+        human_choice=terminal.human_choice,
+        record_choice=terminal.record_human_choice,
+    ),
     batch=params.BATCH,
     bench=params.BENCH,
     demo=DEMO,

@@ -18,6 +18,7 @@ from typing import Any
 
 from moot.errors import shown_path
 from moot.protocol import Terminal, UsageError
+from moot.protocol.spec import HumanChoice
 from moot.protocols.decide.files import DecisionFiles
 from moot.protocols.decide.schemas import DecisionRequest, DecisionResult
 from moot.protocols.decide.text import decision_report
@@ -45,6 +46,19 @@ def record_choice(debate_id: str, option: str, *, store: Store | None = None) ->
     if request.files_dir and result.files:
         DecisionFiles(Path(request.files_dir), request.context.question_id).write_record(result)
     return result
+
+
+def human_choice(result: DecisionResult) -> HumanChoice | None:
+    """What a contested decision asks a person (the MCP server asks it by elicitation): choose an option."""
+    if result.consensus or result.user_choice:
+        return None
+    message = f"The judges are split on: {result.question}\nWhich option do you choose?"
+    return HumanChoice(message, tuple((o.id, o.label or o.id) for o in result.options))
+
+
+def record_human_choice(debate_id: str, option: str) -> DecisionResult:
+    """`record_choice` in the default store (the MCP server's)."""
+    return record_choice(debate_id, option)
 
 
 MAX_ASKS = 3
