@@ -52,13 +52,20 @@ class Folders:
     roots: tuple[Path, ...]
     written: WriteRecord = field(default_factory=lambda: set[Path]())  # the files moot wrote: it may replace them
     allow_commands: bool = False  # a judges file the caller names may hold `command:` and `cli:` judges
+    # ... and may send a key to a server it names, or a variable that is not a vendor's key moot knows
+    allow_key_servers: bool = False
 
     @classmethod
     def of(
-        cls, roots: Sequence[str | Path], written: WriteRecord | None = None, *, allow_commands: bool = False
+        cls,
+        roots: Sequence[str | Path],
+        written: WriteRecord | None = None,
+        *,
+        allow_commands: bool = False,
+        allow_key_servers: bool = False,
     ) -> Folders:
         unique = tuple(dict.fromkeys(real(r) for r in roots))
-        return cls(unique, written if written is not None else set[Path](), allow_commands)
+        return cls(unique, written if written is not None else set[Path](), allow_commands, allow_key_servers)
 
     def inside(self, path: str | Path) -> bool:
         target = real(path)

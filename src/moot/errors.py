@@ -5,7 +5,8 @@
     │   ├── MissingExtra    an optional vendor SDK is not installed (message carries the pip hint)
     │   └── NotUsableHere   a judge the debate needs cannot run here (no key, SDK, agent CLI or login)
     ├── DebateAborted       the debate cannot go on (too few judges left, no challengers): exit 3
-    │   └── ContextOverflow a step mid-debate does not fit a judge's context window: resumable, exit 4
+    │   ├── ContextOverflow a step mid-debate does not fit a judge's context window: resumable, exit 4
+    │   └── DebateCancelled cancelled (`moot cancel`) while it ran: no further call, exit 3
     ├── Interrupted         Ctrl-C: the debate is resumable (exit 130)
     └── JudgeError          one call to one judge failed; the engine turns it into an outcome
         ├── TransientJudgeError   worth retrying (429, 5xx, connection reset); may carry Retry-After
@@ -75,6 +76,14 @@ class DebateAborted(MootError):
 class ContextOverflow(DebateAborted):
     """A step after round 1 began does not fit a judge's context window (the check before round 1 estimated
     it would): nothing of that step was sent, the debate is kept and resumable (CLI exit code 4)."""
+
+
+class DebateCancelled(DebateAborted):
+    """The debate was cancelled (`moot cancel`, `cancel_debate`) while it ran: no further call is made."""
+
+    def __init__(self, debate_id: str) -> None:
+        super().__init__(f"debate {debate_id} was cancelled: no further call was made; what it paid for is kept")
+        self.debate_id = debate_id
 
 
 class Interrupted(MootError):

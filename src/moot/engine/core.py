@@ -28,7 +28,7 @@ from moot.engine.budget import (
 )
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing, SpendAccount
-from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
+from moot.errors import DebateCancelled, JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.events import Event, EventSink, ignore
@@ -224,6 +224,8 @@ class Engine:
         retries = 0
         tokens = self._rate_tokens(judge.provider, prompt)
         while True:
+            if self.store.debate_status(self.debate_id) == "cancelled":  # `moot cancel`, from any process
+                raise DebateCancelled(self.debate_id)
             timeout = self._timeout(seat)
             try:
                 async with self.limits.slot(judge.provider, tokens):

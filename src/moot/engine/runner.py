@@ -31,7 +31,7 @@ from moot.engine.budget import GRAMMAR_TYPICAL_SHARE, TYPICAL_REPLY_TOKENS, Call
 from moot.engine.core import Engine
 from moot.engine.host import host_answer, settle_host
 from moot.engine.steps import Call, Outcome, ProtocolSteps, Step
-from moot.errors import ContextOverflow, DebateAborted, UsageError
+from moot.errors import ContextOverflow, DebateAborted, DebateCancelled, UsageError
 from moot.judges.base import Seat
 from moot.judges.host import is_host
 from moot.schemas.events import Event
@@ -87,8 +87,11 @@ async def concurrently(calls: Sequence[Awaitable[T]]) -> list[T]:
 
     Judge failures do not raise (the engine returns them as outcomes), so in practice every call ends.
     """
-    async with asyncio.TaskGroup() as tg:
-        tasks = [tg.create_task(_wrap(c)) for c in calls]
+    try:
+        async with asyncio.TaskGroup() as tg:
+            tasks = [tg.create_task(_wrap(c)) for c in calls]
+    except* DebateCancelled as group:  # a call found the debate cancelled: the others were stopped with it
+        raise group.exceptions[0] from None
     return [t.result() for t in tasks]
 
 

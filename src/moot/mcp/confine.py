@@ -52,13 +52,20 @@ class ServerTrust:
     roots: tuple[Path, ...] = ()
     allow_commands: bool = False
     written: WriteRecord = field(default_factory=WrittenFiles)
+    allow_key_servers: bool = False  # named judges files may send keys to servers they name
 
 
 _SERVERS: WeakKeyDictionary[MCPServer, ServerTrust] = WeakKeyDictionary()
 
 
-def configure(server: MCPServer, roots: Sequence[str | Path] = (), *, allow_commands: bool = False) -> None:
-    _SERVERS[server] = ServerTrust(tuple(Path(r) for r in roots), allow_commands)
+def configure(
+    server: MCPServer,
+    roots: Sequence[str | Path] = (),
+    *,
+    allow_commands: bool = False,
+    allow_key_servers: bool = False,
+) -> None:
+    _SERVERS[server] = ServerTrust(tuple(Path(r) for r in roots), allow_commands, allow_key_servers=allow_key_servers)
 
 
 def trust_of(ctx: Context) -> ServerTrust:
@@ -95,7 +102,9 @@ def folders_for(ctx: Context, declared: ListRootsResult | None) -> Folders:
     listed = [root_path(str(r.uri)) for r in declared.roots] if declared is not None else []
     client = [p for p in listed if p is not None]
     roots = [*(client or [Path.cwd()]), *trust.roots]
-    return Folders.of(roots, trust.written, allow_commands=trust.allow_commands)
+    return Folders.of(
+        roots, trust.written, allow_commands=trust.allow_commands, allow_key_servers=trust.allow_key_servers
+    )
 
 
 @asynccontextmanager

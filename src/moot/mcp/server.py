@@ -367,12 +367,19 @@ def _version() -> str:
         return "0"
 
 
-def build_server(name: str = "moot", *, roots: Sequence[str | Path] = (), allow_commands: bool = False) -> MCPServer:
+def build_server(
+    name: str = "moot",
+    *,
+    roots: Sequence[str | Path] = (),
+    allow_commands: bool = False,
+    allow_key_servers: bool = False,
+) -> MCPServer:
     """A fresh server with every tool registered (nothing runs until a transport starts it). Its tools read
     and write inside the client's roots (else the working folder) and `roots`; a judges file a call names
-    may run programs only with `allow_commands` (`moot.mcp.confine`)."""
+    may run programs only with `allow_commands`, and send a key anywhere but its vendor's own endpoint only
+    with `allow_key_servers` (`moot.mcp.confine`)."""
     server: MCPServer = MCPServer(name=name, instructions=instructions(), version=_version(), log_level="WARNING")
-    configure(server, roots, allow_commands=allow_commands)
+    configure(server, roots, allow_commands=allow_commands, allow_key_servers=allow_key_servers)
     for tool_name, fn in (protocol_tools() | OWN_TOOLS).items():
         server.add_tool(fn, name=tool_name, structured_output=False)
     return server

@@ -26,9 +26,10 @@ from moot.engine.panel_check import STORED_AUTHOR_KEY, announce, panel_report, t
 from moot.engine.pricing import Pricing
 from moot.engine.runner import rehearse_plan, run_steps
 from moot.engine.steps import ProtocolSteps
-from moot.errors import DebateAborted, UsageError
+from moot.errors import DebateAborted, DebateCancelled, UsageError
 from moot.judges.base import Seat
 from moot.judges.factory import require_credentials, seat_judges
+from moot.judges.providers import stored_key_lines
 from moot.judges.readiness import merge_warnings, plan_warnings
 from moot.panel_file import PanelFile
 from moot.schemas.events import Event, fan_out
@@ -86,6 +87,8 @@ async def run_debate(
     except HostReplyRefused as r:  # a host reply that cannot be read: its request stays pending
         save_requests(store, debate_id, r.pending)  # a good reply given beside it is stored, no longer pending
         store.set_status(debate_id, "waiting")
+        raise
+    except DebateCancelled:  # cancelled from outside: the store says so already
         raise
     except DebateAborted as e:
         store.set_status(debate_id, "failed", error=str(e))
@@ -283,7 +286,13 @@ def estimate_prepared(p: Prepared, pricing: Pricing | None, max_input_tokens: in
         "artifact_tokens": p.input_tokens,
         "input_name": p.input_name,
         "judges": [
-            {"seat": s.id, "model": s.label, "runs_on": [f"{j.provider}/{j.model}" for j in s.judges]} for s in seats
+            {
+                "seat": s.id,
+                "model": s.label,
+                "runs_on": [f"{j.provider}/{j.model}" for j in s.judges],
+                "sends": stored_key_lines(s.spec),  # which variable goes to which host
+            }
+            for s in seats
         ],
         "rounds_allowed": p.rounds,
         **extra,
