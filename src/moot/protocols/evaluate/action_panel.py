@@ -70,7 +70,8 @@ class BaseReader:
         self.notes: list[str] = []
 
     def fetch(self, rel: str, what: str) -> Path | None:
-        """The base's `rel` written under the runner's folder (None when the base has none)."""
+        """The base's `rel` written under the runner's folder (None when the base has none), executable when
+        the base commits it so."""
         data = _show(self.top, self.base, rel)
         head = _show(self.top, self.head, rel)
         if data is None:
@@ -85,6 +86,8 @@ class BaseReader:
         target = self.into / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+        if _git(self.top, "ls-tree", self.base, "--", rel).stdout.startswith(b"100755"):
+            target.chmod(0o755)
         return target
 
     def require(self, rel: str, what: str) -> Path:
