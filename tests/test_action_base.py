@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -116,14 +117,14 @@ def test_a_pull_requests_own_moot_yaml_does_not_choose_its_judges_or_reach_a_key
     assert summary.startswith("## ❌ moot evaluate: FAIL")
     assert "This pull request changes moot.yaml: reviewed by the base revision's project file" in summary
     no_key_reached(attacker)
-    assert len(llm_server.requests) == 4
+    assert {r.model for r in llm_server.requests} == {"a", "b"}  # the base panel, on its own server
 
     # the judges' text is inert: no link, image, mention, cross-reference or heading of theirs
     [review] = github.requests
     bodies = [c["body"] for c in review["body"]["comments"]]
     assert bodies and all("\n" not in b for b in bodies)  # one finding, one line
     for text in [*bodies, summary, review["body"]["body"]]:
-        assert "](http" not in text and "![" not in text and "https://" not in text
+        assert not re.search(r"(?<!\\)\]\(", text) and "![" not in text and "https://" not in text  # no link
         assert "@octocat" not in text and "other/repo#12" not in text
         assert not any(line.lstrip("\\ -*").startswith("# Heading") for line in text.splitlines())
     assert "octocat" in bodies[0] and "Heading" in bodies[0]  # shown, as plain text
@@ -142,9 +143,7 @@ def test_an_edited_judges_file_is_read_from_the_base_revision(
     no_key_reached(attacker)
 
 
-def test_a_judges_file_the_base_lacks_is_refused(
-    tmp_path: Path, attacker: FakeLLMServer, github: GitHubAPI
-) -> None:
+def test_a_judges_file_the_base_lacks_is_refused(tmp_path: Path, attacker: FakeLLMServer, github: GitHubAPI) -> None:
     repo, event = repository(tmp_path, {}, {"ci/judges.yaml": json.dumps(pr_judges(attacker))})
     code, summary, _ = run_action(tmp_path, repo, event, github, judges="ci/judges.yaml")
     assert code == 2

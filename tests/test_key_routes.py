@@ -102,7 +102,7 @@ def test_doctor_and_the_dry_run_say_which_variable_goes_to_which_host(
     assert "ANTHROPIC_API_KEY to api.anthropic.com" in text
     assert main([*argv, "--format", "json"]) == 0
     plan = json.loads(capsys.readouterr().out)
-    assert [j["sends"] for j in plan["judges"]][0] == ["OPENAI_API_KEY to api.openai.com"]
+    assert plan["judges"][0]["sends"] == ["OPENAI_API_KEY to api.openai.com"]
 
 
 @pytest.fixture
@@ -164,7 +164,9 @@ def test_a_judge_that_runs_a_program_gets_only_its_own_credentials(
         f"import json, os, sys\nsys.stdin.read()\njson.dump(dict(os.environ), open({str(dump)!r}, 'w'))\nprint('ok')\n"
     )
     spec = JudgeSpec(name="j", command=[sys.executable, str(program)], api_key_env="MY_JUDGE_KEY")
-    reply = asyncio.run(AgentCliJudge(spec).complete(Prompt(system="s", messages=[Message(role="user", content="u")]), timeout=60))
+    reply = asyncio.run(
+        AgentCliJudge(spec).complete(Prompt(system="s", messages=[Message(role="user", content="u")]), timeout=60)
+    )
     assert reply.text == "ok"
     seen = json.loads(dump.read_text())
     assert seen["MY_JUDGE_KEY"] == "mine-0123456789" and "PATH" in seen and "HOME" in seen

@@ -101,7 +101,6 @@ CHECKS: list[Callable[[Row, Any], Awaitable[None]]] = [check_endpoint, check_out
 async def _row(role: str, spec: Any, ping: bool = False, probe: bool = True) -> Row:
     """One judge's row; without `probe` (a file not trusted yet) no endpoint it names is contacted."""
     from moot.judges.preflight import as_dict, check
-
     from moot.judges.providers import key_lines
 
     a = await check(spec)

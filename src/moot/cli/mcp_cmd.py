@@ -127,7 +127,7 @@ def mcp(
         return
     from moot.mcp.http_guard import banner, http_access, serve_http
 
-    loopback = is_loopback(host)
+    loopback = _loopback(host)
     access = http_access(host, names, loopback=loopback, no_token=no_token)
     sys.stderr.write("".join(line + "\n" for line in banner(host, http, access, loopback=loopback)))
     sys.stderr.flush()

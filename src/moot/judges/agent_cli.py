@@ -28,8 +28,8 @@ from pathlib import Path
 from moot.errors import JudgeError, JudgeTimeout, UsageError
 from moot.judges.agent_cli_login import check_login
 from moot.judges.agent_cli_proc import kill_group, run_process
-from moot.judges.child_env import child_env
 from moot.judges.agent_cli_profiles import KNOWN_VERSIONS, PROFILES, CliProfile
+from moot.judges.child_env import child_env
 from moot.judges.effort import codex_flags
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage

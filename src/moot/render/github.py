@@ -15,13 +15,14 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from moot.schemas.envelope import headline
+from moot.schemas.safe_text import safe_text
+
 ZWSP = "\u200b"  # a zero-width space: shown as nothing, it breaks what GitHub would otherwise link
 _AUTOLINKS = re.compile(r"(?i)(?<=[a-z])(?=://)|(?<=www)(?=\.)")  # https://..., www.example.org
 _REFERENCES = re.compile(r"(?i)(#|\bgh-)(?=\d)")  # #12, owner/repo#12, GH-12
-_BLOCK_START = re.compile(r"^(\s*)([#+*=|`~-]|\d+(?=[.)]))")  # a heading, list, rule or fence (a quote's > is escaped)
-
-from moot.schemas.envelope import headline
-from moot.schemas.safe_text import safe_text
+# a heading, list, rule or fence at the start (a quote's `>` is escaped as HTML)
+_BLOCK_START = re.compile(r"^(\s*)([#+*=|`~-]|\d+(?=[.)]))")
 
 
 def md(text: Any) -> str:
@@ -29,7 +30,9 @@ def md(text: Any) -> str:
     mention or cross-reference."""
     s = "" if text is None else str(text)
     s = " ".join(s.split("\n")).replace("\r", " ")
-    s = _BLOCK_START.sub(lambda m: m.group(1) + (m.group(2) + "\\" if m.group(2)[0].isdigit() else "\\" + m.group(2)), s)
+    s = _BLOCK_START.sub(
+        lambda m: m.group(1) + (m.group(2) + "\\" if m.group(2)[0].isdigit() else "\\" + m.group(2)), s
+    )
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = s.replace("[", "\\[").replace("]", "\\]")
     s = _AUTOLINKS.sub(ZWSP, s)

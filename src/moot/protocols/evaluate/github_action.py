@@ -113,10 +113,11 @@ def main() -> int:
         sys.stderr.write(f"moot review: fail-on must be FAIL, CONDITIONAL or never (got {fail_on!r})\n")
         return 2
     report = Path(os.environ.get("RUNNER_TEMP", ".")) / "moot-review.html"
+    result: dict[str, Any] = {}
     try:
         panel = _panel(pr)
-    except UsageError as e:
-        code, result, why, panel = 2, {}, f"moot: error: {e}", BasePanel("", "")
+    except UsageError as e:  # before any call: a judges file the base lacks, or judges it may not seat
+        code, why, panel = 2, f"moot: error: {e}", BasePanel("", "")
     else:
         code, result, why = _evaluate(pr, report, panel)
     verdict = str((result.get("summary") or {}).get("final_verdict", ""))
