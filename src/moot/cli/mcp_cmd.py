@@ -41,7 +41,7 @@ def host_names(values: list[str]) -> list[str]:
     return names
 
 
-def _loopback(host: str) -> bool:
+def loopback_host(host: str) -> bool:
     """`localhost` or a loopback IP literal (`check_host` allows nothing else)."""
     return host == "localhost" or (_is_ip(host) and ipaddress.ip_address(host).is_loopback)
 
@@ -111,7 +111,7 @@ def mcp(
     from moot.cli.serving import until_stopped
 
     check_host(host)
-    if no_token and (http is None or not _loopback(host)):
+    if no_token and (http is None or not loopback_host(host)):
         raise UsageError("--no-token goes with --http on a loopback address only")
     roots = check_roots(root or [])
     names = host_names(allowed_hosts or [])
@@ -127,7 +127,7 @@ def mcp(
         return
     from moot.mcp.http_guard import banner, http_access, serve_http
 
-    loopback = _loopback(host)
+    loopback = loopback_host(host)
     access = http_access(host, names, loopback=loopback, no_token=no_token)
     sys.stderr.write("".join(line + "\n" for line in banner(host, http, access, loopback=loopback)))
     sys.stderr.flush()

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from moot.cli.addresses import reachable_hosts, url_host
-from moot.cli.mcp_cmd import check_host
+from moot.cli.mcp_cmd import check_host, loopback_host
 from moot.cli.serving import until_stopped
 from moot.errors import MissingExtra, UsageError
 
@@ -39,9 +39,7 @@ def view(
 
 def check_no_token(host: str, no_token: bool) -> None:
     """`--no-token` is for this machine only: off loopback anyone who reaches the port would read the store."""
-    from moot.view.security import is_loopback
-
-    if no_token and not is_loopback(host):
+    if no_token and not loopback_host(host):
         raise UsageError(f"--no-token is allowed only on a loopback address (got --host {host})")
 
 
