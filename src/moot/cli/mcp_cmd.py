@@ -62,7 +62,7 @@ def mcp(
     host: Annotated[
         str,
         typer.Option(
-            help="Address to bind with --http (default 127.0.0.1: this machine only; any other needs the token)."
+            help="Address to bind with --http (default 127.0.0.1: this machine only); the token is asked on every one."
         ),
     ] = "127.0.0.1",
     root: Annotated[

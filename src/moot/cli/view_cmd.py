@@ -16,7 +16,10 @@ from moot.errors import MissingExtra, UsageError
 def view(
     port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 7777,
     host: Annotated[
-        str, typer.Option(help="Address to bind (default 127.0.0.1: this machine only; any other needs the token).")
+        str,
+        typer.Option(
+            help="Address to bind (default 127.0.0.1: this machine only); the printed token is asked on every one."
+        ),
     ] = "127.0.0.1",
     open_browser: Annotated[
         bool | None, typer.Option("--open/--no-open", help="Open a browser (default: when run at a terminal).")
