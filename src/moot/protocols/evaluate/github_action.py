@@ -66,7 +66,9 @@ def _evaluate(pr: Mapping[str, Any], report: Path, panel: BasePanel) -> tuple[in
     argv += ["--format", "json", "--no-reports", "--html", str(report), "--quiet", "--judges", panel.judges]
     if _input("max-cost"):
         argv += ["--max-cost", _input("max-cost")]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    # the review's GitHub token is this step's, not the debate's: moot evaluate never sees it
+    env = {k: v for k, v in os.environ.items() if k != "INPUT_GITHUB_TOKEN"}
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
     sys.stderr.write(done.stderr)
     why = (done.stderr.strip().splitlines() or [""])[-1]
     try:
