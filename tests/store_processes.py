@@ -43,10 +43,12 @@ def http_server(
     home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None, wait: bool = True
 ) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     """`moot mcp --http PORT ARGS` on this machine, until the block ends: its port and process (listening
-    already unless `wait` is false: see `wait_for_port`)."""
+    already unless `wait` is false: see `wait_for_port`). On loopback (no `--host`) with `--no-token`, the
+    single-user setting: the tests that use it are about the store, not the token."""
     port = free_port()
+    single_user = [] if "--host" in args else ["--no-token"]
     proc = subprocess.Popen(
-        [*MOOT, "mcp", "--http", str(port), *args],
+        [*MOOT, "mcp", "--http", str(port), *single_user, *args],
         env=env or env_for(home),
         cwd=cwd,
         stdout=subprocess.DEVNULL,

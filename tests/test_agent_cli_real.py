@@ -179,13 +179,15 @@ def test_with_no_credentials_none_is_usable_and_codex_fails_fast(
 def test_a_hung_cli_is_killed_with_its_whole_process_group(real: AgentModelServer) -> None:
     real.brain = lambda request: Turn(text="late", delay=60)
     mark = f"moot-hang-{uuid.uuid4().hex}"
-    os.environ["MOOT_TEST_MARK"] = mark  # inherited by every process the CLIs start
+    os.environ["LC_MOOT_TEST_MARK"] = (
+        mark  # inherited by every process the CLIs start (LC_*: kept in a judge's environment)
+    )
     try:
         t0 = time.monotonic()
         results = ask_all({cli: JudgeSpec(cli=cli) for cli in CLIS}, timeout=4)
         elapsed = time.monotonic() - t0
     finally:
-        del os.environ["MOOT_TEST_MARK"]
+        del os.environ["LC_MOOT_TEST_MARK"]
     assert all(isinstance(r, JudgeTimeout) for r in results.values()), results
     # the model would answer after 60 s: ending well before that is the timeout's kill (a busy machine
     # adds seconds to the CLIs' start, so the bound is not the 4-s timeout itself)
@@ -208,11 +210,11 @@ def test_a_cancelled_call_kills_the_cli_too(real: AgentModelServer) -> None:
         results = await asyncio.gather(*tasks, return_exceptions=True)
         assert all(isinstance(r, asyncio.CancelledError) for r in results), results
 
-    os.environ["MOOT_TEST_MARK"] = mark
+    os.environ["LC_MOOT_TEST_MARK"] = mark
     try:
         asyncio.run(cancel_midway())
     finally:
-        del os.environ["MOOT_TEST_MARK"]
+        del os.environ["LC_MOOT_TEST_MARK"]
     time.sleep(0.3)
     assert processes_marked(mark) == []
 

@@ -103,7 +103,7 @@ def test_ci_job_uses_real_options(capsys: pytest.CaptureFixture[str]) -> None:
 def test_ci_action_example_uses_the_actions_inputs_and_outputs() -> None:
     """The documented workflow passes only inputs action.yml declares and reads only outputs it sets."""
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-    [workflow] = [yaml.safe_load(b) for b in blocks("ci.md", "yaml") if "/moot@COMMIT" in b]
+    [workflow] = [yaml.safe_load(b) for b in blocks("ci.md", "yaml") if "/moot@" in b and "id: moot" in b]
     [step] = [s for s in workflow["jobs"]["review"]["steps"] if s.get("id") == "moot"]
     assert set(step["with"]) <= set(action["inputs"])
     text = (DOCS / "ci.md").read_text(encoding="utf-8")

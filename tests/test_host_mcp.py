@@ -45,7 +45,7 @@ def _http_server(home: Path, cwd: Path) -> Iterator[tuple[str, subprocess.Popen[
         port = int(s.getsockname()[1])
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")} | {"MOOT_HOME": str(home)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "moot", "mcp", "--http", str(port)],
+        [sys.executable, "-m", "moot", "mcp", "--http", str(port), "--no-token"],  # a single-user machine
         env=env,
         cwd=cwd,
         stdout=subprocess.DEVNULL,

@@ -182,9 +182,10 @@ def free_port() -> int:
 
 def test_http_transport_binds_localhost_and_serves_tools(tmp_path: Path, isolated_home: Path) -> None:
     port = free_port()
+    token = "loopback-token-0123456789"  # asked on loopback too
     proc = subprocess.Popen(
         [sys.executable, "-m", "moot", "mcp", "--http", str(port)],
-        env={**os.environ, "MOOT_HOME": str(isolated_home)},
+        env={**os.environ, "MOOT_HOME": str(isolated_home), "MOOT_MCP_TOKEN": token},
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -201,7 +202,11 @@ def test_http_transport_binds_localhost_and_serves_tools(tmp_path: Path, isolate
         seen: dict[str, Any] = {}
 
         async def run() -> None:
-            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+            async with http, Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as client:
                 seen["tools"] = [t.name for t in (await client.list_tools()).tools]
                 seen["list"] = await client.call_tool("list_debates", {})
 

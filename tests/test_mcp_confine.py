@@ -177,8 +177,9 @@ def test_a_named_file_may_send_no_variable_but_an_api_key(
     judges = api_judges(work, llm_server, api_key_env="AWS_SECRET_ACCESS_KEY")
     results = call_all([evaluate(judges, "plan.md")], allow_commands=True)
     assert error_of(results[0]) == (
-        f"judges file {judges}: judge 'judge-a' would send the variable AWS_SECRET_ACCESS_KEY; "
-        "over MCP only a variable named *_API_KEY may be sent"
+        f"judges file {judges}: judge 'judge-a' would send AWS_SECRET_ACCESS_KEY to 127.0.0.1; over MCP a named "
+        "file may send only a vendor's own key to that vendor's endpoint, unless the server was started with "
+        "`moot mcp --allow-key-servers`"
     )
     assert llm_server.requests == []
 

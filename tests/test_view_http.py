@@ -279,11 +279,13 @@ def test_moot_view_bad_host_is_bad_input() -> None:
     assert r.returncode == 2 and "--host" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_beyond_loopback_the_printed_url_carries_a_new_token() -> None:
+def test_the_printed_url_carries_a_new_token_on_loopback_too() -> None:
     from moot.cli.view_cmd import address
 
-    assert address("127.0.0.1", 7777) == ("http://127.0.0.1:7777/debates", None)
-    assert address("::1", 7777) == ("http://[::1]:7777/debates", None)
+    assert address("127.0.0.1", 7777, no_token=True) == ("http://127.0.0.1:7777/debates", None)
+    assert address("::1", 7777, no_token=True) == ("http://[::1]:7777/debates", None)
+    url, token = address("127.0.0.1", 7777)
+    assert token and url == f"http://127.0.0.1:7777/debates?token={token}"
     url, token = address("0.0.0.0", 8000)  # nothing is bound here
     assert token and len(token) >= 24 and url == f"http://0.0.0.0:8000/debates?token={token}"
     assert address("0.0.0.0", 8000)[1] != token  # a new one every start
@@ -305,11 +307,11 @@ def test_moot_view_serves_the_store_and_prints_its_url(made: tuple[Path, Made]) 
         assert proc.stdout is not None
         first, url = proc.stdout.readline(), proc.stdout.readline().strip()
         assert str(made[0] / "moot.db") in first and "read-only" in first
-        assert url == f"http://127.0.0.1:{port}/debates"
+        assert url.startswith(f"http://127.0.0.1:{port}/debates?token=")  # on loopback too
         deadline = time.monotonic() + 30
         while True:
             try:
-                page = ok(f"http://127.0.0.1:{port}", "/debates")
+                page = ok(f"http://127.0.0.1:{port}", url.split(str(port), 1)[1])
                 break
             except OSError:
                 assert time.monotonic() < deadline

@@ -86,6 +86,8 @@ class Folders:
     written: WriteRecord = field(default_factory=lambda: set[Path]())  # the files moot wrote: it may replace them
     allow_commands: bool = False  # a judges file the caller names may hold `command:` and `cli:` judges
     no_roots: str = ""  # why there is no root at all (a server started in / or the home folder): the refusal
+    # ... and may send a key to a server it names, or a variable that is not a vendor's key moot knows
+    allow_key_servers: bool = False
 
     @classmethod
     def of(
@@ -94,10 +96,12 @@ class Folders:
         written: WriteRecord | None = None,
         *,
         allow_commands: bool = False,
+        allow_key_servers: bool = False,
         no_roots: str = "",
     ) -> Folders:
         unique = tuple(dict.fromkeys(real(r) for r in roots))
-        return cls(unique, written if written is not None else set[Path](), allow_commands, no_roots)
+        written = written if written is not None else set[Path]()
+        return cls(unique, written, allow_commands, no_roots, allow_key_servers)
 
     def inside(self, path: str | Path) -> bool:
         target = real(path)

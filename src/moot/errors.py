@@ -5,7 +5,8 @@
     │   ├── MissingExtra    an optional vendor SDK is not installed (message carries the pip hint)
     │   └── NotUsableHere   a judge the debate needs cannot run here (no key, SDK, agent CLI or login)
     ├── DebateAborted       the debate cannot go on (too few judges left, no challengers): exit 3
-    │   └── ContextOverflow a step mid-debate does not fit a judge's context window: resumable, exit 4
+    │   ├── ContextOverflow a step mid-debate does not fit a judge's context window: resumable, exit 4
+    │   └── DebateCancelled cancelled (`moot cancel`) while it ran: no further call, exit 3
     ├── Interrupted         Ctrl-C: the debate is resumable (exit 130)
     └── JudgeError          one call to one judge failed; the engine turns it into an outcome
         ├── TransientJudgeError   worth retrying (429, 5xx, connection reset); may carry Retry-After
@@ -80,6 +81,10 @@ class ContextOverflow(DebateAborted):
 class DebateCancelled(DebateAborted):
     """The debate was cancelled (`moot cancel`, MCP `cancel_debate` or `tasks/cancel`) while it ran, perhaps from
     another process: the engine found it so before a call and sends nothing more. Its status stays cancelled."""
+
+    def __init__(self, debate_id: str) -> None:
+        super().__init__(f"debate {debate_id} was cancelled: no further call was made; what it paid for is kept")
+        self.debate_id = debate_id
 
 
 class Interrupted(MootError):

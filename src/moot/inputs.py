@@ -243,6 +243,11 @@ def load_yaml_file(path: str | Path, what: str) -> Any:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"cannot read {what} {path}: {e}") from None
+    return parse_yaml(text, path, what)
+
+
+def parse_yaml(text: str, path: str | Path, what: str) -> Any:
+    """YAML text read from `path` (named in the error): one line naming the problem when it is not YAML."""
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as e:

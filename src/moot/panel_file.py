@@ -27,7 +27,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr,
 from moot.access import current
 from moot.errors import UsageError
 from moot.file_blocks import declared
-from moot.inputs import load_yaml_file, validation_message
+from moot.inputs import load_yaml_file, parse_yaml, validation_message
 from moot.schemas.config import JudgeSpec
 
 SPEC_LISTS = ("debate_judges", "judges")
@@ -219,10 +219,14 @@ def specs_of(panel: PanelFile) -> list[JudgeSpec]:
     return found
 
 
-def check_named_file(panel: PanelFile, *, allow_commands: bool) -> None:
+def check_named_file(panel: PanelFile, *, allow_commands: bool, allow_key_servers: bool = False) -> None:
     """A judges file a tool call names is untrusted input: it may start no program (`command:`, `cli:`)
-    unless the server allows it, and may send no variable but an API key (`api_key_env` ending `_API_KEY`),
-    lest a file written by anyone turn the server into a way to run code or to mail a secret to a server."""
+    unless the server allows it, and may send only a vendor's own key moot knows (OPENAI_API_KEY, ...) to
+    that vendor's own endpoint unless the server allows more, lest a file written by anyone turn the server
+    into a way to run code or to mail a secret to a server of its choosing."""
+    from moot.judges.providers import key_routes
+    from moot.schemas.safe_text import VENDOR_KEY_VARIABLES
+
     for spec in specs_of(panel):
         if (spec.command or spec.cli) and not allow_commands:
             kind = "command" if spec.command else "cli"
@@ -230,17 +234,23 @@ def check_named_file(panel: PanelFile, *, allow_commands: bool) -> None:
                 f"judges file {panel.path}: judge '{spec.label}' is a '{kind}:' judge, which runs a program: "
                 "refused over MCP unless the server was started with `moot mcp --allow-commands`"
             )
-        if spec.api_key_env and not spec.api_key_env.endswith("_API_KEY"):
+        if allow_key_servers:
+            continue
+        for route in key_routes(spec):
+            if route.variable == "api_key" or (route.own and route.variable in VENDOR_KEY_VARIABLES):
+                continue
             raise UsageError(
-                f"judges file {panel.path}: judge '{spec.label}' would send the variable {spec.api_key_env}; "
-                "over MCP only a variable named *_API_KEY may be sent"
+                f"judges file {panel.path}: judge '{spec.label}' would send {route.variable} to {route.host}; "
+                "over MCP a named file may send only a vendor's own key to that vendor's endpoint, unless the "
+                "server was started with `moot mcp --allow-key-servers`"
             )
 
 
-def load_panel_file(path: str | Path, *, trusted: bool = False) -> PanelFile:
+def load_panel_file(path: str | Path, *, trusted: bool = False, content: bytes | None = None) -> PanelFile:
     """A judges file. One named by a confined caller (an MCP tool call, see `moot.access`) is checked by
-    `check_named_file`, unless `trusted` (the project's own file, which has rules of its own: `moot.project`)."""
-    data = load_yaml_file(path, "judges file")
+    `check_named_file`, unless `trusted` (the project's own file, which has rules of its own: `moot.project`).
+    `content`: the file's bytes, already read (so that what was hashed is what is parsed)."""
+    data = load_yaml_file(path, "judges file") if content is None else _parse(content, path)
     if data is None:
         raise UsageError(f"judges file {path} is empty")
     if not isinstance(data, dict):
@@ -256,8 +266,16 @@ def load_panel_file(path: str | Path, *, trusted: bool = False) -> PanelFile:
     check_blocks(panel)
     caller = current()
     if caller is not None and not trusted:
-        check_named_file(panel, allow_commands=caller.allow_commands)
+        check_named_file(panel, allow_commands=caller.allow_commands, allow_key_servers=caller.allow_key_servers)
     return panel
+
+
+def _parse(content: bytes, path: str | Path) -> Any:
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"cannot read judges file {path}: {e}") from None
+    return parse_yaml(text, path, "judges file")
 
 
 def check_blocks(panel: PanelFile) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from moot.access import unconfined
 from moot.errors import UsageError
 from moot.panel_file import PanelFile, load_panel_file, specs_of
-from moot.trust import needs_trust, trust_state
+from moot.trust import needs_trust, program_hashes, read_once, trust_state
 
 PROJECT_FILE = "moot.yaml"
 ENV_VAR = "MOOT_JUDGES"
@@ -97,11 +97,13 @@ def load_source(source: JudgesSource, *, enforce_trust: bool = True) -> PanelFil
         return load_panel_file(source.path)
     try:
         with unconfined():  # the user's own configuration, even from a folder above an MCP server's roots
-            panel = load_panel_file(source.path, trusted=True)  # held to its own rules below
+            real, content = read_once(source.path)  # read once: the bytes hashed are the bytes used
+            # held to its own rules below; its relative paths mean the real file's folder, not a link's
+            panel = load_panel_file(real, trusted=True, content=content)
     except UsageError as e:  # the user may not know this file is read at all
         raise UsageError(f"{e} ({source.why})") from None
     if source.found and enforce_trust:
-        state, why = project_trust(panel)
+        state, why = project_trust(panel, content)
         if state in ("untrusted", "changed"):
             edited = " (edited since it was trusted)" if state == "changed" else ""
             raise UsageError(
@@ -111,12 +113,14 @@ def load_source(source: JudgesSource, *, enforce_trust: bool = True) -> PanelFil
     return panel
 
 
-def project_trust(panel: PanelFile) -> tuple[str, str]:
-    """A project file's trust state ("not needed", "trusted", "changed", "untrusted") and why it needs trust."""
-    why = needs_trust(specs_of(panel))
+def project_trust(panel: PanelFile, content: bytes | None = None) -> tuple[str, str]:
+    """A project file's trust state ("not needed", "trusted", "changed", "untrusted") and why it needs trust.
+    `content`: the bytes the panel was parsed from (read again when not given)."""
+    specs = specs_of(panel)
+    why = needs_trust(specs)
     if why is None or panel.path is None:
         return "not needed", "it runs no program and sends no key to a server it names"
-    return trust_state(Path(panel.path)), why
+    return trust_state(Path(panel.path), content, program_hashes(specs)), why
 
 
 def source_trust(source: JudgesSource) -> tuple[str, str]:

@@ -101,9 +101,11 @@ CHECKS: list[Callable[[Row, Any], Awaitable[None]]] = [check_endpoint, check_out
 async def _row(role: str, spec: Any, ping: bool = False, probe: bool = True) -> Row:
     """One judge's row; without `probe` (a file not trusted yet) no endpoint it names is contacted."""
     from moot.judges.preflight import as_dict, check
+    from moot.judges.providers import key_lines
 
     a = await check(spec)
     row: Row = {"role": role, "judge": spec.label, "model": spec.model, **as_dict(a), "usable": a.usable}
+    row["sends"] = key_lines(spec)  # which variable would go to which host (shown for a file not trusted too)
     steps = list(CHECKS) if probe else []
     if ping:
         from moot.judges.ping import check_ping

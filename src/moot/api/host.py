@@ -151,12 +151,13 @@ def submit_replies_sync(*args: Any, **kwargs: Any) -> BaseModel:
 
 def cancel_debate(debate_id: str, *, store: Store | None = None) -> dict[str, Any]:
     """End a debate that has not ended (waiting, interrupted, running) as `cancelled`; what it paid for stays
-    in the store."""
+    in the store. A running one, in whatever process, stops before its next call (the engine reads the
+    status before each); `cancelled` is final: the run never writes `finished` over it."""
     store = store or Store.open_default()
     row = store.require_debate(debate_id)
-    if row.status in ENDED:
-        raise UsageError(f"debate {row.id} has already ended ({row.status}): nothing to cancel")
-    store.set_status(row.id, "cancelled", error="cancelled")
+    if row.status in ENDED or not store.mark_cancelled(row.id):
+        status = store.debate_status(row.id) or row.status
+        raise UsageError(f"debate {row.id} has already ended ({status}): nothing to cancel")
     clear_requests(store, row.id)
     return {"debate_id": row.id, "protocol": row.protocol, "status": "cancelled"}
 

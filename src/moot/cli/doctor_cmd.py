@@ -46,6 +46,8 @@ def _text(rows: list[Row], in_effect: dict[str, str | None], clients: list[dict[
                 extra.append(r["executable"] + (f" ({r['version']})" if r.get("version") else ""))
         elif r.get("endpoint_state"):
             extra.append(f"endpoint {r.get('endpoint')}: {r['endpoint_state']}")
+        if r.get("sends"):
+            extra.append("sends " + "; ".join(r["sends"]))
         if r.get("ping"):
             extra.append(f"ping: {r['ping']}")
             extra += [f"fallback {m}: {v}" for m, v in r.get("fallbacks_ping", {}).items()]

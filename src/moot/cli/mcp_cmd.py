@@ -41,6 +41,11 @@ def host_names(values: list[str]) -> list[str]:
     return names
 
 
+def loopback_host(host: str) -> bool:
+    """`localhost` or a loopback IP literal (`check_host` allows nothing else)."""
+    return host == "localhost" or (_is_ip(host) and ipaddress.ip_address(host).is_loopback)
+
+
 def _is_ip(text: str) -> bool:
     try:
         ipaddress.ip_address(text)
@@ -57,7 +62,7 @@ def mcp(
     host: Annotated[
         str,
         typer.Option(
-            help="Address to bind with --http (default 127.0.0.1: this machine only; any other needs the token)."
+            help="Address to bind with --http (default 127.0.0.1: this machine only); the token is asked on every one."
         ),
     ] = "127.0.0.1",
     root: Annotated[
@@ -72,6 +77,22 @@ def mcp(
         bool,
         typer.Option(
             "--allow-commands", help="Let a judges file named in a tool call run programs (command: and cli: judges)."
+        ),
+    ] = False,
+    allow_key_servers: Annotated[
+        bool,
+        typer.Option(
+            "--allow-key-servers",
+            help="Let a judges file named in a tool call send keys to servers it names (api_base), and variables "
+            "other than the vendors' keys moot knows.",
+        ),
+    ] = False,
+    no_token: Annotated[
+        bool,
+        typer.Option(
+            "--no-token",
+            help="With --http on a loopback address: no bearer token (a single-user machine: any local account "
+            "could use the server).",
         ),
     ] = False,
     allowed_hosts: Annotated[
@@ -100,6 +121,8 @@ def mcp(
     from moot.cli.serving import until_stopped
 
     check_host(host)
+    if no_token and (http is None or not loopback_host(host)):
+        raise UsageError("--no-token goes with --http on a loopback address only")
     roots = check_roots(root or [])
     names = host_names(allowed_hosts or [])
     try:
@@ -108,7 +131,9 @@ def mcp(
         if "mcp" not in str(e):
             raise
         raise MissingExtra("mcp", "mcp") from None
-    server = build_server(roots=roots, allow_commands=allow_commands, confirm_over=confirm_over)
+    server = build_server(
+        roots=roots, allow_commands=allow_commands, confirm_over=confirm_over, allow_key_servers=allow_key_servers
+    )
     from moot.mcp.confine import roots_banner
 
     said = roots_banner(roots) + "\n"  # which folders a tool call may read and write in, after where it serves
@@ -118,10 +143,9 @@ def mcp(
         until_stopped("moot mcp", lambda: server.run("stdio"))
         return
     from moot.mcp.http_guard import banner, http_access, serve_http
-    from moot.view.security import is_loopback
 
-    loopback = is_loopback(host)
-    access = http_access(host, names, loopback=loopback)
+    loopback = loopback_host(host)
+    access = http_access(host, names, loopback=loopback, no_token=no_token)
     sys.stderr.write("".join(line + "\n" for line in banner(host, http, access, loopback=loopback)) + said)
     sys.stderr.flush()
     until_stopped("moot mcp", lambda: serve_http(server, host, http, access))

@@ -107,8 +107,8 @@ def cancel(
     debate_id: Annotated[str, typer.Argument(help="Debate id (or a unique prefix of it).")],
     fmt: DataFormatOption = "text",
 ) -> None:
-    """End a debate that has not ended (waiting for host replies, interrupted) as cancelled; what it paid for
-    stays in the store."""
+    """End a debate that has not ended (waiting for host replies, interrupted, or running: it stops before its
+    next call) as cancelled; what it paid for stays in the store."""
     from moot.api.host import cancel_debate
     from moot.store import Store
 

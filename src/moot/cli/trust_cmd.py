@@ -4,7 +4,7 @@ names, by its content (`moot.trust`); `moot trust --list` shows what is trusted 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -57,11 +57,26 @@ def trust(
         emit(_listing())
         return
     from moot.panel_file import load_panel_file, specs_of
-    from moot.trust import needs_trust
+    from moot.trust import needs_trust, program_hashes, read_once
     from moot.trust import trust as record
 
     target = _project_file(path)
-    panel = load_panel_file(target, trusted=True)  # a broken file is refused before it is trusted
-    digest = record(target)
-    why = needs_trust(specs_of(panel)) or "it needs no trust (it runs no program and sends no key to its own server)"
-    emit(f"trusted {target.resolve()} (sha256:{digest[:12]}): {why}; an edit needs `moot trust` again\n")
+    real, content = read_once(target)  # one read: the bytes parsed are the bytes hashed
+    panel = load_panel_file(real, trusted=True, content=content)  # a broken file is refused before it is trusted
+    specs = specs_of(panel)
+    programs = program_hashes(specs)
+    digest = record(real, content, programs)
+    why = needs_trust(specs) or "it needs no trust (it runs no program and sends no key to its own server)"
+    emit(f"trusted {real} (sha256:{digest[:12]}): {why}; {_covered(programs, specs)}\n")
+
+
+def _covered(programs: dict[str, str], specs: list[Any]) -> str:
+    """What the trust covers besides the file: the programs its `command:` judges run, by hash; never an agent
+    CLI's own binary (said plainly)."""
+    parts = ["an edit needs `moot trust` again"]
+    if programs:
+        parts.append("so does a change to " + ", ".join(programs))
+    clis = sorted({s.cli for s in specs if s.cli and not s.command})
+    if clis:
+        parts.append(f"the agent CLI binaries ({', '.join(clis)}) are not covered: they are your installed tools")
+    return "; ".join(parts)

@@ -252,7 +252,7 @@ class Engine:
         """Before each vendor call: a debate cancelled meanwhile (from any process: the store says so) sends
         nothing more."""
         if self.store.debate_status(self.debate_id) == "cancelled":
-            raise DebateCancelled(f"debate {self.debate_id} was cancelled: no more calls are sent")
+            raise DebateCancelled(self.debate_id)
 
     def _rate_tokens(self, provider: str, prompt: Prompt) -> int:
         """A call's tokens as a tokens-per-minute limit counts them before it is sent: the prompt estimated

@@ -91,11 +91,8 @@ async def concurrently(calls: Sequence[Awaitable[T]]) -> list[T]:
     try:
         async with asyncio.TaskGroup() as tg:
             tasks = [tg.create_task(_wrap(c)) for c in calls]
-    except ExceptionGroup as group:
-        cancelled = [e for e in group.exceptions if isinstance(e, DebateCancelled)]
-        if cancelled:
-            raise cancelled[0] from None
-        raise
+    except* DebateCancelled as group:  # a call found the debate cancelled: the others were stopped with it
+        raise group.exceptions[0] from None
     return [t.result() for t in tasks]
 
 

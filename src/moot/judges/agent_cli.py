@@ -29,6 +29,7 @@ from moot.errors import JudgeError, JudgeTimeout, UsageError
 from moot.judges.agent_cli_login import check_login
 from moot.judges.agent_cli_proc import kill_group, run_process
 from moot.judges.agent_cli_profiles import KNOWN_VERSIONS, PROFILES, CliProfile
+from moot.judges.child_env import child_env
 from moot.judges.effort import codex_flags
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -149,9 +150,9 @@ class AgentCliJudge:
             # a built-in CLI works in the empty folder: its workspace holds nothing to read or change
             cwd = tmp if self.profile is not None else None
             try:
-                code, out, err = await run_process(
-                    argv, text.encode("utf-8") if on_stdin else None, timeout=timeout, cwd=cwd
-                )
+                stdin = text.encode("utf-8") if on_stdin else None
+                # its own credentials and what a program needs to run: never another vendor's key or a CI token
+                code, out, err = await run_process(argv, stdin, timeout=timeout, cwd=cwd, env=child_env(self.spec))
             except TimeoutError:
                 raise JudgeTimeout(
                     f"agent CLI '{self.name}' gave no reply within {timeout:g}s (its process group was killed)"

@@ -32,9 +32,10 @@ async def _reap(proc: asyncio.subprocess.Process) -> None:
 
 
 async def run_process(
-    argv: list[str], stdin: bytes | None, *, timeout: float, cwd: str | None = None
+    argv: list[str], stdin: bytes | None, *, timeout: float, cwd: str | None = None, env: dict[str, str] | None = None
 ) -> tuple[int, bytes, bytes]:
-    """Run argv in its own process group; on timeout or cancellation, kill the whole group and reap it."""
+    """Run argv in its own process group (with `env`, else moot's environment); on timeout or cancellation,
+    kill the whole group and reap it."""
     proc = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
@@ -42,6 +43,7 @@ async def run_process(
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
         cwd=cwd,
+        env=env,
     )
     try:
         async with asyncio.timeout(timeout):

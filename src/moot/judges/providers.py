@@ -259,3 +259,87 @@ def api_key_for(spec: JudgeSpec, resolved: Resolved) -> str | None:
 def key_hint(spec: JudgeSpec, resolved: Resolved) -> str:
     names = (spec.api_key_env,) if spec.api_key_env else resolved.provider.key_envs
     return " or ".join(n for n in names if n) or "api_key_env"
+
+
+# Where each vendor's SDK sends a request when no `api_base` is given: what "the vendor's own endpoint" is.
+DEFAULT_ENDPOINTS: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "gemini": "https://generativelanguage.googleapis.com",
+    "xai": "https://api.x.ai/v1",
+    "openrouter": "https://openrouter.ai/api/v1",
+}
+
+
+@dataclass(frozen=True)
+class KeyRoute:
+    """Which credential an API judge would send, and where: what `moot doctor` and `--dry-run` show, and
+    what the trust rule reads."""
+
+    judge: str
+    variable: str  # the environment variable, or "api_key" (written in the file itself)
+    url: str
+    at_home: bool  # the address is the vendor's own default endpoint (no `api_base` of the file's)
+    own: bool  # ... and the variable is one of that vendor's own (OPENAI_API_KEY to OpenAI)
+
+    @property
+    def host(self) -> str:
+        from urllib.parse import urlsplit
+
+        try:
+            return urlsplit(self.url).hostname or self.url
+        except ValueError:
+            return self.url
+
+
+def _same_endpoint(url: str, default: str | None) -> bool:
+    return default is not None and url.rstrip("/") == default.rstrip("/")
+
+
+def key_routes(spec: JudgeSpec, aliases: dict[str, str] | None = None) -> list[KeyRoute]:
+    """Every credential an API judge (and each of its fallbacks) would send, with the address it goes to; a
+    judge that sends no key (a local server, an `api_base` with no key to send) has none."""
+    if spec.host or spec.replies is not None or spec.script or spec.cli or spec.command:
+        return []
+    routes: list[KeyRoute] = []
+    for model in [spec.model, *spec.fallbacks]:
+        try:
+            resolved = resolve(spec.model_copy(update={"model": model}), aliases)
+        except UsageError:
+            continue
+        prov = resolved.provider
+        default = DEFAULT_ENDPOINTS.get(prov.name) if prov.name in PROVIDERS else None
+        url = resolved.base_url or default or ""
+        at_home = not spec.api_base or _same_endpoint(spec.api_base, default)
+        if spec.api_key:
+            routes.append(KeyRoute(spec.label, "api_key", url, at_home, at_home))
+            continue
+        names = (spec.api_key_env,) if spec.api_key_env else prov.key_envs
+        routes += [KeyRoute(spec.label, n, url, at_home, at_home and n in prov.key_envs) for n in names if n]
+    return list(dict.fromkeys(routes))
+
+
+def away_route(spec: JudgeSpec, aliases: dict[str, str] | None = None) -> KeyRoute | None:
+    """The first of the judge's credentials (from the environment) that would go to an address other than its
+    vendor's own endpoint (an `api_base` the file names), or None: what a found project file needs trust for."""
+    return next((r for r in key_routes(spec, aliases) if not r.at_home and r.variable != "api_key"), None)
+
+
+def key_lines(spec: JudgeSpec) -> list[str]:
+    """The judge's credentials as a user reads them: `OPENAI_API_KEY to api.openai.com` (a vendor that reads
+    either of two variables names both)."""
+    grouped: dict[str, list[str]] = {}
+    for r in key_routes(spec):
+        grouped.setdefault(r.host, []).append("the file's api_key" if r.variable == "api_key" else r.variable)
+    return [f"{' or '.join(dict.fromkeys(names))} to {host}" for host, names in grouped.items()]
+
+
+def stored_key_lines(spec: dict[str, Any]) -> list[str]:
+    """`key_lines` of a spec as a seat keeps it (`JudgeSpec.public_dict`: the key itself left out)."""
+    data = {k: v for k, v in spec.items() if k != "api_key_redacted"}
+    if spec.get("api_key_redacted"):
+        data["api_key"] = "redacted"
+    try:
+        return key_lines(JudgeSpec.model_validate(data))
+    except ValueError:
+        return []

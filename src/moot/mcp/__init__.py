@@ -19,6 +19,7 @@ def build_server(
     roots: Sequence[str | Path] = (),
     allow_commands: bool = False,
     confirm_over: float | None = None,
+    allow_key_servers: bool = False,
 ) -> MCPServer:
     """A fresh server with every tool registered: the protocols', `show_debate`, `list_debates`, `doctor`,
     then the host seats' `submit_replies` and `cancel_debate` (`moot.mcp.host_tools`); the slash-command
@@ -28,7 +29,13 @@ def build_server(
     # a protocol tool's debate as a durable task, for clients with tasks
     tasks = DebateTasks(protocol_tools(), allow_commands=allow_commands)
     server = build_base_server(
-        name, roots=roots, allow_commands=allow_commands, more=HOST_TOOLS, extensions=[tasks], confirm_over=confirm_over
+        name,
+        roots=roots,
+        allow_commands=allow_commands,
+        allow_key_servers=allow_key_servers,
+        more=HOST_TOOLS,
+        extensions=[tasks],
+        confirm_over=confirm_over,
     )
     add_prompts(server)
     add_resources(server)

@@ -53,13 +53,20 @@ class ServerTrust:
     roots: tuple[Path, ...] = ()
     allow_commands: bool = False
     written: WriteRecord = field(default_factory=WrittenFiles)
+    allow_key_servers: bool = False  # named judges files may send keys to servers they name
 
 
 _SERVERS: WeakKeyDictionary[MCPServer, ServerTrust] = WeakKeyDictionary()
 
 
-def configure(server: MCPServer, roots: Sequence[str | Path] = (), *, allow_commands: bool = False) -> None:
-    _SERVERS[server] = ServerTrust(tuple(Path(r) for r in roots), allow_commands)
+def configure(
+    server: MCPServer,
+    roots: Sequence[str | Path] = (),
+    *,
+    allow_commands: bool = False,
+    allow_key_servers: bool = False,
+) -> None:
+    _SERVERS[server] = ServerTrust(tuple(Path(r) for r in roots), allow_commands, allow_key_servers=allow_key_servers)
 
 
 def trust_of(ctx: Context) -> ServerTrust:
@@ -98,7 +105,13 @@ def folders_for(ctx: Context, declared: ListRootsResult | None) -> Folders:
     client = [p for p in listed if p is not None]
     fallback = [] if too_wide(Path.cwd()) else [Path.cwd()]
     roots = [*(client or fallback), *trust.roots]
-    return Folders.of(roots, trust.written, allow_commands=trust.allow_commands, no_roots=NO_ROOTS.format(Path.cwd()))
+    return Folders.of(
+        roots,
+        trust.written,
+        allow_commands=trust.allow_commands,
+        allow_key_servers=trust.allow_key_servers,
+        no_roots=NO_ROOTS.format(Path.cwd()),
+    )
 
 
 NO_ROOTS = (

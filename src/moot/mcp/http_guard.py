@@ -1,11 +1,13 @@
-"""`moot mcp --http` beyond this machine: a bearer token and a Host/Origin check, as `moot view` has.
+"""`moot mcp --http`: a bearer token and a Host/Origin check, as `moot view` has.
 
 The server reads the files a tool call names, sends them to the judges, writes reports and runs the judges
 of the judges file it is given (a `command:` judge included). On loopback a Host that is not a loopback name
-is refused (DNS rebinding); off loopback, anyone who can reach the port could do all of that, so:
+is refused (DNS rebinding); and anyone who can reach the port could do all of that (another account on the
+same machine reaches 127.0.0.1 too), so:
 
 - every request needs `Authorization: Bearer TOKEN` (401 without it). The token is `MOOT_MCP_TOKEN` when
-  that is set, else a new one printed once at start; `MOOT_MCP_TOKEN` makes it required on loopback too;
+  that is set, else a new one printed once at start. `--no-token` leaves it out on loopback only (a
+  single-user machine);
 - the Host header must name an allowed host (loopback names, the bound address, and every
   `--allowed-hosts` name, any port; else 421), and an Origin header, when a browser sends one, an http(s)
   origin on one of them (else 403): the SDK's `TransportSecuritySettings` does both checks.
@@ -46,10 +48,11 @@ class HttpAccess:
         return TransportSecuritySettings(allowed_hosts=hosts, allowed_origins=origins)
 
 
-def http_access(host: str, allowed_hosts: list[str], *, loopback: bool) -> HttpAccess:
-    """The access rules for a server bound to `host`: a token off loopback (or when MOOT_MCP_TOKEN is set)."""
+def http_access(host: str, allowed_hosts: list[str], *, loopback: bool, no_token: bool = False) -> HttpAccess:
+    """The access rules for a server bound to `host`: a token (MOOT_MCP_TOKEN, else a new one), on loopback
+    too unless `no_token` (loopback only: the caller refuses it elsewhere) and MOOT_MCP_TOKEN is unset."""
     given = os.environ.get(TOKEN_ENV, "").strip()
-    token = given or (None if loopback else secrets.token_urlsafe(24))
+    token = given or (None if loopback and no_token else secrets.token_urlsafe(24))
     bound = [] if host in ("0.0.0.0", "::") else [f"[{host}]" if ":" in host else host]  # noqa: S104 - a name compared, not bound
     named = [f"[{h}]" if ":" in h and not h.startswith("[") else h for h in allowed_hosts]
     hosts = tuple(dict.fromkeys([*LOOPBACK_NAMES, *bound, *named]))

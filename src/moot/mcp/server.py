@@ -396,11 +396,13 @@ def build_server(
     more: Mapping[str, Callable[..., Awaitable[CallToolResult]]] | None = None,
     extensions: Sequence[Extension] = (),
     confirm_over: float | None = None,
+    allow_key_servers: bool = False,
 ) -> MCPServer:
     """A fresh server with every tool registered (nothing runs until a transport starts it), `more` after
     moot's own, with `extensions` (the tasks extension: `moot.mcp.tasks`). Its tools read and write inside the
     client's roots (else the working folder) and `roots`; a judges file a call names may run programs only
-    with `allow_commands` (`moot.mcp.confine`)."""
+    with `allow_commands`, and send a key anywhere but its vendor's own endpoint only with
+    `allow_key_servers` (`moot.mcp.confine`)."""
     schemas = output_schemas()
     protocols = protocol_tools()
     tools = [typed_tool(fn, n, protocol_output_schema()) for n, fn in protocols.items()]
@@ -415,5 +417,5 @@ def build_server(
         # the user asked first (`moot.mcp.confirm`) and a person's choice after, where the client can ask
         middleware=[ConfirmFirst(protocols, confirm_over), AskTheUser(protocol_specs())],
     )
-    configure(server, roots, allow_commands=allow_commands)
+    configure(server, roots, allow_commands=allow_commands, allow_key_servers=allow_key_servers)
     return server

@@ -31,6 +31,7 @@ from moot.engine.steps import ProtocolSteps
 from moot.errors import DebateAborted, DebateCancelled, UsageError
 from moot.judges.base import Seat
 from moot.judges.factory import require_credentials, seat_judges
+from moot.judges.providers import stored_key_lines
 from moot.judges.readiness import merge_warnings, plan_warnings
 from moot.panel_file import PanelFile
 from moot.schemas.events import Event, fan_out
@@ -312,7 +313,13 @@ def estimate_prepared(p: Prepared, pricing: Pricing | None, max_input_tokens: in
         "artifact_tokens": p.input_tokens,
         "input_name": p.input_name,
         "judges": [
-            {"seat": s.id, "model": s.label, "runs_on": [f"{j.provider}/{j.model}" for j in s.judges]} for s in seats
+            {
+                "seat": s.id,
+                "model": s.label,
+                "runs_on": [f"{j.provider}/{j.model}" for j in s.judges],
+                "sends": stored_key_lines(s.spec),  # which variable goes to which host
+            }
+            for s in seats
         ],
         "rounds_allowed": p.rounds,
         **extra,

@@ -3,25 +3,41 @@
 Pure functions of the result's JSON: the pieces every protocol's renderer is made of (each protocol's own
 is its `ProtocolSpec.github_markdown`), and the rendering of a protocol without one. The facts every
 protocol shares (verdict, confidence, rounds, judges' status, spend) are read from the result envelope
-(`moot.schemas.envelope`). Judge and artifact text is untrusted here too: HTML is escaped,
-table cells cannot break their table, `@name` cannot notify anyone, and the whole is inert in a CI log
-(`safe_text`: no control character, no line that the runner would read as a workflow command).
+(`moot.schemas.envelope`). Judge and artifact text is untrusted here too: each piece is one line; HTML is
+escaped; it makes no link, image, heading, list or quote; `@name` notifies no one and `#12` or
+`owner/repo#12` refers to no issue; table cells cannot break their table; and the whole is inert in a CI
+log (`safe_text`: no control character, no line that the runner would read as a workflow command).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from moot.schemas.envelope import headline
 from moot.schemas.safe_text import safe_text
 
+ZWSP = "\u200b"  # a zero-width space: shown as nothing, it breaks what GitHub would otherwise link
+_AUTOLINKS = re.compile(r"(?i)(?<=[a-z])(?=://)|(?<=www)(?=\.)")  # https://..., www.example.org
+_REFERENCES = re.compile(r"(?i)(#|\bgh-)(?=\d)")  # #12, owner/repo#12, GH-12
+# a heading, list, rule or fence at the start (a quote's `>` is escaped as HTML)
+_BLOCK_START = re.compile(r"^(\s*)([#+*=|`~-]|\d+(?=[.)]))")
+
 
 def md(text: Any) -> str:
-    """Untrusted text made inert in GitHub Markdown: no HTML, no mentions."""
+    """Untrusted text made inert in GitHub Markdown, on one line: no HTML, link, image, heading, list, quote,
+    mention or cross-reference."""
     s = "" if text is None else str(text)
+    s = " ".join(s.split("\n")).replace("\r", " ")
+    s = _BLOCK_START.sub(
+        lambda m: m.group(1) + (m.group(2) + "\\" if m.group(2)[0].isdigit() else "\\" + m.group(2)), s
+    )
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return s.replace("@", "@\u200b")
+    s = s.replace("[", "\\[").replace("]", "\\]")
+    s = _AUTOLINKS.sub(ZWSP, s)
+    s = _REFERENCES.sub(lambda m: m.group(1) + ZWSP, s)
+    return s.replace("@", "@" + ZWSP)
 
 
 def cell(text: Any) -> str:

@@ -30,6 +30,9 @@ def dry_run_text(data: dict[str, Any]) -> str:
     out += [f"Warning: {w}" for w in data.get("warnings", [])]
     if data.get("warnings"):
         out.append("A dry run needs none of these; a real run does ('moot doctor' checks every judge).")
+    sends = [f"  {j['seat']} ({j['model']}): {'; '.join(j['sends'])}" for j in data["judges"] if j.get("sends")]
+    if sends:
+        out += ["", "Keys a real run sends (variable to host):", *sends]
     out += ["", "Calls per round (input tokens, typical cost / worst case):"]
     wheres = [_where(c) for c in data["calls"]]
     # each column as wide as its longest entry, so that a long seat or model name keeps the rest in line

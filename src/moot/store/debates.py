@@ -71,10 +71,11 @@ class DebateTables(StoreConnection):
     def set_status(
         self, debate_id: str, status: str, *, result: dict[str, Any] | None = None, error: str | None = None
     ) -> None:
+        """The debate's status; `cancelled` (`moot cancel`, from any process) is final: never overwritten."""
         with self._lock:
             self._db.execute(
                 "UPDATE debates SET status = ?, result_json = COALESCE(?, result_json), error = ?,"
-                " updated_at = ? WHERE id = ?",
+                " updated_at = ? WHERE id = ? AND status != 'cancelled'",
                 (  # a key a vendor echoed never reaches the file (moot.schemas.safe_text)
                     status,
                     redact_known(json.dumps(result)) if result is not None else None,
@@ -123,6 +124,17 @@ class DebateTables(StoreConnection):
                 ).fetchall()
                 r = rows[0] if len(rows) == 1 else None
             return self._row(r) if r is not None else None
+
+    def mark_cancelled(self, debate_id: str) -> bool:
+        """Cancel a debate that has not ended, in one statement (no finish can land between a check and the
+        write); False when it had ended."""
+        with self._lock:
+            done = self._db.execute(
+                "UPDATE debates SET status = 'cancelled', error = 'cancelled', updated_at = ?"
+                " WHERE id = ? AND status NOT IN ('finished', 'failed', 'cancelled')",
+                (now_iso(), debate_id),
+            )
+            return done.rowcount == 1
 
     def require_debate(self, debate_id: str) -> DebateRow:
         """`get_debate`, or a UsageError that says what to do: a longer prefix when the one given is too short

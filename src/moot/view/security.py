@@ -1,7 +1,9 @@
 """What every response of `moot view` goes through, before any page is looked at:
 
-- the token, when the viewer listens beyond this machine (Jupyter's way: printed in the URL once, then
-  kept in an HTTP-only cookie); without it every route answers 401;
+- the token (Jupyter's way: printed in the URL once, then kept in an HTTP-only cookie); without it every
+  route answers 401. On loopback too: another account on the same machine can reach 127.0.0.1, and the
+  store holds every prompt sent. `moot view --no-token` leaves it out on loopback (a single-user machine);
+  tokens are compared as bytes, so any text given is a wrong token, never an error;
 - the Host header, when it listens on loopback only: a page of another site that rebinds its name to
   127.0.0.1 (DNS rebinding) is refused;
 - GET and HEAD only: the viewer changes nothing;
@@ -72,7 +74,7 @@ class Guard:
             await _plain(send, 403, "moot view answers only to its loopback address")
             return
         given = self._given_token(scope, headers)
-        if self.token is not None and not (given and hmac.compare_digest(given, self.token)):
+        if self.token is not None and not (given and hmac.compare_digest(given.encode(), self.token.encode())):
             await _plain(send, 401, "moot view: this page needs the token printed when `moot view` started")
             return
         if scope["method"] not in ("GET", "HEAD"):

@@ -4,7 +4,8 @@ the pull request's base...head, then what a workflow needs of it.
 Run as `python -m moot.protocols.evaluate.github_action` with the action's inputs in `INPUT_*` variables
 (`INPUT_CRITERIA`, `INPUT_JUDGES`, `INPUT_FAIL_ON`, `INPUT_COMMENT`, `INPUT_SARIF`, `INPUT_MAX_COST`,
 `INPUT_GITHUB_TOKEN`) and GitHub's own (`GITHUB_EVENT_PATH`, `GITHUB_REPOSITORY`, `GITHUB_API_URL`,
-`GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`). It writes:
+`GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`). The judges file, a `moot.yaml` and a rubric file are read from the
+pull request's base revision, never from its head (`moot.protocols.evaluate.action_panel`). It writes:
 
 - every output to `GITHUB_OUTPUT`: verdict, score, outcome (pass or fail under `fail-on`), debate-id,
   report-path (the HTML report), sarif-path (empty unless `sarif` names a file);
@@ -23,11 +24,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from moot.errors import UsageError
+from moot.protocols.evaluate.action_panel import BasePanel, base_panel
 from moot.protocols.evaluate.locations import located, sarif
 from moot.protocols.evaluate.text import evaluation_github
 from moot.render.github import md, render_github
@@ -47,17 +51,24 @@ def _pull_request() -> dict[str, Any]:
     return pr
 
 
-def _evaluate(pr: Mapping[str, Any], report: Path) -> tuple[int, dict[str, Any], str]:
+def _panel(pr: Mapping[str, Any]) -> BasePanel:
+    """The judges file and criteria from the pull request's base revision (`action_panel`), never its head's."""
+    into = Path(tempfile.mkdtemp(prefix="moot-action-", dir=os.environ.get("RUNNER_TEMP") or None))
+    base, head = str(pr["base"]["sha"]), str(pr["head"]["sha"])
+    return base_panel(Path.cwd(), base, head, _input("judges"), _input("criteria", "code"), into)
+
+
+def _evaluate(pr: Mapping[str, Any], report: Path, panel: BasePanel) -> tuple[int, dict[str, Any], str]:
     """moot evaluate over base...head: its exit code, its JSON result (empty when it could not run) and its
     last line on stderr (why it could not)."""
     rev = f"{pr['base']['sha']}...{pr['head']['sha']}"
-    argv = [sys.executable, "-m", "moot", "evaluate", "--diff", rev, "--criteria", _input("criteria", "code")]
-    argv += ["--format", "json", "--no-reports", "--html", str(report), "--quiet"]
-    if _input("judges"):
-        argv += ["--judges", _input("judges")]
+    argv = [sys.executable, "-m", "moot", "evaluate", "--diff", rev, "--criteria", panel.criteria]
+    argv += ["--format", "json", "--no-reports", "--html", str(report), "--quiet", "--judges", panel.judges]
     if _input("max-cost"):
         argv += ["--max-cost", _input("max-cost")]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    # the review's GitHub token is this step's, not the debate's: moot evaluate never sees it
+    env = {k: v for k, v in os.environ.items() if k != "INPUT_GITHUB_TOKEN"}
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
     sys.stderr.write(done.stderr)
     why = (done.stderr.strip().splitlines() or [""])[-1]
     try:
@@ -104,7 +115,13 @@ def main() -> int:
         sys.stderr.write(f"moot review: fail-on must be FAIL, CONDITIONAL or never (got {fail_on!r})\n")
         return 2
     report = Path(os.environ.get("RUNNER_TEMP", ".")) / "moot-review.html"
-    code, result, why = _evaluate(pr, report)
+    result: dict[str, Any] = {}
+    try:
+        panel = _panel(pr)
+    except UsageError as e:  # before any call: a judges file the base lacks, or judges it may not seat
+        code, why, panel = 2, f"moot: error: {e}", BasePanel("", "")
+    else:
+        code, result, why = _evaluate(pr, report, panel)
     verdict = str((result.get("summary") or {}).get("final_verdict", ""))
     score = (result.get("summary") or {}).get("consensus_score", "")
     failed = code != 0 or verdict in FAILING[fail_on]
@@ -121,13 +138,14 @@ def main() -> int:
         "sarif-path": sarif_path,
     }
     _append("GITHUB_OUTPUT", "".join(f"{k}={v}\n" for k, v in outputs.items()))
+    notes = "".join(f"> {md(note)}\n" for note in panel.notes)
     if result:
-        summary = render_github(result, evaluation_github)
+        summary = render_github(result, evaluation_github) + (f"\n{notes}" if notes else "")
         _append("GITHUB_STEP_SUMMARY", summary + "\n")
         if _input("comment", "true").lower() == "true":
             _post_review(pr, result, summary)
     else:  # nothing was judged (bad input, a secret in the diff, too few judges): the summary says why
-        _append("GITHUB_STEP_SUMMARY", f"## ❔ moot review could not run (exit {code})\n\n{md(why)}\n")
+        _append("GITHUB_STEP_SUMMARY", f"## ❔ moot review could not run (exit {code})\n\n{md(why)}\n\n{notes}")
     return code or (1 if failed else 0)
 
 
