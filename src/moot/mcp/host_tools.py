@@ -24,7 +24,8 @@ from moot.api.outcome import debate_finish
 from moot.errors import MootError
 from moot.mcp.confine import ClientRoots, tool_call, visible_debate
 from moot.mcp.gates import ended
-from moot.mcp.server import _tool_error, debate_result, with_progress
+from moot.mcp.progress import with_progress
+from moot.mcp.server import _tool_error, debate_result
 from moot.mcp.typed import json_result, readable
 from moot.render.serialize import json_inert
 from moot.schemas.events import EventSink

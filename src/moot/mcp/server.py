@@ -20,12 +20,10 @@ progress runs to the rounds planned, or to the spec's `progress_total`.
 from __future__ import annotations
 
 import inspect
-import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import anyio
 from mcp.server.extension import Extension
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -46,10 +44,10 @@ from moot.mcp.confine import (
 from moot.mcp.confirm import ConfirmFirst
 from moot.mcp.elicit import AskTheUser, settle
 from moot.mcp.gates import checked_finish, ended, gate_params
-from moot.mcp.progress import KEEPALIVE_SECONDS, CallsInFlight, nudge
+from moot.mcp.progress import with_progress
 from moot.mcp.typed import json_result, moot_version, output_schemas, protocol_output_schema, readable, typed_tool
 from moot.protocol.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
-from moot.schemas.events import Event, EventSink
+from moot.schemas.events import EventSink
 
 if TYPE_CHECKING:
     from moot.protocol.prepared import Prepared
@@ -85,95 +83,6 @@ SHARED_PARAMS = (
     ("wait", WaitParam, True),
     ("author_model", AuthorModelParam, None),
 )
-
-
-def progress_note(event: Event, total: int | None) -> tuple[float, float | None, str] | None:
-    """The progress notification for an engine event, or None for events that are not round boundaries.
-
-    Round N's start is N - 0.5, its end N (`with_progress` keeps the values rising when a protocol has
-    several phases per round, or a closing phase numbered 0).
-    """
-    if event.kind == "round_started":
-        who = event.data.get("judges")
-        phase = event.data.get("phase")
-        tail = f": {phase}" if isinstance(phase, str) else ""
-        tail += f" with {', '.join(map(str, who))}" if isinstance(who, list) else ""
-        where = f"round {event.round}" if event.round else "final"  # round 0: the step after the last round
-        return event.round - 0.5, total, f"{where} started{tail}"
-    if event.kind == "round_finished":
-        scores = event.data.get("scores")
-        consensus = event.data.get("consensus")
-        message = f"round {event.round} finished"
-        if isinstance(scores, list):
-            message += ": scores " + ", ".join(f"{s:g}" if isinstance(s, int | float) else str(s) for s in scores)
-        elif isinstance(event.data.get("range"), str):
-            message += f": {event.data['range']}"
-        if isinstance(consensus, bool):
-            message += "; consensus" if consensus else "; no consensus yet"
-        return float(event.round), total, message
-    if event.kind == "note" and "decision" in event.data and isinstance(event.data.get("text"), str):
-        return float(event.round), total, event.data["text"]  # a protocol that closes its rounds with a note
-    return None
-
-
-def next_progress(last: float, value: float, total: float | None) -> float | None:
-    """The value to report after `last`: `value`, or a little more than `last` when a protocol has several
-    phases per round (progress must rise), never past `total`. None: nothing can be reported without
-    passing the total (a step after the last round, such as a synthesis, when every round was run)."""
-    rising = value if value > last else round(last + 0.1, 4)
-    if total is not None:
-        rising = min(rising, float(total))
-    return rising if rising > last else None
-
-
-async def with_progress(ctx: Context, total: int | None, run: Callable[[EventSink], Awaitable[T]]) -> T:
-    """Run a debate, forwarding its round events to the client as progress notifications, in order.
-
-    The engine's event sink is synchronous; a memory stream hands events to a task that awaits the
-    notifications, so a slow client never blocks a round.
-    """
-    send, receive = anyio.create_memory_object_stream[Event](math.inf)
-    outcome: list[T] = []
-    failure: list[BaseException] = []
-
-    async def forward() -> None:
-        last = 0.0
-        calls = CallsInFlight()  # each judge call's start and end, and a keep-alive while any is out
-        async with receive:
-            while True:
-                event, message = None, None
-                with anyio.move_on_after(KEEPALIVE_SECONDS):
-                    try:
-                        event = await receive.receive()
-                    except anyio.EndOfStream:
-                        return
-                note = progress_note(event, total) if event is not None else None
-                if note is not None:
-                    value, of, text = note
-                    rising = next_progress(last, value, of)
-                    if rising is not None:
-                        last = rising
-                        await ctx.report_progress(last, of, text)
-                    continue
-                message = calls.note(event) if event is not None else calls.keep_alive()
-                nudged = nudge(last, total, keep_alive=event is None) if message is not None else None
-                if nudged is not None:
-                    last = nudged
-                    await ctx.report_progress(last, total, message)
-
-    async def debate() -> None:
-        with send:
-            try:
-                outcome.append(await run(send.send_nowait))
-            except Exception as e:
-                failure.append(e)
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(forward)
-        await debate()
-    if failure:
-        raise failure[0]
-    return outcome[0]
 
 
 def _tool_error(e: MootError) -> ToolError:
