@@ -18,10 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 JARGON = re.compile(r"\bseeds?\b", re.IGNORECASE)
 COMMANDS = ["evaluate", "decide", "challenge", "demo", "doctor", "show", "list", "resume", "report", "mcp"]
 # every page a user reads: the README, each docs page, the plugin's README and skills, the agents' skills
+PAGES = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "plugins").rglob("*.md")]
 USER_DOCS = sorted(
     p.relative_to(ROOT).as_posix()
-    for p in [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "plugins").rglob("*.md")]
-    + [*(ROOT / ".agents").rglob("*.md"), *(ROOT / "commands").rglob("*.toml")]
+    for p in [*PAGES, *(ROOT / ".agents").rglob("*.md"), *(ROOT / "commands").rglob("*.toml")]
 )
 # in the docs, moot's `--seed` option (and `seed=` in Python) is a word the user has: the spec's seeds and the
 # project's issue numbers are not

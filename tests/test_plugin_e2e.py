@@ -164,7 +164,6 @@ def test_slash_judge_with_debate_runs_an_evaluate_through_the_plugin_and_the_sto
     assert debate["debate_id"] == result["debate_id"]
 
 
-
 def rewritten(tmp_path: Path, skill: str, body: str) -> Path:
     """A copy of the plugin whose skill `skill` keeps its front matter and gets `body` instead of its own."""
     import shutil

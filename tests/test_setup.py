@@ -91,11 +91,12 @@ def test_doctor_lists_the_clients_in_text_and_json(capsys: pytest.CaptureFixture
 
 
 def fake_client(home: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A stand-in for a client on PATH that logs each run and does nothing else."""
+    """A stand-in for a client on PATH that logs each `mcp` command it is given and does nothing else (moot
+    doctor asks it for its version too)."""
     bin_dir = home / "bin"
     bin_dir.mkdir(exist_ok=True)
     script = bin_dir / name
-    script.write_text(f'#!/bin/sh\necho "$*" >> "{home}/{name}.runs"\n')
+    script.write_text(f'#!/bin/sh\n[ "$1" = mcp ] && echo "$*" >> "{home}/{name}.runs"\nexit 0\n')
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     return home / f"{name}.runs"
@@ -139,7 +140,7 @@ def test_the_claude_plugin_counts_as_registered_and_setup_adds_no_second_server(
     assert capsys.readouterr().out.startswith("# moot's server is already in Claude Code")
     assert main(["setup", "claude", "--print", "--force"]) == 0
     assert capsys.readouterr().out == f"claude mcp add --scope user moot -- {' '.join(moot_command())}\n"
-    assert main(["setup", "claude", "--force"]) == 1  # asked: the add runs (the stand-in registers nothing)
+    assert main(["setup", "claude", "--force"]) == 3  # asked: the add runs (the stand-in registers nothing)
     assert runs.read_text().startswith("mcp add --scope user moot -- ")
     capsys.readouterr()
     assert main(["setup", "--list", "--force"]) == 2

@@ -151,6 +151,10 @@ def test_the_installed_gemini_extension_is_moot_registered_and_setup_does_not_sh
     listed = setup(capsys, "--list").splitlines()
     assert listed[2].endswith(f"; moot registered by the moot extension ({extension})"), listed[2]
     assert "from the moot extension" in setup(capsys, "gemini")
-    settings = json.loads((home / ".gemini" / "settings.json").read_text()) if (home / ".gemini" / "settings.json").exists() else {}
+    settings = (
+        json.loads((home / ".gemini" / "settings.json").read_text())
+        if (home / ".gemini" / "settings.json").exists()
+        else {}
+    )
     assert "moot" not in settings.get("mcpServers", {})
     assert "moot (from moot)" in client("gemini", "mcp", "list")

@@ -28,6 +28,7 @@ from moot.engine.budget import (
 )
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing, SpendAccount
+from moot.engine.server_queue import timed_call
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
@@ -227,8 +228,8 @@ class Engine:
             timeout = self._timeout(seat)
             try:
                 async with self.limits.slot(judge.provider, tokens):
-                    async with asyncio.timeout(timeout):
-                        return await judge.complete(prompt, timeout=timeout), retries
+                    # on a server of this machine the clock starts when the calls queued there before it are done
+                    return await timed_call(self.limits.queues, judge, prompt, timeout, self.deadline), retries
             except TimeoutError:
                 error: JudgeError = JudgeTimeout(f"no reply within {timeout:g}s")
             except JudgeError as e:
