@@ -131,7 +131,9 @@ def test_the_documented_hook_passes_a_good_change_with_judges_of_every_wire(
     assert all(key in sent for key in rubric())
 
 
-def test_the_documented_hook_blocks_a_bad_change(scratch: tuple[Path, dict[str, str]], llm_server: FakeLLMServer) -> None:
+def test_the_documented_hook_blocks_a_bad_change(
+    scratch: tuple[Path, dict[str, str]], llm_server: FakeLLMServer
+) -> None:
     repo, env = scratch
     for model, _ in SEATS:
         llm_server.script(model, round1(1.5, {k: 1.5 for k in rubric()}, located=[("eval of input", "billing.py", 2)]))

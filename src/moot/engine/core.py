@@ -31,6 +31,7 @@ from moot.engine.pricing import Pricing, SpendAccount
 from moot.engine.server_queue import timed_call
 from moot.errors import JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
+from moot.judges.host import is_host
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.events import Event, EventSink, ignore
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -145,7 +146,8 @@ class Engine:
         typical = self.seat_price(
             seat, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS, cached_tokens=cached)
         )
-        return CallCost(seat.id, seat.label, round_no, tokens_in, typical, self.worst_cost(seat, tokens_in))
+        worst = self.worst_cost(seat, tokens_in)
+        return CallCost(seat.id, seat.label, round_no, tokens_in, typical, worst, host=is_host(seat))
 
     def worst_cost(self, seat: Seat, tokens_in: int) -> float | None:
         """A call of `tokens_in` input tokens answered at the output bound, then its clarification."""
