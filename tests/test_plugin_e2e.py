@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -94,13 +95,25 @@ def agent(command: str, tool: str, args: dict[str, object], done: str, final: st
         if not skill_reached(request, command):
             return Turn(text=NOT_TOLD)
         result = tool_result(request)
-        if result and "tool_reference" not in result:  # moot's tool answered: relay it (or its error), once
+        if result and "tool_reference" not in result and NO_MATCH not in result:  # moot's tool answered: relay it
             return Turn(text=final if done in result else "moot's tool failed")
         if name in request.tools():
             return Turn(tool_calls=[ToolCall(name, args)])
-        return Turn(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{name}", "max_results": 5})])
+        return search([name], request)
 
     return brain
+
+
+NO_MATCH = "No matching deferred tool"
+
+
+def search(names: list[str], request: AgentRequest) -> Turn:
+    """Load moot's tools through ToolSearch. While the plugin's server is still starting (on a busy machine
+    `moot mcp` takes seconds to answer), the search finds nothing: wait a second, then search again (the
+    test's timeout bounds it)."""
+    if NO_MATCH in tool_result(request):
+        time.sleep(1.0)
+    return Turn(tool_calls=[ToolCall("ToolSearch", {"query": "select:" + ",".join(names), "max_results": 5})])
 
 
 def tool_result(request: AgentRequest) -> str:
@@ -258,7 +271,7 @@ def test_slash_debate_the_agent_is_the_host_proponent_and_the_store_holds_the_fi
         if not skill_reached(request, "/moot:debate"):
             return Turn(text=NOT_TOLD)
         if not all(n in request.tools() for n in names):
-            return Turn(tool_calls=[ToolCall("ToolSearch", {"query": "select:" + ",".join(names), "max_results": 5})])
+            return search(names, request)
         data = last_payload(request)
         if data is None and not sent:
             sent.append("start")
@@ -344,7 +357,7 @@ def test_slash_judge_with_debate_without_keys_runs_the_judges_as_debate_judge_su
         if not skill_reached(request, "/moot:judge-with-debate"):
             return Turn(text=NOT_TOLD)
         if not all(n in request.tools() for n in names):
-            return Turn(tool_calls=[ToolCall("ToolSearch", {"query": "select:" + ",".join(names), "max_results": 5})])
+            return search(names, request)
         data = last_payload(request)
         if data is None and not pending:
             pending.append("started")
