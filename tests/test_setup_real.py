@@ -44,6 +44,13 @@ def client(*args: str) -> str:
     return r.stdout
 
 
+def said_by(*args: str) -> str:
+    """A client command's whole output (some print their lists on stderr)."""
+    r = subprocess.run(list(args), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout + r.stderr
+
+
 def setup(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     code = main(["setup", *args])
     out = capsys.readouterr()
@@ -129,7 +136,8 @@ def test_the_installed_claude_plugin_is_moot_registered_and_setup_adds_no_second
     assert listed[0].endswith("; moot registered by the moot plugin (moot@moot)"), listed[0]
     said = setup(capsys, "claude")
     assert "from the moot plugin (moot@moot); nothing changed" in said and "--force" in said
-    assert "No MCP servers configured" in client("claude", "mcp", "list")  # no user-scope `moot` beside it
+    servers = [line for line in said_by("claude", "mcp", "list").splitlines() if "moot" in line]
+    assert [line.split(":", 3)[:3] for line in servers] == [["plugin", "moot", "moot"]], servers  # one: the plugin's
     client("claude", "plugin", "disable", "moot@moot")
     assert setup(capsys, "--list").splitlines()[0].endswith("; moot not registered (moot setup claude)")
 
@@ -157,4 +165,5 @@ def test_the_installed_gemini_extension_is_moot_registered_and_setup_does_not_sh
         else {}
     )
     assert "moot" not in settings.get("mcpServers", {})
-    assert "moot (from moot)" in client("gemini", "mcp", "list")
+    servers = [line for line in said_by("gemini", "mcp", "list").splitlines() if "moot" in line]
+    assert len(servers) == 1 and "moot (from moot)" in servers[0], servers  # one: the extension's
