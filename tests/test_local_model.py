@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.request
@@ -93,11 +94,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def readme_local_judge(server: UsageProxy, stance: str | None) -> dict[str, Any]:
-    """The README's local judge as its judges file writes it (model, stance, api_base; no max_tokens, no
-    structured), on SmolLM2 behind the proxy. Its `timeout` is this tier's: three judges queue on one server."""
+    """The README's local judge as its judges file writes it (model, stance, api_base, its `timeout: 120`; no
+    max_tokens, no structured), on SmolLM2 behind the proxy. Three such judges queue on the one-slot server:
+    each one's timeout counts from when the server takes its request up (docs/providers.md)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "  - model: llama3.3" in readme and "    api_base: http://127.0.0.1:11434/v1" in readme
-    judge: dict[str, Any] = {"model": "smollm2", "api_base": server.base_url, "timeout": JUDGE["timeout"]}
+    timeout = re.search(r"^    timeout: (\d+) ", readme, re.M)
+    assert timeout is not None and int(timeout.group(1)) == 120
+    judge: dict[str, Any] = {"model": "smollm2", "api_base": server.base_url, "timeout": int(timeout.group(1))}
     return {**judge, "stance": stance} if stance else judge
 
 
