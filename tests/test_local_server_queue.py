@@ -16,8 +16,8 @@ from moot.testing.fake_llm_server import Reply
 
 from .replies import CRITERIA, round1
 
-REPLY_S = 1.0  # each reply takes the server this long; three queued take three times as long
-TIMEOUT_S = 2.0  # more than one reply takes, less than the queue of three
+REPLY_S = 2.0  # each reply takes the server this long; three queued take three times as long
+TIMEOUT_S = 4.5  # more than one reply takes (with room for a busy machine), less than the queue of three
 
 
 def panel(tmp_path: Path, api_base: str, **extra: object) -> Path:
@@ -81,3 +81,4 @@ def test_a_reply_slower_than_its_timeout_still_times_out_on_a_local_server(
     err = capsys.readouterr().err
     assert code == 3, err
     assert f"no reply within {TIMEOUT_S:g}s" in err
+
