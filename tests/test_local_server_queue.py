@@ -81,4 +81,3 @@ def test_a_reply_slower_than_its_timeout_still_times_out_on_a_local_server(
     err = capsys.readouterr().err
     assert code == 3, err
     assert f"no reply within {TIMEOUT_S:g}s" in err
-
