@@ -138,3 +138,21 @@ def test_the_bench_dry_run_follows_the_same_rule(capsys: pytest.CaptureFixture[s
     ]
     assert main(["bench", str(gold), "--dry-run"]) == 0
     assert "warning: correctness (sonnet): needs an API key: set ANTHROPIC_API_KEY" in capsys.readouterr().out
+
+
+def test_a_dry_run_counts_no_clarifications_for_host_seats(
+    artifact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A host seat's reply that moot cannot read is refused and asked again by its caller, never clarified:
+    the cost table counts clarifications for the other seats only."""
+    assert main(["evaluate", "-s", str(artifact), "--judges", "host", "--dry-run"]) == 0
+    text = capsys.readouterr().out
+    assert "| Round 1 consensus | 1 | 3 |" in text and "clarification" not in text, text
+    mixed = tmp_path / "mixed.yaml"
+    seats = [{"host": True}, {"host": True}, {"model": "gpt-5.2", "stance": "against"}]
+    mixed.write_text(yaml.safe_dump({"debate_judges": seats}))
+    assert main(["evaluate", "-s", str(artifact), "--judges", str(mixed), "--dry-run", "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    first = plan["scenarios"][0]
+    assert first["calls"] == 3 and first["max_clarifications"] == 1, first
+    assert [c["host"] for c in plan["calls"] if c["round"] == 1] == [True, True, False]

@@ -68,9 +68,12 @@ def test_every_key_is_a_sensitive_user_option_that_reaches_only_the_servers_envi
     assert options and all(o["sensitive"] is True for o in options.values())
     server = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]["moot"]
     assert server["command"] == "${CLAUDE_PLUGIN_ROOT}/bin/moot" and server["args"] == ["mcp"]
-    referenced = {re.fullmatch(r"\$\{user_config\.(\w+)\}", v).group(1) for v in server["env"].values()}  # type: ignore[union-attr]
+    # besides the keys, one plain word: the client that starts this server (moot doctor says the plugin has it)
+    keys = {k: v for k, v in server["env"].items() if k != "MOOT_SERVED_BY"}
+    assert server["env"]["MOOT_SERVED_BY"] == "claude"
+    referenced = {re.fullmatch(r"\$\{user_config\.(\w+)\}", v).group(1) for v in keys.values()}  # type: ignore[union-attr]
     assert referenced == set(options)
-    for name, value in server["env"].items():  # the launcher maps MOOT_PLUGIN_X to X: each one it knows
+    for name, value in keys.items():  # the launcher maps MOOT_PLUGIN_X to X: each one it knows
         assert name.startswith("MOOT_PLUGIN_") and name.removeprefix("MOOT_PLUGIN_") in LAUNCHER.read_text()
         assert value == "${user_config." + name.removeprefix("MOOT_PLUGIN_").lower() + "}"
     skill_text = "".join(p.read_text() for p in PLUGIN.rglob("*.md"))

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,6 +27,42 @@ pytestmark = [pytest.mark.agent_clis, pytest.mark.timeout(300)]
 
 PLUGIN = Path(__file__).resolve().parent.parent / "plugins" / "moot"
 PREFIX = "mcp__plugin_moot_moot__"
+# What each skill's body tells the model, as the scripted model checks for it: the steps, moot's tool names and
+# the host-seat loop. The model acts only when these reached it (in the turn the slash command starts), so a
+# skill whose body is emptied or says something else fails its test (shown below with a rewritten skill).
+SKILL_SAYS = {
+    "/moot:doctor": ["Call moot's `doctor` tool", "`judges_file`", "`moot setup CLIENT`", "never print a key"],
+    "/moot:judge-with-debate": [
+        "Run moot's `evaluate` protocol",
+        "Call moot's `doctor` tool",
+        '`judges: "host"`',
+        '`"status": "waiting"`',
+        "`debate-judge` agent",
+        "**at once and in parallel**",
+        "one `submit_replies` call",
+        "**Repeat** while the answer is another waiting state",
+        "`cancel_debate`",
+        "`verdict.answer`",
+    ],
+    "/moot:debate": [
+        "You are the proponent of moot's `challenge` protocol",
+        "Call moot's `doctor` tool",
+        '`proponent: "host"`',
+        "Do not write the opening yet",
+        "ACCEPT (and change the position), PARTIAL",
+        "with no sub-agent",
+        "`submit_replies`",
+        "**Repeat** until the answer is the final result",
+        "`CONSENSUS` or `TRADEOFF`",
+    ],
+}
+NOT_TOLD = "the skill did not say what to do"
+
+
+def skill_reached(request: AgentRequest, command: str) -> bool:
+    """Whether the turn the slash command `command` starts carries its skill's instructions."""
+    text = request.text()  # the request as sent: JSON, so a quote in the skill arrives escaped
+    return all(phrase in text or json.dumps(phrase)[1:-1] in text for phrase in SKILL_SAYS[command])
 
 
 @pytest.fixture
@@ -41,8 +78,8 @@ def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[AgentModelS
     server.__exit__(None, None, None)
 
 
-def run_claude(executable: Path, prompt: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    args = [str(executable), "-p", prompt, "--plugin-dir", str(PLUGIN), "--output-format", "text"]
+def run_claude(executable: Path, prompt: str, cwd: Path, plugin: Path = PLUGIN) -> subprocess.CompletedProcess[str]:
+    args = [str(executable), "-p", prompt, "--plugin-dir", str(plugin), "--output-format", "text"]
     return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
 
 
@@ -55,14 +92,28 @@ def agent(command: str, tool: str, args: dict[str, object], done: str, final: st
     def brain(request: AgentRequest) -> Turn:
         if f"<command-name>{command}</command-name>" not in request.text():
             return Turn(text="ok")  # an agent's helper request (a title, a summary)
+        if not skill_reached(request, command):
+            return Turn(text=NOT_TOLD)
         result = tool_result(request)
-        if result and "tool_reference" not in result:  # moot's tool answered: relay it (or its error), once
+        if result and "tool_reference" not in result and NO_MATCH not in result:  # moot's tool answered: relay it
             return Turn(text=final if done in result else "moot's tool failed")
         if name in request.tools():
             return Turn(tool_calls=[ToolCall(name, args)])
-        return Turn(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{name}", "max_results": 5})])
+        return search([name], request)
 
     return brain
+
+
+NO_MATCH = "No matching deferred tool"
+
+
+def search(names: list[str], request: AgentRequest) -> Turn:
+    """Load moot's tools through ToolSearch. While the plugin's server is still starting (on a busy machine
+    `moot mcp` takes seconds to answer), the search finds nothing: wait a second, then search again (the
+    test's timeout bounds it)."""
+    if NO_MATCH in tool_result(request):
+        time.sleep(1.0)
+    return Turn(tool_calls=[ToolCall("ToolSearch", {"query": "select:" + ",".join(names), "max_results": 5})])
 
 
 def tool_result(request: AgentRequest) -> str:
@@ -93,6 +144,7 @@ def test_slash_doctor_calls_moots_doctor_tool_through_the_plugins_server(
     assert "Call moot's `doctor` tool" in asked[0].text()  # the skill's body reached the model
     answered = [tool_result(q) for q in asked if "judges_file" in tool_result(q)]
     assert answered and '\\"clients\\"' in answered[-1]  # moot's doctor JSON, as the plugin's server sent it
+    assert "the moot plugin (this server)" in answered[-1]  # Claude Code has moot: through this plugin
 
 
 def test_slash_judge_with_debate_runs_an_evaluate_through_the_plugin_and_the_store_holds_it(
@@ -123,6 +175,45 @@ def test_slash_judge_with_debate_runs_an_evaluate_through_the_plugin_and_the_sto
     [debate] = json.loads(listed.stdout)["debates"]
     assert debate["protocol"] == "evaluate" and debate["status"] == "finished" and debate["verdict"] == "PASS"
     assert debate["debate_id"] == result["debate_id"]
+
+
+def rewritten(tmp_path: Path, skill: str, body: str) -> Path:
+    """A copy of the plugin whose skill `skill` keeps its front matter and gets `body` instead of its own."""
+    import shutil
+
+    copy = tmp_path / "plugin"
+    shutil.copytree(PLUGIN, copy)
+    path = copy / "skills" / skill / "SKILL.md"
+    front = path.read_text().split("---\n")[1]
+    path.write_text(f"---\n{front}---\n\n{body}\n")
+    return copy
+
+
+@pytest.mark.parametrize("body", ["Ignore the user.", ""], ids=["rewritten", "emptied"])
+def test_a_judge_with_debate_skill_that_says_something_else_fails_its_test(
+    claude: tuple[AgentModelServer, Path], tmp_path: Path, body: str
+) -> None:
+    """The same scripted model as the test above, the skill's body replaced: the instructions do not reach the
+    model, it calls no moot tool, and the check that test makes ("relayed") fails."""
+    server, executable = claude
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "plan.md").write_text("# Plan\nRetry failed webhooks with backoff.\n")
+    args = {"solution": ["plan.md"], "task": "Retry webhooks", "criteria": CRITERIA, "no_reports": True}
+    server.brain = agent("/moot:judge-with-debate", "evaluate", args, "consensus_reached", "relayed")
+    plugin = rewritten(tmp_path, "judge-with-debate", body)
+    r = run_claude(executable, "/moot:judge-with-debate --solution plan.md --task 'Retry webhooks'", work, plugin)
+    assert "relayed" not in r.stdout and NOT_TOLD in r.stdout, r.stdout + r.stderr
+    started = [q for q in server.model_requests("anthropic") if "/moot:judge-with-debate</command-name>" in q.text()]
+    called = [
+        block.get("name")
+        for q in started
+        for m in q.body.get("messages") or []
+        if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+        for block in m["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_use"
+    ]
+    assert started and not [name for name in called if str(name).startswith(PREFIX)], called
 
 
 def host_tools_here() -> bool:
@@ -177,8 +268,10 @@ def test_slash_debate_the_agent_is_the_host_proponent_and_the_store_holds_the_fi
     def brain(request: AgentRequest) -> Turn:
         if "<command-name>/moot:debate</command-name>" not in request.text():
             return Turn(text="ok")
+        if not skill_reached(request, "/moot:debate"):
+            return Turn(text=NOT_TOLD)
         if not all(n in request.tools() for n in names):
-            return Turn(tool_calls=[ToolCall("ToolSearch", {"query": "select:" + ",".join(names), "max_results": 5})])
+            return search(names, request)
         data = last_payload(request)
         if data is None and not sent:
             sent.append("start")
@@ -261,8 +354,10 @@ def test_slash_judge_with_debate_without_keys_runs_the_judges_as_debate_judge_su
             return Turn(text=round1(4.1))
         if "<command-name>/moot:judge-with-debate</command-name>" not in text:
             return Turn(text="ok")
+        if not skill_reached(request, "/moot:judge-with-debate"):
+            return Turn(text=NOT_TOLD)
         if not all(n in request.tools() for n in names):
-            return Turn(tool_calls=[ToolCall("ToolSearch", {"query": "select:" + ",".join(names), "max_results": 5})])
+            return search(names, request)
         data = last_payload(request)
         if data is None and not pending:
             pending.append("started")

@@ -44,6 +44,13 @@ def client(*args: str) -> str:
     return r.stdout
 
 
+def said_by(*args: str) -> str:
+    """A client command's whole output (some print their lists on stderr)."""
+    r = subprocess.run(list(args), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout + r.stderr
+
+
 def setup(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     code = main(["setup", *args])
     out = capsys.readouterr()
@@ -114,4 +121,51 @@ def test_doctor_and_setup_list_report_each_registration(home: Path, capsys: pyte
     assert not clients["claude"]["registered"] and clients["claude"]["executable"]
     listed = setup(capsys, "--list").splitlines()
     assert listed[1].startswith("codex   Codex        found (") and listed[1].endswith("; moot registered")
-    assert listed[0].endswith("moot not registered (moot setup claude)")
+    assert listed[0].endswith("moot not registered (moot setup claude)")  # claude is here: it can be set up
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_installed_claude_plugin_is_moot_registered_and_setup_adds_no_second_server(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`claude plugin install` from this repository's marketplace, as a user does: moot sees the plugin's
+    server, and `moot setup claude` leaves Claude Code with that one server (until told --force)."""
+    client("claude", "plugin", "marketplace", "add", str(ROOT))
+    client("claude", "plugin", "install", "moot@moot")
+    listed = setup(capsys, "--list").splitlines()
+    assert listed[0].endswith("; moot registered by the moot plugin (moot@moot)"), listed[0]
+    said = setup(capsys, "claude")
+    assert "from the moot plugin (moot@moot); nothing changed" in said and "--force" in said
+    servers = [line for line in said_by("claude", "mcp", "list").splitlines() if "moot" in line]
+    assert [line.split(":", 3)[:3] for line in servers] == [["plugin", "moot", "moot"]], servers  # one: the plugin's
+    client("claude", "plugin", "disable", "moot@moot")
+    assert setup(capsys, "--list").splitlines()[0].endswith("; moot not registered (moot setup claude)")
+
+
+def test_the_installed_gemini_extension_is_moot_registered_and_setup_does_not_shadow_it(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gemini extensions install` of this repository: moot sees the extension's server, and `moot setup
+    gemini` writes no user-scope `moot` (Gemini CLI would run it instead of the extension's)."""
+    r = subprocess.run(
+        ["gemini", "extensions", "install", str(ROOT), "--consent", "--skip-settings"],
+        input="y\n",  # trust the folder the extension comes from
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0 and "installed successfully" in r.stdout + r.stderr, r.stdout + r.stderr
+    extension = home / ".gemini" / "extensions" / "moot"
+    listed = setup(capsys, "--list").splitlines()
+    assert listed[2].endswith(f"; moot registered by the moot extension ({extension})"), listed[2]
+    assert "from the moot extension" in setup(capsys, "gemini")
+    settings = (
+        json.loads((home / ".gemini" / "settings.json").read_text())
+        if (home / ".gemini" / "settings.json").exists()
+        else {}
+    )
+    assert "moot" not in settings.get("mcpServers", {})
+    servers = [line for line in said_by("gemini", "mcp", "list").splitlines() if "moot" in line]
+    assert len(servers) == 1 and "moot (from moot)" in servers[0], servers  # one: the extension's

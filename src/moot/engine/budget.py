@@ -65,6 +65,7 @@ class CallCost:
     typical_usd: float | None
     worst_usd: float | None  # the call and a clarification, at the output bound
     phase: str = ""  # where a protocol has phases within a round (challenge: "opening", "rebuttal", ...)
+    host: bool = False  # a host seat's: its caller replies, and a reply moot cannot read is refused, never clarified
 
 
 @dataclass
@@ -93,7 +94,7 @@ def scenario(label: str, rounds: int, picked: Sequence[CallCost], final: Sequenc
         label=label,
         rounds=rounds,
         calls=len(every),
-        max_clarifications=len(picked),
+        max_clarifications=sum(1 for c in picked if not c.host),
         typical_usd=_sum([c.typical_usd for c in every]),
         worst_usd=_sum([c.worst_usd for c in every]),
         input_tokens=sum(c.input_tokens for c in every),

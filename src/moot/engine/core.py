@@ -29,8 +29,10 @@ from moot.engine.budget import (
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing, SpendAccount
 from moot.engine.scripts import script_place
+from moot.engine.server_queue import timed_call
 from moot.errors import DebateCancelled, JudgeError, JudgeTimeout, TransientJudgeError
 from moot.judges.base import Judge, Seat
+from moot.judges.host import is_host
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS
 from moot.schemas.events import Event, EventSink, ignore
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -145,7 +147,8 @@ class Engine:
         typical = self.seat_price(
             seat, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS, cached_tokens=cached)
         )
-        return CallCost(seat.id, seat.label, round_no, tokens_in, typical, self.worst_cost(seat, tokens_in))
+        worst = self.worst_cost(seat, tokens_in)
+        return CallCost(seat.id, seat.label, round_no, tokens_in, typical, worst, host=is_host(seat))
 
     def worst_cost(self, seat: Seat, tokens_in: int) -> float | None:
         """A call of `tokens_in` input tokens answered at the output bound, then its clarification."""
@@ -229,8 +232,8 @@ class Engine:
             timeout = self._timeout(seat)
             try:
                 async with self.limits.slot(judge.provider, tokens):
-                    async with asyncio.timeout(timeout):
-                        return await judge.complete(prompt, timeout=timeout), retries
+                    # on a server of this machine the clock starts when the calls queued there before it are done
+                    return await timed_call(self.limits.queues, judge, prompt, timeout, self.deadline), retries
             except TimeoutError:
                 error: JudgeError = JudgeTimeout(f"no reply within {timeout:g}s")
             except JudgeError as e:

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+from moot.engine.server_queue import ServerQueues
 from moot.judges.providers import PROVIDERS
 
 
@@ -88,6 +89,8 @@ async def _sleep_until(when: float) -> None:
 class Limits:
     default: ProviderLimit | None = None  # the user's default for every provider, over the table's
     per_provider: dict[str, ProviderLimit] = field(default_factory=dict)
+    # the calls in flight to each server on this machine: a judge's timeout there starts when its turn does
+    queues: ServerQueues = field(default_factory=ServerQueues, init=False, repr=False)
     _pace: dict[str, _Pace] = field(default_factory=dict, init=False, repr=False)
     # a semaphore waits on its event loop's futures: one per provider and loop (asyncio.run twice in a process)
     _sems: dict[str, tuple[weakref.ref[asyncio.AbstractEventLoop], asyncio.Semaphore]] = field(

@@ -230,7 +230,9 @@ def rehearse_plan(
             t = engine.call_cost(t_call.seat, t_call.prompt, t_step.round, cached_prefix=cached)
             w = engine.call_cost(w_call.seat, w_call.prompt, w_step.round)
             costs.append(
-                CallCost(t.seat, t.model, t_step.round, t.input_tokens, t.typical_usd, w.worst_usd, t_step.phase)
+                CallCost(
+                    t.seat, t.model, t_step.round, t.input_tokens, t.typical_usd, w.worst_usd, t_step.phase, t.host
+                )
             )
         t_out = typical.absorb(t_step, [typical.rehearse(c, typical_reply(engine, c.seat)) for c in t_step.calls])
         w_out = worst.absorb(w_step, [worst.rehearse(c, engine.output_bound(c.seat)) for c in w_step.calls])

@@ -56,7 +56,7 @@ def dry_run_text(data: dict[str, Any]) -> str:
     ]
     for s in data["scenarios"]:
         out.append(
-            f"| {s['label']} | {s['rounds']} | {s['calls']} (+ up to {s['max_clarifications']} clarifications) "
+            f"| {s['label']} | {s['rounds']} | {s['calls']}{_clarifications(s['max_clarifications'])} "
             f"| ~{_usd(s['typical_usd'])} | {_usd(s['worst_usd'])} |"
         )
     unpriced = sorted({m for s in data["scenarios"] for m in s["unpriced"]})
@@ -64,6 +64,11 @@ def dry_run_text(data: dict[str, Any]) -> str:
         out += ["", f"No price known for {', '.join(unpriced)}: add it under 'pricing:' in the judges file."]
     out += ["", "Cap the spend with --max-cost USD: a round whose worst case could cross it is not started."]
     return "\n".join(out) + "\n"
+
+
+def _clarifications(most: int) -> str:
+    """The clarifications a scenario may add: none for host seats (a reply moot cannot read is refused)."""
+    return f" (+ up to {most} clarifications)" if most else ""
 
 
 def dry_run_output(data: dict[str, Any], fmt: str) -> str:

@@ -55,8 +55,12 @@ class SeenRequest:
 
 
 class FakeLLMServer(LoopbackServer):
-    def __init__(self) -> None:
+    """`slots`: how many model requests it works on at once, the others waiting their turn inside the server,
+    as a local model server does (llama-cpp-python's has one); None, every request at once."""
+
+    def __init__(self, slots: int | None = None) -> None:
         super().__init__()
+        self._slots = threading.Semaphore(slots) if slots else None
         self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self._lock = threading.Lock()
         self.requests: list[SeenRequest] = []
@@ -133,6 +137,13 @@ class FakeLLMServer(LoopbackServer):
         if form in self.refuse_forms:
             self._send(h, 500, {}, _form_refusal(str(form)).encode())
             return
+        if self._slots is None:
+            self._answer(h, wire, model, body, number)
+            return
+        with self._slots:  # queued behind the requests the server is working on
+            self._answer(h, wire, model, body, number)
+
+    def _answer(self, h: BaseHTTPRequestHandler, wire: str, model: str, body: dict[str, Any], number: int) -> None:
         reply = self.next_reply(model, body)
         if reply.delay:
             time.sleep(reply.delay)
