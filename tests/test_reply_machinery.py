@@ -107,6 +107,23 @@ def test_a_field_left_out_leaves_schema_and_example_but_keeps_its_place_elsewher
         specialize(Sample, "Bad", without=["summary"])
 
 
+def test_a_specialization_is_built_once_for_the_same_arguments() -> None:
+    """A debate asks for the same shapes for every judge and round (a batch for every item): the model is
+    built once; other options, another declaration or another field left out make a model of their own."""
+
+    def pick(options: list[str], about: str = "an option") -> type[Sample]:
+        return specialize(Sample, "Pick", verdict=(one_of(options), reply_field(about)))
+
+    assert pick(["A", "B"]) is pick(["A", "B"])
+    assert pick(["A", "C"]) is not pick(["A", "B"])
+    assert reply_schema(pick(["A", "C"]))["properties"]["verdict"]["enum"] == ["A", "C"]
+    chosen = pick(["A", "B"], "the option you choose")
+    assert chosen is not pick(["A", "B"])
+    assert reply_schema(chosen)["properties"]["verdict"]["description"] == "the option you choose"
+    assert specialize(Sample, "Short", without=["score"]) is specialize(Sample, "Short", without=("score",))
+    assert "score" in reply_schema(specialize(Sample, "Short"))["properties"]
+
+
 class Loose(ReplyModel):
     level: Annotated[Text, word("HIGH", "LOW")] = reply_field(default="")
     changed: Flag = reply_field(default=None)
