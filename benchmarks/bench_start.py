@@ -63,7 +63,7 @@ LIST_TOOLS = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
 def moot_command() -> list[str]:
     """The installed `moot` script beside this interpreter, as clients start it; else `python -m moot`."""
     script = Path(sys.executable).parent / "moot"
-    return [str(script)] if script.exists() and "PYTHONPATH" not in os.environ else [sys.executable, "-m", "moot"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "moot"]
 
 
 def cpu_of(pid: int) -> float:
