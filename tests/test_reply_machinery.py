@@ -124,6 +124,29 @@ def test_a_specialization_is_built_once_for_the_same_arguments() -> None:
     assert "score" in reply_schema(specialize(Sample, "Short"))["properties"]
 
 
+def test_schema_example_and_fit_are_derived_once_and_each_caller_gets_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every judge of every round asks for the same schema, template and fitted schema: each is derived once,
+    and what one caller does to its copy never reaches the next."""
+    from moot.parsing import replies
+
+    class Fresh(ReplyModel):
+        pick: Literal["A", "B"] = reply_field("an option")
+        why: Text = reply_field("the reason", default="")
+
+    first = reply_schema(Fresh)
+    first["properties"]["pick"]["enum"].append("C")
+    fitted = fit(reply_schema(Fresh), 64)
+    fitted["properties"].clear()
+    example = reply_example(Fresh, {"why": "because"})
+    derived: list[object] = []
+    monkeypatch.setattr(replies, "_field_schema", lambda info: derived.append(info))
+    monkeypatch.setattr(replies, "_yaml_fields", lambda *a: derived.append(a))
+    assert reply_schema(Fresh)["properties"]["pick"]["enum"] == ["A", "B"]
+    assert set(fit(reply_schema(Fresh), 64)["properties"]) == {"pick", "why"}
+    assert reply_example(Fresh, {"why": "because"}) == example == 'pick: "A|B"\nwhy: "because"'
+    assert derived == []  # none of it derived again
+
+
 class Loose(ReplyModel):
     level: Annotated[Text, word("HIGH", "LOW")] = reply_field(default="")
     changed: Flag = reply_field(default=None)
