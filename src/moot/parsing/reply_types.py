@@ -125,9 +125,11 @@ def reply_field(
 
 
 class ReplyModel(BaseModel):
-    """The base of every declared reply. Unknown keys are ignored (a judge may say more than asked)."""
+    """The base of every declared reply. Unknown keys are ignored (a judge may say more than asked). Each
+    reply's validator is built when a reply is first read (`defer_build`): a server or a command that reads
+    none (`moot mcp` answering `initialize`, `--help`) does not pay for the protocols' dozens of replies."""
 
-    model_config = ConfigDict(extra="ignore", validate_by_name=True, validate_by_alias=True)
+    model_config = ConfigDict(extra="ignore", validate_by_name=True, validate_by_alias=True, defer_build=True)
 
     example_format: ClassVar[Literal["yaml", "json"]] = "yaml"
     quote_words: ClassVar[bool] = True  # `confidence: "HIGH|MEDIUM|LOW"` (True) or `confidence: HIGH|MEDIUM|LOW`
