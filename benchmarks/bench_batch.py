@@ -33,6 +33,8 @@ import os
 import queue
 import random
 import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -297,8 +299,6 @@ def _moot_command() -> list[str]:
 
 
 def _wall(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
-    import subprocess
-
     t0 = time.perf_counter()
     r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1800)
     wall = time.perf_counter() - t0
@@ -309,8 +309,6 @@ def _wall(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
 
 def fresh(base_url: str, tmp: Path, debates: int, concurrency: int, repeat: int, latency: float) -> None:
     """`moot batch` against the bare SDK making the same calls, each a whole fresh process, in turn."""
-    import statistics
-
     plan = _capture(base_url, tmp, None)
     plan_file = tmp / "plan.json"
     plan_file.write_text(json.dumps(plan), encoding="utf-8")
