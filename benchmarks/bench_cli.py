@@ -9,7 +9,8 @@ Every figure is a fresh process, as a user meets it. Printed:
   their ratio; the bare openai SDK making the same calls is shown as the floor;
 - the same debates' whole wall time over the limit rounds x L (the least any way of making the calls can
   take), and the time from the API call (`moot.evaluate_sync`, after `import moot`) to the first judge
-  request reaching the server, beside the bare SDK's from the start of its loop (after `import openai`).
+  request reaching the server, beside the bare SDK's from the start of its loop (after `import openai`);
+  `call/limit` is the call's own wall (from the call to its return) over the limit.
 
 The fake server runs in its own process, so neither its work nor its sleeping counts as the engine's; it
 notes when each request arrives. Runs of the three kinds are interleaved (a shared machine's load falls on
@@ -55,6 +56,7 @@ import time
 import moot
 print("START", time.time(), flush=True)
 r = moot.evaluate_sync(sys.argv[1], task="bench", criteria=sys.argv[3], judges=sys.argv[2], reports_dir=None)
+print("END", time.time(), flush=True)
 print(r.rounds_completed)
 """
 
@@ -73,10 +75,11 @@ async def main():
         ]
         await asyncio.gather(*calls)
     await client.close()
-    print(3)
 
 print("START", __import__("time").time(), flush=True)
 asyncio.run(main())
+print("END", __import__("time").time(), flush=True)
+print(3)
 """
 
 
@@ -162,7 +165,7 @@ def debate(kind: str, base_url: str, judges: Path, home: Path, env: dict[str, st
             "--quiet",
         ]
         wall, cpu, out = timed(argv, env)
-        rounds, called = int(json.loads(out)["rounds_completed"]), spawned
+        rounds, called, ended = int(json.loads(out)["rounds_completed"]), spawned, spawned + wall
     else:
         script = (
             [API_SCRIPT, str(ARTIFACT), str(judges), CRITERIA]
@@ -172,9 +175,16 @@ def debate(kind: str, base_url: str, judges: Path, home: Path, env: dict[str, st
         wall, cpu, out = timed([sys.executable, "-c", *script], env)
         lines = out.strip().splitlines()
         rounds = int(lines[-1])
-        called = float(next(line.split()[1] for line in lines if line.startswith("START ")))
+        called, ended = (float(next(x.split()[1] for x in lines if x.startswith(f"{w} "))) for w in ("START", "END"))
     first = _first_seen(seen_q, spawned)
-    return {"wall": wall, "cpu": cpu, "rounds": rounds, "to_first": first - called, "start_to_first": first - spawned}
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "rounds": rounds,
+        "to_first": first - called,
+        "start_to_first": first - spawned,
+        "call_wall": ended - called,
+    }
 
 
 def engine_times(
@@ -197,6 +207,7 @@ def engine_times(
         figures = {f: statistics.median(r[f] for r in done) for f in done[0]}
         figures["over"] = statistics.median(r["wall"] - r["rounds"] * latency for r in done)
         figures["limit_ratio"] = statistics.median(r["wall"] / (r["rounds"] * latency) for r in done)
+        figures["call_ratio"] = statistics.median(r["call_wall"] / (r["rounds"] * latency) for r in done)
         out[kind] = figures
     return out
 
@@ -229,10 +240,13 @@ def main() -> None:
     limit = rounds * args.latency
     print(f"\none debate, 3 judges x {rounds} rounds, L = {args.latency:g} s, median of {args.debates} fresh processes")
     print(f"engine time = process wall - {rounds} x L; CPU = the process's own CPU time; limit = {limit:g} s")
-    print(f"{'':28} {'engine s':>9} {'CPU s':>7} {'wall/limit':>11} {'start->1st s':>13} {'call->1st s':>12}")
+    print(
+        f"{'':28} {'engine s':>9} {'CPU s':>7} {'wall/limit':>11} {'start->1st s':>13} {'call->1st s':>12} "
+        f"{'call/limit':>11}"
+    )
     for kind, label in (("cli", "CLI  moot evaluate"), ("api", "API  moot.evaluate_sync"), ("sdk", "bare openai SDK")):
         f = figures[kind]
-        to_first = "" if kind == "cli" else f"{f['to_first']:12.3f}"
+        to_first = "" if kind == "cli" else f"{f['to_first']:12.3f} {f['call_ratio']:11.2f}"
         print(
             f"  {label:26} {f['over']:9.3f} {f['cpu']:7.3f} {f['limit_ratio']:11.2f} {f['start_to_first']:13.3f} "
             f"{to_first}"
