@@ -14,7 +14,13 @@ Each debate evaluates its own artifact (the demo file with the debate's number o
 store cannot share one artifact between debates. Prints wall, wall ratio moot / floor, CPU per debate,
 calls, tokens, peak RSS and store bytes per debate.
 
+With `--fresh`, both sides are whole fresh processes as a user starts them, imports included: the
+`moot batch ITEMS.jsonl` command against a script that imports `openai` and makes the same calls (those
+a warm-up debate sent, captured from its store), judges that agree (each debate ends in round 1); the
+two are run in turn `--repeat` times and the median ratio printed.
+
     python benchmarks/bench_batch.py [--debates 1000] [--concurrency 100 300] [--latency 1.0] [--artifact-kb 1024]
+    python benchmarks/bench_batch.py --fresh [--debates 150] [--concurrency 8] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ import os
 import queue
 import random
 import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,8 +49,9 @@ DEMO = Path(__file__).resolve().parent.parent / "src/moot/protocols/evaluate/dem
 MODERATOR = "bench-mod"
 
 
-def _reply_for(model: str, body: dict[str, Any], latency: float) -> Any:
-    """Scores that never converge (1.5 / 3.0 / 4.5), so that every debate runs all three rounds."""
+def _reply_for(model: str, body: dict[str, Any], latency: float, agree: bool = False) -> Any:
+    """Scores that never converge (1.5 / 3.0 / 4.5), so that every debate runs all three rounds; with
+    `agree`, every judge gives 4.0 (the debate ends after round 1)."""
     from moot.testing import Reply
 
     if model == MODERATOR:
@@ -52,7 +61,7 @@ def _reply_for(model: str, body: dict[str, Any], latency: float) -> Any:
             "recommendations": [{"priority": "SHOULD", "action": "add tests", "rationale": "coverage"}],
         }
         return Reply(text=yaml.safe_dump(data), delay=latency)
-    score = [1.5, 3.0, 4.5][int(model.rsplit("-", 1)[1]) % 3]
+    score = 4.0 if agree else [1.5, 3.0, 4.5][int(model.rsplit("-", 1)[1]) % 3]
     data = {
         "overall_score": score,
         "dimension_scores": dict.fromkeys(KEYS, round(score)),
@@ -63,13 +72,13 @@ def _reply_for(model: str, body: dict[str, Any], latency: float) -> Any:
     return Reply(text=yaml.safe_dump(data), delay=latency)
 
 
-def _serve(port_q: Any, latency: float) -> None:
-    from moot.testing import FakeLLMServer, fake_llm_server
+def _serve(port_q: Any, latency: float, agree: bool = False) -> None:
+    from moot.testing import FakeLLMServer, loopback
 
     # hundreds of debates open their connections at once: a backlog of 128 would drop some of them
-    fake_llm_server._Server.request_queue_size = 4096
+    loopback.LoopbackHTTPServer.request_queue_size = 4096
     server = FakeLLMServer()
-    server.responder = lambda model, body: _reply_for(model, body, latency)
+    server.responder = lambda model, body: _reply_for(model, body, latency, agree)
     server.start()
     port_q.put(server.base_url)
     while True:
@@ -260,21 +269,100 @@ def _measure(ctx: Any, target: Any, *args: Any) -> dict[str, Any]:
         return figures
 
 
+# ---------------------------------------------------------------- whole fresh processes
+
+FLOOR_SCRIPT = """
+import asyncio, json, sys
+import openai
+
+async def main(base_url, plan, debates, concurrency):
+    client = openai.AsyncOpenAI(api_key="not-needed", base_url=base_url, max_retries=0)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def debate():
+        async with gate:
+            for step in plan:
+                await asyncio.gather(*(client.chat.completions.create(**r) for r in step))
+
+    await asyncio.gather(*(debate() for _ in range(debates)))
+    await client.close()
+    print(debates * sum(len(step) for step in plan))
+
+plan = json.load(open(sys.argv[2], encoding="utf-8"))
+asyncio.run(main(sys.argv[1], plan, int(sys.argv[3]), int(sys.argv[4])))
+"""
+
+
+def _moot_command() -> list[str]:
+    script = Path(sys.executable).parent / "moot"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "moot"]
+
+
+def _wall(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1800)
+    wall = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(argv[:3])} ... exited {r.returncode}:\n{r.stderr[-2000:]}")
+    return wall, r.stdout
+
+
+def fresh(base_url: str, tmp: Path, debates: int, concurrency: int, repeat: int, latency: float) -> None:
+    """`moot batch` against the bare SDK making the same calls, each a whole fresh process, in turn."""
+    plan = _capture(base_url, tmp, None)
+    plan_file = tmp / "plan.json"
+    plan_file.write_text(json.dumps(plan), encoding="utf-8")
+    calls = debates * sum(len(step) for step in plan)
+    judges = _judges_file(tmp, base_url)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "MOOT_JUDGES"}
+    floor_argv = [sys.executable, "-c", FLOOR_SCRIPT, base_url, str(plan_file), str(debates), str(concurrency)]
+    print(f"{debates} evaluate items, judges that agree: {calls} calls ({len(plan)} steps a debate), L = {latency:g} s")
+    print(f"concurrency {concurrency}; each side a fresh process (imports included), run in turn {repeat} times")
+    ratios = []
+    for n in range(repeat):
+        floor_wall, out = _wall(floor_argv, env)
+        assert int(out.strip().splitlines()[-1]) == calls
+        folder = tmp / f"fresh-{n}"
+        folder.mkdir()
+        items = folder / "items.jsonl"
+        with items.open("w", encoding="utf-8") as f:
+            for i in range(debates):
+                row = {"id": f"item-{i}", "artifact": _artifact_text(i, None), "task": "bench", "criteria": CRITERIA}
+                f.write(json.dumps(row) + "\n")
+        argv = [*_moot_command(), "batch", str(items), "--protocol", "evaluate", "--judges", str(judges)]
+        argv += ["--concurrency", str(concurrency), "--format", "json", "--no-progress"]
+        moot_wall, _ = _wall(argv, {**env, "MOOT_HOME": str(folder / "home")})
+        ratios.append(moot_wall / floor_wall)
+        print(f"  run {n + 1}: bare SDK {floor_wall:7.2f} s   moot batch {moot_wall:7.2f} s   ratio {ratios[-1]:.3f}")
+    print(
+        f"median ratio moot batch / bare SDK: {statistics.median(ratios):.3f} (target < 1.0); "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--debates", type=int, default=1000)
     ap.add_argument("--concurrency", type=int, nargs="+", default=[100, 300])
     ap.add_argument("--latency", type=float, default=1.0)
     ap.add_argument("--artifact-kb", type=int, default=None, help="artifact size (default: the demo file, ~2 KB)")
+    ap.add_argument("--fresh", action="store_true", help="moot batch and the bare SDK as whole fresh processes")
+    ap.add_argument("--repeat", type=int, default=3, help="with --fresh: runs of each side (median ratio)")
     args = ap.parse_args()
 
     ctx = multiprocessing.get_context("spawn")
     q = ctx.Queue()
-    server = ctx.Process(target=_serve, args=(q, args.latency), daemon=True)
+    server = ctx.Process(target=_serve, args=(q, args.latency, args.fresh), daemon=True)
     server.start()
     base_url = q.get(timeout=30)
     tmp = Path(tempfile.mkdtemp(prefix="moot-bench-batch-"))
     os.environ["MOOT_HOME"] = str(tmp)
+    if args.fresh:
+        try:
+            fresh(base_url, tmp, args.debates, args.concurrency[0], args.repeat, args.latency)
+        finally:
+            server.terminate()
+        return
     driver = "moot.batch.run_batch" if _has_run_batch() else "moot.evaluate under an asyncio.Semaphore"
     artifact_bytes = len(_artifact_text(0, args.artifact_kb).encode())
     print(f"{args.debates} evaluate debates (3 judges, 3 rounds, a moderator); L = {args.latency}s per call")

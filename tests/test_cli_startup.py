@@ -37,12 +37,16 @@ def command_modules(modules: list[str]) -> set[str]:
     return {m for m in modules if m.startswith("moot.cli.") and m.endswith(("_cmd", "_cmds"))}
 
 
+# what takes tenths of a second each to import, and none of which a server needs before a client's first call
+HEAVY = {"openai", "anthropic", "google.genai", "detect_secrets", "jinja2", "genai_prices", "requests"}
+
+
 @pytest.mark.parametrize("argv", [[], ["--help"], ["--version"]])
 def test_top_level_help_and_version_load_no_command_and_no_typer(argv: list[str]) -> None:
     printed, modules = loaded_after(argv)
     assert printed
     assert command_modules(modules) == set()
-    assert not {"typer", "pydantic", "yaml", "openai", "genai_prices"} & set(modules)
+    assert not {"typer", "pydantic", "yaml", "mcp", "rich", *HEAVY} & set(modules)
     assert not [m for m in modules if m.startswith("moot.protocols.")]  # the registry's lines, no protocol
 
 
@@ -117,3 +121,40 @@ def test_show_prints_text_with_the_protocols_renderer(tmp_path: Path) -> None:
     assert shown.returncode == 0, shown.stderr
     assert not shown.stdout.startswith("debate_id:")  # YAML would mean the text renderer was never registered
     assert "CONDITIONAL" in shown.stdout
+
+
+def _run_in_child(code: str, cwd: Path) -> list[str]:
+    r = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    loaded: list[str] = json.loads(r.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def test_moot_mcp_loads_no_vendor_sdk_nor_secret_detectors_before_it_serves(tmp_path: Path) -> None:
+    """`moot mcp` must answer a client's `initialize` quickly (a client gives a server a few seconds, and a
+    busy machine stretches each one): what it imports before its transport starts is the MCP SDK, the
+    protocols' tools and their models, not a judge's SDK, the secret screen or the prompt templates'
+    engine, which the first debate loads."""
+    code = (
+        "import json, os, sys\n"
+        f"os.environ['MOOT_HOME'] = {str(tmp_path / 'home')!r}\n"
+        "import moot.cli.serving\n"
+        "seen = []\n"
+        "moot.cli.serving.until_stopped = lambda name, serve: seen.append(sorted(sys.modules))\n"
+        "from moot.cli.app import main\n"
+        "assert main(['mcp']) == 0\n"
+        "print(json.dumps(seen[0]))\n"
+    )
+    modules = set(_run_in_child(code, tmp_path))
+    assert "mcp.server.mcpserver" in modules and "moot.protocols.evaluate" in modules  # it did build the server
+    assert not HEAVY & modules
+
+
+def test_a_protocols_function_imports_that_protocol_alone(tmp_path: Path) -> None:
+    """`moot.evaluate_sync(...)` starts its debate without importing every other protocol first (nor a
+    judge's SDK, which the judges built for the debate load)."""
+    code = "import json, sys\nimport moot\nmoot.evaluate_sync, moot.evaluate\nprint(json.dumps(sorted(sys.modules)))\n"
+    modules = set(_run_in_child(code, tmp_path))
+    assert "moot.protocols.evaluate" in modules
+    assert not {"moot.protocols.decide", "moot.protocols.challenge"} & modules
+    assert not HEAVY & modules

@@ -107,6 +107,46 @@ def test_a_field_left_out_leaves_schema_and_example_but_keeps_its_place_elsewher
         specialize(Sample, "Bad", without=["summary"])
 
 
+def test_a_specialization_is_built_once_for_the_same_arguments() -> None:
+    """A debate asks for the same shapes for every judge and round (a batch for every item): the model is
+    built once; other options, another declaration or another field left out make a model of their own."""
+
+    def pick(options: list[str], about: str = "an option") -> type[Sample]:
+        return specialize(Sample, "Pick", verdict=(one_of(options), reply_field(about)))
+
+    assert pick(["A", "B"]) is pick(["A", "B"])
+    assert pick(["A", "C"]) is not pick(["A", "B"])
+    assert reply_schema(pick(["A", "C"]))["properties"]["verdict"]["enum"] == ["A", "C"]
+    chosen = pick(["A", "B"], "the option you choose")
+    assert chosen is not pick(["A", "B"])
+    assert reply_schema(chosen)["properties"]["verdict"]["description"] == "the option you choose"
+    assert specialize(Sample, "Short", without=["score"]) is specialize(Sample, "Short", without=("score",))
+    assert "score" in reply_schema(specialize(Sample, "Short"))["properties"]
+
+
+def test_schema_example_and_fit_are_derived_once_and_each_caller_gets_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every judge of every round asks for the same schema, template and fitted schema: each is derived once,
+    and what one caller does to its copy never reaches the next."""
+    from moot.parsing import replies
+
+    class Fresh(ReplyModel):
+        pick: Literal["A", "B"] = reply_field("an option")
+        why: Text = reply_field("the reason", default="")
+
+    first = reply_schema(Fresh)
+    first["properties"]["pick"]["enum"].append("C")
+    fitted = fit(reply_schema(Fresh), 64)
+    fitted["properties"].clear()
+    example = reply_example(Fresh, {"why": "because"})
+    derived: list[object] = []
+    monkeypatch.setattr(replies, "_field_schema", lambda info: derived.append(info))
+    monkeypatch.setattr(replies, "_yaml_fields", lambda *a: derived.append(a))
+    assert reply_schema(Fresh)["properties"]["pick"]["enum"] == ["A", "B"]
+    assert set(fit(reply_schema(Fresh), 64)["properties"]) == {"pick", "why"}
+    assert reply_example(Fresh, {"why": "because"}) == example == 'pick: "A|B"\nwhy: "because"'
+    assert derived == []  # none of it derived again
+
+
 class Loose(ReplyModel):
     level: Annotated[Text, word("HIGH", "LOW")] = reply_field(default="")
     changed: Flag = reply_field(default=None)

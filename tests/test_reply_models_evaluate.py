@@ -108,3 +108,10 @@ def test_the_debates_shapes_are_specializations_of_the_declared_models() -> None
     left_out = set(ScoredRebuttal.model_fields) - set(reply_schema(plain)["properties"])
     assert left_out == {"critical_responses", "accepts_consensus"}
     assert reading_keys(replies.OVERALL)[:3] == ("final_score", "new_score", "overall_score")
+    # every judge of every round asks for its round's shape: built once, not per judge, round or debate
+    findings = [("C1", False), ("C2", True)]
+    again = replies.phase_model("rebuttal", ("clarity", "risk"), open_findings=findings, require_acceptance=True)
+    assert again is model
+    assert replies.phase_model("rebuttal", ["clarity"]) is plain
+    assert replies.moderator_model(["judge-1", "judge-2"]) is replies.moderator_model(["judge-1", "judge-2"])
+    assert replies.phase_model("rebuttal", ["clarity", "speed"]) is not plain

@@ -43,6 +43,17 @@ def _public() -> dict[str, Any]:
     return out
 
 
+def _named(name: str) -> Any:
+    """`name` when it is a protocol's function or sync twin (`evaluate`, `evaluate_sync`): that protocol
+    alone is imported, not every one, so that `moot.evaluate_sync(...)` starts its debate sooner."""
+    from moot.protocols import entry, spec_for
+
+    found = entry(name.removesuffix("_sync"))
+    if found is None:
+        return None
+    return spec_for(found.name).exports.get(name)
+
+
 def __getattr__(name: str) -> Any:
     if name == "__all__":
         return sorted([*_SHARED, *_public()])
@@ -50,6 +61,9 @@ def __getattr__(name: str) -> Any:
         from moot import api
 
         return getattr(api, name)
+    named = _named(name)
+    if named is not None:
+        return named
     public = _public()
     if name in public:
         return public[name]

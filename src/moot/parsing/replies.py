@@ -29,6 +29,7 @@ the judges' names) are specializations of the declared model made with `pydantic
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
@@ -124,8 +125,16 @@ def _message(model: type[ReplyModel], error: ValidationError) -> str:
 
 
 def reply_schema(model: type[ReplyModel]) -> Schema:
-    """The bounded JSON schema of `model`: every property required, no other allowed, in field order."""
-    return obj({name: _field_schema(info) for name, info in shown_fields(model).items()})
+    """The bounded JSON schema of `model`: every property required, no other allowed, in field order.
+
+    Derived once per model (every judge and round asks for it again), each caller getting its own copy."""
+    schema: Schema = json.loads(_schema_json(model))
+    return schema
+
+
+@functools.lru_cache(maxsize=1024)
+def _schema_json(model: type[ReplyModel]) -> str:
+    return json.dumps(obj({name: _field_schema(info) for name, info in shown_fields(model).items()}))
 
 
 def _field_schema(info: FieldInfo) -> Schema:
@@ -169,7 +178,24 @@ def reply_example(model: type[ReplyModel], values: Mapping[str, Any] | None = No
 
     A value replaces a field's placeholder (a string for a scalar, a list of strings or of mappings for
     a list, a mapping for an object); a list given no entries shows the field's `empty`.
+
+    Every judge of every round asks for the same few templates: each is written once (`_example_once`).
     """
+    try:
+        given = json.dumps(values or {})
+    except TypeError:  # values that are not JSON: written anew
+        return _example(model, values)
+    if json.loads(given) != (values or {}):  # a tuple, a key that is not a string: not what JSON gives back
+        return _example(model, values)
+    return _example_once(model, given)
+
+
+@functools.lru_cache(maxsize=1024)
+def _example_once(model: type[ReplyModel], values_json: str) -> str:
+    return _example(model, json.loads(values_json))
+
+
+def _example(model: type[ReplyModel], values: Mapping[str, Any] | None) -> str:
     if model.example_format == "json":
         return "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in _json_fields(model, values or {})) + "}"
     return "\n".join(_yaml_fields(model, values or {}, ""))

@@ -125,9 +125,11 @@ def reply_field(
 
 
 class ReplyModel(BaseModel):
-    """The base of every declared reply. Unknown keys are ignored (a judge may say more than asked)."""
+    """The base of every declared reply. Unknown keys are ignored (a judge may say more than asked). Each
+    reply's validator is built when a reply is first read (`defer_build`): a server or a command that reads
+    none (`moot mcp` answering `initialize`, `--help`) does not pay for the protocols' dozens of replies."""
 
-    model_config = ConfigDict(extra="ignore", validate_by_name=True, validate_by_alias=True)
+    model_config = ConfigDict(extra="ignore", validate_by_name=True, validate_by_alias=True, defer_build=True)
 
     example_format: ClassVar[Literal["yaml", "json"]] = "yaml"
     quote_words: ClassVar[bool] = True  # `confidence: "HIGH|MEDIUM|LOW"` (True) or `confidence: HIGH|MEDIUM|LOW`
@@ -181,7 +183,41 @@ def specialize(model: type[M], name: str, *, without: Sequence[str] = (), **fiel
     added one comes last. The model's validators (`field_validator`, `model_validator`) carry over.
     `without` leaves declared fields out of the schema and the example (a key asked for only in some
     debates: declare it where it belongs, with a default, and leave it out where it does not apply).
+
+    Building a pydantic model costs milliseconds and a debate asks for the same shapes for every judge and
+    round (a batch for every item): each one is built once and handed out again for the same arguments.
     """
+    key = _specialization_key(model, name, without, fields)
+    made = _SPECIALIZED.get(key) if key is not None else None
+    if made is None:
+        made = (_specialized(model, name, tuple(without), fields), fields)
+        if key is not None:
+            if len(_SPECIALIZED) >= _SPECIALIZED_KEPT:
+                _SPECIALIZED.clear()
+            _SPECIALIZED[key] = made
+    return cast("type[M]", made[0])
+
+
+# (model, name, without, each field's type and declaration) -> (the model built, the fields it was built
+# from: kept alive, so that an address a declaration's repr shows is not reused while the entry stands)
+_SPECIALIZED: dict[Any, tuple[type[ReplyModel], dict[str, Any]]] = {}
+_SPECIALIZED_KEPT = 2048
+
+
+def _specialization_key(model: type[ReplyModel], name: str, without: Sequence[str], fields: dict[str, Any]) -> Any:
+    """What makes two specializations the same, or None when a field's type cannot be hashed (built anew).
+    A `FieldInfo` compares by identity, so a declaration stands in the key by its repr (every attribute
+    it was given)."""
+    parts = tuple((k, (v[0], repr(v[1])) if isinstance(v, tuple) else v) for k, v in fields.items())
+    key = (model, name, tuple(without), parts)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _specialized(model: type[M], name: str, without: tuple[str, ...], fields: dict[str, Any]) -> type[M]:
     definitions: dict[str, Any] = {
         key: spec if isinstance(spec, tuple) else (spec, _redeclared(model.model_fields[key]))
         for key, spec in fields.items()

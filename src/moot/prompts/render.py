@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
 DELIMITER_TAGS = (
     "artifact",
@@ -49,6 +50,10 @@ def attr(value: object) -> str:
 
 @cache
 def _env(folder: str) -> jinja2.Environment:
+    """The folder's Jinja2 environment; jinja2 is imported here, when a prompt is first rendered (a server
+    that has not yet been asked for a debate, `moot --help`, does not load it)."""
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder),
         undefined=jinja2.StrictUndefined,

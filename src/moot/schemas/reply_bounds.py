@@ -12,6 +12,7 @@ bounded string into one nested rule per character, and a long one is more than t
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from typing import Any
@@ -85,8 +86,22 @@ def fit(schema: Schema, max_tokens: int | None) -> Schema:
     item (never below its `minItems`, nor below one); then every `maxLength` is scaled by one factor so
     that the longest reply fits `FIT_SHARE` of the bound (never below `MIN_LENGTH`). Without a bound, or
     within it, every `maxLength` is still capped at `GRAMMAR_MAX_LENGTH`.
+
+    Every judge of every round (of every item of a batch) fits the same few schemas to the same bound, and
+    fitting walks the schema hundreds of times: each is fitted once (`_fit_once`), and every caller gets a
+    copy of its own.
     """
-    return capped(_fitted(schema, max_tokens), GRAMMAR_MAX_LENGTH)
+    try:
+        key = json.dumps(schema)
+    except TypeError:  # not JSON (never sent as is): fitted anew
+        return capped(_fitted(schema, max_tokens), GRAMMAR_MAX_LENGTH)
+    result: Schema = json.loads(_fit_once(key, max_tokens))
+    return result
+
+
+@functools.lru_cache(maxsize=1024)
+def _fit_once(schema_json: str, max_tokens: int | None) -> str:
+    return json.dumps(capped(_fitted(json.loads(schema_json), max_tokens), GRAMMAR_MAX_LENGTH))
 
 
 def _fitted(schema: Schema, max_tokens: int | None) -> Schema:
