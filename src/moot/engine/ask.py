@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from moot.engine.core import CallOutcome, Engine
+from moot.engine.calls import CallOutcome
+from moot.engine.core import Engine
 from moot.judges.base import Seat
 from moot.parsing.extract import ReplyError
 from moot.schemas.events import Event

@@ -11,11 +11,9 @@ answered, so later prompts quote it), since its reply would answer a question no
 from __future__ import annotations
 
 import asyncio
-import json
-import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 from moot.engine.budget import (
     CLARIFY_OVERHEAD_TOKENS,
@@ -26,6 +24,7 @@ from moot.engine.budget import (
     prompt_tokens,
     tokens_of,
 )
+from moot.engine.calls import CallOutcome, RetryPolicy, outcome_from_record, same_question
 from moot.engine.limits import Limits
 from moot.engine.pricing import Pricing, SpendAccount
 from moot.engine.scripts import script_place
@@ -38,38 +37,6 @@ from moot.schemas.events import Event, EventSink, ignore
 from moot.schemas.messages import Completion, Prompt, Usage
 from moot.schemas.spend import Spend
 from moot.store.db import CallRecord, Store, now_iso
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """One policy for every judge: exponential backoff with full jitter, honouring Retry-After."""
-
-    max_retries: int = 3
-    base_delay: float = 0.5
-    max_delay: float = 30.0
-    retry_timeouts: bool = False
-
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None and retry_after >= 0:
-            # never earlier than the vendor asked; a little later at random, so judges do not return in a herd
-            return min(retry_after * random.uniform(1.0, 1.1), self.max_delay)
-        return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
-
-
-@dataclass
-class CallOutcome:
-    ok: bool
-    text: str = ""
-    status: str = "ok"  # "ok" | "timeout" | "error"
-    error: str = ""
-    usage: Usage = field(default_factory=Usage)
-    cost_usd: float | None = 0.0
-    latency_s: float = 0.0
-    retries: int = 0
-    answered_by: str = ""
-    replayed: bool = False
-    structured: str = ""  # the form the reply schema went in (json_schema, json_object, off)
-    finish_reason: str = ""
 
 
 @dataclass
@@ -270,13 +237,13 @@ class Engine:
         if not self.account.completed(key):
             return None
         done = self.store.find_call(self.debate_id, key)
-        return done if done is not None and _same_question(done, prompt) else None
+        return done if done is not None and same_question(done, prompt) else None
 
     async def call(self, seat: Seat, prompt: Prompt, *, key: str, round_no: int, kind: str) -> CallOutcome:
         """One judge-visible call. Never raises for a judge's failure: it returns a failed outcome."""
         done = self.replayable(key, prompt)
         if done is not None:
-            return self._done(seat, round_no, kind, _outcome_from_record(done))
+            return self._done(seat, round_no, kind, outcome_from_record(done))
         prompt = self.bounded(seat, prompt)
         self.emit(Event("call_started", round_no, seat.id, {"kind": kind}))
         started_at, t0 = now_iso(), time.monotonic()
@@ -375,34 +342,3 @@ class Engine:
         )
         self.store.record_call(record)
         account.add(record)
-
-
-def _same_question(r: CallRecord, prompt: Prompt) -> bool:
-    """The conversation is compared, not the request around it: an output bound or reply schema set
-    differently on resume (`--max-cost`) does not change what the judge was asked."""
-    try:
-        asked = json.loads(r.prompt_json)
-    except ValueError:
-        return False
-    return (
-        isinstance(asked, dict)
-        and asked.get("system") == prompt.system
-        and asked.get("messages") == [m.model_dump(mode="json") for m in prompt.messages]
-    )
-
-
-def _outcome_from_record(r: CallRecord) -> CallOutcome:
-    return CallOutcome(
-        ok=r.status == "ok",
-        text=r.reply or "",
-        status=r.status,
-        error=r.error or "",
-        usage=Usage.model_validate(r, from_attributes=True),
-        cost_usd=r.cost_usd,
-        latency_s=r.latency_s,
-        retries=r.retries,
-        answered_by=r.answered_by,
-        replayed=True,
-        structured=r.structured,
-        finish_reason=r.finish_reason,
-    )

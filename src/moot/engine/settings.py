@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from moot.engine.budget import Budget
-from moot.engine.core import RetryPolicy
+from moot.engine.calls import RetryPolicy
 from moot.engine.limits import Limits, ProviderLimit
 from moot.engine.pricing import PriceOverride, Pricing
 from moot.errors import UsageError

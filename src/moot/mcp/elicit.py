@@ -50,7 +50,10 @@ def _form(question: HumanChoice) -> type[BaseModel]:
 
 
 def question_for(spec: ProtocolSpec, result: BaseModel) -> HumanChoice | None:
-    return spec.cli.human_choice(result) if spec.cli.human_choice is not None else None
+    """What the protocol asks a person about a finished result; nothing while it waits on host seats or runs."""
+    if spec.cli.human_choice is None or getattr(result, "status", None) != "finished":
+        return None
+    return spec.cli.human_choice(result)
 
 
 def record(spec: ProtocolSpec, debate_id: str, choice: str | None) -> BaseModel | None:
