@@ -32,7 +32,7 @@ from moot.schemas.bench import KNOWN_STRATEGIES, ChoiceItem, GoldItem, PairwiseI
 
 SWAPPED = "~swapped"
 SAMPLE = "~sample-"
-ROUND1_ONLY = frozenset({"single", "vote"})  # strategies read from round 1 alone: no debate past it
+ROUND1_ONLY = frozenset({"single", "vote", "select"})  # strategies read from round 1 alone: no debate past it
 PAIR_CONTEXT = (
     "The two options are two responses to the question above, and exactly one of them is correct. "
     "Recommend the correct one."

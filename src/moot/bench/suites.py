@@ -117,7 +117,7 @@ def parse_item(line: str, where: str) -> GoldItem:
     if not any(hits.values()):
         raise UsageError(
             f"{where}: neither a pairwise item (id, question, response_A, response_B, label), "
-            "a scored one (id, task, artifact, gold) nor a multiple-choice one (id, question, options, answer)"
+            "a multiple-choice one (id, question, options, answer) nor a scored one (id, task, artifact, gold)"
         )
     kind = max(hits, key=lambda k: hits[k])  # ties: the first shape (pairwise, then scored)
     model = _MODELS[kind]
