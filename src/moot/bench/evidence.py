@@ -35,7 +35,7 @@ _ROWS = re.compile(r"<!-- moot-evidence-rows: (.*?) -->", re.DOTALL)
 
 
 @dataclass(frozen=True)
-class Versus:
+class Against:
     """One strategy against a baseline on the items both are compared on."""
 
     n: int
@@ -46,7 +46,7 @@ class Versus:
 
 
 @dataclass(frozen=True)
-class Row:
+class EvidenceRow:
     suite: str
     panel: str
     strategy: str
@@ -55,7 +55,7 @@ class Row:
     ci95: tuple[float, float]
     cost_per_item: float | None
     calls_per_item: float
-    versus: dict[str, Versus | None]
+    versus: dict[str, Against | None]
 
     @property
     def accuracy(self) -> float:
@@ -83,14 +83,14 @@ def _compared(result: BenchResult, strategy: str) -> list[int]:
     return held_out(n, result.seed)[1] if strategy == "single" else list(range(n))
 
 
-def versus(first: Sequence[bool], second: Sequence[bool], margin: float = MARGIN) -> Versus:
+def versus(first: Sequence[bool], second: Sequence[bool], margin: float = MARGIN) -> Against:
     """first - second: Tango's 95% interval, mid-p McNemar, and what the data can say about it."""
     t = Table2x2.of(first, second)
     estimate = (t.first_only - t.second_only) / t.n
     p = mcnemar_midp(t.first_only, t.second_only)
     same, _ = equivalent(first, second, margin)
     outcome = "equivalent" if same else ("better" if estimate > 0 else "worse") if p < ALPHA else "inconclusive"
-    return Versus(t.n, estimate, tango_paired(t), p, outcome)
+    return Against(t.n, estimate, tango_paired(t), p, outcome)
 
 
 def suite_name(suite: str) -> str:
@@ -106,7 +106,7 @@ def panel_name(result: BenchResult) -> str:
     return " + ".join(f"{c}x {m}" if c > 1 else m for m, c in counts.items()) or "panel"
 
 
-def evidence_rows(result: BenchResult, panel: str | None = None, margin: float | None = None) -> list[Row]:
+def evidence_rows(result: BenchResult, panel: str | None = None, margin: float | None = None) -> list[EvidenceRow]:
     """One row per strategy of `result`, with its differences against each baseline that ran."""
     panel = panel or panel_name(result)
     margin = result.margin if margin is None else margin
@@ -115,14 +115,14 @@ def evidence_rows(result: BenchResult, panel: str | None = None, margin: float |
     for name, figures in result.strategies.items():
         mine = _compared(result, name)
         wins = sum(right[name][i] for i in mine)
-        against: dict[str, Versus | None] = {}
+        against: dict[str, Against | None] = {}
         for base in BASELINES:
             if base not in result.strategies or base == name:
                 continue
             both = sorted(set(mine) & set(_compared(result, base)))
             against[base] = versus([right[name][i] for i in both], [right[base][i] for i in both], margin)
         rows.append(
-            Row(
+            EvidenceRow(
                 suite_name(result.suite),
                 panel,
                 name,
@@ -145,7 +145,7 @@ def _pts(share: float) -> str:
     return f"{share * 100:+.1f}"
 
 
-def _cell(v: Versus | None) -> str:
+def _cell(v: Against | None) -> str:
     if v is None:
         return "(itself)"
     low, high = v.ci95
@@ -159,7 +159,7 @@ def _spend(usd: float | None, calls: float | None) -> str:
     return f"${usd:.4f} ({calls:.2f} calls)" if usd is not None else f"{calls:.2f} calls (unpriced)"
 
 
-def _row_cells(row: Row) -> list[str]:
+def _row_cells(row: EvidenceRow) -> list[str]:
     return [
         inert_markdown(row.suite),
         inert_markdown(row.panel),
@@ -188,7 +188,7 @@ HEADER = (
 )
 
 
-def where_debate_loses(rows: Sequence[Row]) -> list[str]:
+def where_debate_loses(rows: Sequence[EvidenceRow]) -> list[str]:
     """One sentence per debate row behind a baseline: lost (mid-p < 0.05), or behind but inconclusive."""
     out = []
     for row in rows:
@@ -205,7 +205,7 @@ def where_debate_loses(rows: Sequence[Row]) -> list[str]:
     return out or ["- Debate loses nowhere in these rows (no debate row is behind single or select)."]
 
 
-def render(rows: Sequence[Row]) -> str:
+def render(rows: Sequence[EvidenceRow]) -> str:
     """The table, where debate loses, and the rows as data (for the next run writing to the same file)."""
     lines = [
         "# When does debate pay?",
@@ -224,15 +224,15 @@ def render(rows: Sequence[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _row_of(data: Mapping[str, object]) -> Row:
+def _row_of(data: Mapping[str, object]) -> EvidenceRow:
     raw = dict(data)
     against = raw.pop("versus")
     assert isinstance(against, dict)
-    vs = {k: None if v is None else Versus(**{**v, "ci95": tuple(v["ci95"])}) for k, v in against.items()}
-    return Row(**{**raw, "ci95": tuple(raw["ci95"]), "versus": vs})  # type: ignore[arg-type]
+    vs = {k: None if v is None else Against(**{**v, "ci95": tuple(v["ci95"])}) for k, v in against.items()}
+    return EvidenceRow(**{**raw, "ci95": tuple(raw["ci95"]), "versus": vs})  # type: ignore[arg-type]
 
 
-def merge(existing: str, rows: Sequence[Row]) -> list[Row]:
+def merge(existing: str, rows: Sequence[EvidenceRow]) -> list[EvidenceRow]:
     """The rows a file already holds (written by this module), with those of `rows`' suite and panel replaced."""
     found = _ROWS.search(existing)
     old = [_row_of(d) for d in json.loads(found.group(1))] if found else []
@@ -259,3 +259,7 @@ def write_report(path: str, result: BenchResult) -> None:
     target = Path(path)
     existing = target.read_text(encoding="utf-8") if target.is_file() else ""
     target.write_text(render(merge(existing, evidence_rows(result))), encoding="utf-8")
+
+
+# the names the docs send users to (tests/test_public_surface.py pins them)
+__all__ = ["evidence_rows", "render", "write_report"]
