@@ -16,7 +16,7 @@ import pytest
 from moot.bench.runner import run_bench
 from moot.bench.suites import MMLU, load_suite
 from moot.errors import UsageError
-from moot.schemas.bench import ChoiceItem, SingleFigures, VoteAtEqualFigures
+from moot.schemas.bench import ChoiceItem, DebateFigures, SingleFigures, VoteAtEqualFigures
 from moot.testing import FakeLLMServer
 
 from .bench_judges import Ask, always_right, choices, judges_file, serve, write_jsonl
@@ -99,6 +99,9 @@ def test_every_strategy_runs_on_choice_items_in_both_orders_with_position_figure
     assert (first.position.accuracy_right_first, first.position.accuracy_right_second) == (1.0, 0.0)
     assert single.judges["correctness"].position is not None
     assert single.judges["correctness"].position.first_share == pytest.approx(4 / 16)  # the gold's own share
+    debate = r.strategies["debate"]
+    assert isinstance(debate, DebateFigures) and debate.note.startswith("Multiple-choice debates need unanimity")
+    assert "whenever 2 of the 3 judges agree" in debate.note  # not "two options": always met would be false
     equal = r.strategies["vote@equal"]
     assert isinstance(equal, VoteAtEqualFigures) and equal.samples >= 3
     # the swapped order shows the options reversed under the same ids

@@ -70,19 +70,20 @@ class Setting:
     firsts: tuple[tuple[str, str], ...] = ()  # multiple-choice items: the option shown first, each order
 
 
-def threshold_note(threshold: float, from_file: bool, judges: int = 3) -> str:
-    """Which consensus threshold pairwise debates used, and why, for a panel of `judges`."""
+def threshold_note(threshold: float, from_file: bool, judges: int = 3, choice: bool = False) -> str:
+    """Which consensus threshold pairwise (or multiple-choice) debates used, and why, for a panel of `judges`."""
+    kind, options = ("Multiple-choice", "several options") if choice else ("Pairwise", "two options")
     if from_file:
-        return f"Pairwise debates used the judges file's consensus threshold ({threshold:g})."
+        return f"{kind} debates used the judges file's consensus threshold ({threshold:g})."
     need = -(-2 * judges // 3)  # the fewest judges that make 2/3 of the panel
     met = (
         "is always met in round 1, so the debate would always equal the vote"
-        if judges >= 1 and -(-judges // 2) >= need
+        if judges >= 1 and -(-judges // 2) >= need and not choice
         else f"is met in round 1 whenever {need} of the {judges} judges agree, so the debate would mostly equal "
         "the vote"
     )
     return (
-        f"Pairwise debates need unanimity (consensus threshold {threshold:g}): with two options and {judges} "
+        f"{kind} debates need unanimity (consensus threshold {threshold:g}): with {options} and {judges} "
         f"judge{'s' if judges != 1 else ''}, decide's default 2/3 threshold {met}."
     )
 
@@ -273,7 +274,9 @@ def _debate(column: Column, vote: Column, runs: Sequence[ItemRuns], gold: Sequen
             test=test.test,
         ),
         threshold=s.threshold,
-        note=threshold_note(s.threshold, s.threshold_from_file, s.judges) if s.threshold is not None else "",
+        note=threshold_note(s.threshold, s.threshold_from_file, s.judges, s.kind == "choice")
+        if s.threshold is not None
+        else "",
     )
 
 
@@ -369,7 +372,7 @@ def _by_source(
 def _notes(s: Setting) -> list[str]:
     notes = []
     if s.threshold is not None and "debate" in s.strategies:
-        notes.append(threshold_note(s.threshold, s.threshold_from_file, s.judges))
+        notes.append(threshold_note(s.threshold, s.threshold_from_file, s.judges, s.kind == "choice"))
     if "vote@equal" in s.strategies:
         notes.append(
             f"vote@equal: a majority of {s.samples} independent round-1 answers per item (the nearest odd number "
