@@ -117,3 +117,23 @@ def test_select_on_scored_items_is_bad_input(tmp_path: Path, llm_server: FakeLLM
     with pytest.raises(UsageError, match="select picks among the options"):
         asyncio.run(run_bench(suite, judges=judges_file(tmp_path, llm_server, MODELS), strategies=("select",)))
     assert llm_server.requests == []
+
+
+def test_the_dry_run_counts_one_pick_per_item_and_order_at_most(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from moot.cli.app import main
+
+    gold = write_jsonl(tmp_path / "gold.jsonl", choices(4, lambda i: "ABCD"[i]))
+    judges = judges_file(tmp_path, llm_server, MODELS)
+    figures = {}
+    for strategies in ("single,vote", "single,vote,select"):
+        args = ["bench", str(gold), "--judges", str(judges), "--strategies", strategies, "--dry-run", "-f", "json"]
+        assert main(args) == 0
+        figures[strategies] = json.loads(capsys.readouterr().out)
+    plain, picked = figures["single,vote"], figures["single,vote,select"]
+    assert picked["select_picks_at_most"] == 4 * 2 and plain["select_picks_at_most"] == 0
+    assert picked["calls"]["high"] == plain["calls"]["high"] + 8
+    assert picked["calls"]["low"] == plain["calls"]["low"]  # round 1 agreeing needs no pick
+    assert picked["typical_usd"]["high"] >= plain["typical_usd"]["high"]
+    assert llm_server.requests == []
