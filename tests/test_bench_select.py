@@ -56,13 +56,20 @@ def right_on_even(ask: Ask) -> str:
     return ask.right if int(re.findall(r"Item (\d+)", ask.question)[0]) % 2 == 0 else ask.wrong
 
 
+PRICES = {m: {"input_per_mtok": 1.0, "output_per_mtok": 5.0} for m in MODELS}
+
+
 def _bench(tmp_path: Path, server: FakeLLMServer, rows: list[dict[str, Any]], *, first: bool = False) -> Any:
     # judge-a (the picker) and judge-c are always wrong in round 1; judge-b is right on even items only
     behaviours = dict(zip(MODELS, [always_wrong, right_on_even, always_wrong], strict=True))
     server.responder = Picking(rows, behaviours, first=first)
     suite = load_suite(str(write_jsonl(tmp_path / "gold.jsonl", rows)))
     return asyncio.run(
-        run_bench(suite, judges=judges_file(tmp_path, server, MODELS), strategies=("single", "vote", "select"))
+        run_bench(
+            suite,
+            judges=judges_file(tmp_path, server, MODELS, pricing=PRICES),
+            strategies=("single", "vote", "select"),
+        )
     )
 
 
@@ -82,6 +89,8 @@ def test_select_finds_the_one_right_candidate_the_vote_outvotes(tmp_path: Path, 
     ]
     assert select.calls_per_item == 3.5  # round 1's three calls, and one pick on half the items
     assert select.tokens_per_item == 3.5 * 120
+    # every call (the picks too) at the judges file's prices: 100 tokens in at $1, 20 out at $5 per million
+    assert select.cost_per_item == pytest.approx(3.5 * (100 * 1.0 + 20 * 5.0) / 1e6)
     assert select.position is not None and select.position.judgments == 16
     picks = [q for q in llm_server.requests if "CANDIDATE ANSWERS" in json.dumps(q.body)]
     assert len(picks) == 4 * 2 and {q.model for q in picks} == {"judge-a"}  # the first seat, both orders

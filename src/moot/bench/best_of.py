@@ -23,6 +23,7 @@ from pathlib import Path
 
 from moot.bench.answers import Debated, ItemRuns, Selected
 from moot.bench.cache import write_atomic
+from moot.engine.core import Engine, EngineOptions
 from moot.judges.base import Seat
 from moot.parsing.extract import extract_mapping
 from moot.parsing.yaml_safe import ReplyError
@@ -124,22 +125,30 @@ def _write(path: Path, done: Mapping[str, Selected]) -> None:
     write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
 
 
-async def pick(seat: Seat, store: Store, debate_id: str, prompt: Prompt, ids: Sequence[str]) -> Selected:
-    """One pick through the engine (retries, fallbacks, prices), recorded under `debate_id`."""
-    from moot.engine.core import Engine
-
+async def pick(
+    seat: Seat, store: Store, debate_id: str, prompt: Prompt, ids: Sequence[str], options: EngineOptions | None = None
+) -> Selected:
+    """One pick through the engine (the judges file's retries, rate limits and prices; the seat's fallbacks),
+    recorded under `debate_id`."""
     if store.get_debate(debate_id) is None:
         store.create_debate(debate_id, "bench-select", {"candidates": list(ids)}, title="bench select")
-    outcome = await Engine(store, debate_id).call(seat, prompt, key="select", round_no=1, kind="select")
+    engine = Engine.from_options(store, debate_id, options or EngineOptions())
+    outcome = await engine.call(seat, prompt, key="select", round_no=1, kind="select")
     answer = parse_pick(outcome.text, ids) if outcome.ok else None
     tokens = outcome.usage.input_tokens + outcome.usage.output_tokens
     return Selected(answer, 1, tokens, outcome.cost_usd)
 
 
 async def select_all(
-    runs: Sequence[ItemRuns], store: Store, seat: Seat, folder: Path, concurrency: int = 8
+    runs: Sequence[ItemRuns],
+    store: Store,
+    seat: Seat,
+    folder: Path,
+    concurrency: int = 8,
+    options: EngineOptions | None = None,
 ) -> dict[str, Selected]:
-    """Every item's pick in each order it was judged (kept in `select.jsonl`, so a rerun sends none twice)."""
+    """Every item's pick in each order it was judged (kept in `select.jsonl`, so a rerun sends none twice).
+    `options` (one for every pick, so that rate limits are shared) carry the judges file's settings."""
     path = folder / SELECT_FILE
     done = _read(path)
     picks = Store(folder / SELECT_STORE)
@@ -155,9 +164,8 @@ async def select_all(
             return
         async with gate:
             digest = hashlib.sha256(f"{debate.debate_id}:{key}".encode()).hexdigest()[:16]
-            done[key] = await pick(
-                seat, picks, f"select-{digest}", select_prompt(item.question, shown, picked), list(picked)
-            )
+            prompt = select_prompt(item.question, shown, picked)
+            done[key] = await pick(seat, picks, f"select-{digest}", prompt, list(picked), options)
         _write(path, done)  # each pick kept as it arrives: an interrupted run loses none
 
     jobs = []

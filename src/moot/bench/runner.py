@@ -35,6 +35,7 @@ from moot.bench.suites import Suite
 from moot.bench.verdict import MARGIN
 from moot.errors import UsageError
 from moot.judges.factory import require_credentials, seat_judges
+from moot.protocol.panel import options_from_panel
 from moot.protocols import spec_for
 from moot.schemas.bench import STRATEGIES, BenchResult
 from moot.store.db import Store
@@ -157,7 +158,8 @@ async def _with_picks(
     first = load_items(plan.items_path, plan.protocol)[0]
     prepared, _ = await spec_for(plan.protocol).prepare(**first.arguments, judges=judges_path)
     try:
-        picks = await select_all(runs, store, prepared.seats[0], plan.folder, concurrency)
+        options = options_from_panel(prepared.panel)  # the judges file's retry, limits and pricing
+        picks = await select_all(runs, store, prepared.seats[0], plan.folder, concurrency, options)
     finally:
         await close_judges(prepared)
     return [
