@@ -150,8 +150,26 @@ def pairs(n: int, a_right: Callable[[int], bool], **extra: Any) -> list[dict[str
 
 
 def right_texts(rows: Iterable[dict[str, Any]]) -> set[str]:
-    """The right response of every pairwise gold row (what the scripted judges are told, not the harness)."""
-    return {r["response_A"] if r["label"] == "A>B" else r["response_B"] for r in rows}
+    """The right response of every pairwise (or multiple-choice) gold row (what the scripted judges are told,
+    not the harness)."""
+    return {
+        r["options"][r["answer"]] if "options" in r else r["response_A"] if r["label"] == "A>B" else r["response_B"]
+        for r in rows
+    }
+
+
+def choices(n: int, answer: Callable[[int], str], ids: str = "ABCD") -> list[dict[str, Any]]:
+    """`n` multiple-choice gold items with options `ids`; item i's right option is `answer(i)`."""
+    rows = []
+    for i in range(n):
+        right = answer(i)
+        options = {
+            o: f"{10 * i + k} ({'worked out' if o == right else 'guessed'} for item {i})" for k, o in enumerate(ids)
+        }
+        rows.append(
+            {"id": f"m{i}", "question": f"Item {i}: pick the right value.", "options": options, "answer": right}
+        )
+    return rows
 
 
 def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from moot.bench.metrics import tie_break, tied, unswap
-from moot.schemas.bench import GoldItem, PairwiseItem, SuiteKind
+from moot.schemas.bench import ChoiceItem, GoldItem, PairwiseItem, SuiteKind
 from moot.schemas.effect import NO_ANSWER, TIE
 
 Reader = Callable[[str | None], str | None]
@@ -40,6 +40,8 @@ def reader(kind: SuiteKind) -> Reader:
     """A debate's words (an option id, a verdict) in the gold label's terms."""
     if kind == "pairwise":
         return lambda word: _OPTION.get(word) if word else None
+    if kind == "choice":  # an option id is the answer itself, in both orders (the ids stay with their texts)
+        return lambda word: None if word in (None, TIE, NO_ANSWER) else word
     passing = _best_word(kind)
     return lambda word: None if word in (None, TIE, NO_ANSWER) else ("pass" if word == passing else "fail")
 
@@ -100,14 +102,28 @@ class Debated:
 
 
 @dataclass(frozen=True)
+class Selected:
+    """`select`'s pick in one order (`moot.bench.best_of`): the option id chosen, as shown in that order
+    (None: no usable pick), and what the pick itself spent (0 calls when round 1 gave one answer only)."""
+
+    answer: str | None
+    calls: int = 0
+    tokens: int = 0
+    cost: float | None = 0.0
+
+
+@dataclass(frozen=True)
 class ItemRuns:
-    """A gold item's debates: the given order, the swapped one (with --swap), the extra samples."""
+    """A gold item's debates: the given order, the swapped one (with --swap), the extra samples, and
+    `select`'s picks among their round-1 answers (when that strategy was asked)."""
 
     item: GoldItem
     given: Debated
     swapped: Debated | None = None
     samples: Sequence[Debated] = ()
     swapped_samples: Sequence[Debated] = ()
+    select: Selected | None = None
+    swapped_select: Selected | None = None
 
     def debate_ids(self) -> dict[str, str]:
         ids = {"given": self.given.debate_id}
@@ -158,7 +174,14 @@ class Draw:
 
 
 def draw_for(runs: ItemRuns, seed: int, *, swapped: bool = False) -> Draw:
-    labels = ("A>B", "B>A") if isinstance(runs.item, PairwiseItem) else ("fail", "pass")
+    item = runs.item
+    labels: tuple[str, ...] = (
+        ("A>B", "B>A")
+        if isinstance(item, PairwiseItem)
+        else tuple(sorted(item.options))
+        if isinstance(item, ChoiceItem)
+        else ("fail", "pass")
+    )
     return Draw(labels, runs.item.id, seed, swapped)
 
 
@@ -187,8 +210,26 @@ def _at_equal_cost(debates: Sequence[Debated], k: int, read: Reader, draw: Draw)
     return answer, tie, spend
 
 
+def _select(d: Debated, picked: Selected, read: Reader) -> tuple[str | None, bool, BenchSpend]:
+    """The pick, at the cost of round 1 (the candidates) and of the pick itself."""
+    return read(picked.answer), False, d.spend(round1=True) + BenchSpend(picked.calls, picked.tokens, picked.cost)
+
+
+def select_column(runs: Sequence[ItemRuns], kind: SuiteKind) -> Column:
+    """`select` on every item: the first seat's pick among the panel's round-1 answers."""
+    read, column = reader(kind), Column()
+    for i, r in enumerate(runs):
+        answer, _, spend = _select(r.given, r.select or Selected(None), read)
+        column.answers.append(answer)
+        column.spends.append(spend)
+        column.confidence.append(None)
+        if r.swapped is not None:
+            column.backward[i] = read((r.swapped_select or Selected(None)).answer)
+    return column
+
+
 def strategy_columns(runs: Sequence[ItemRuns], kind: SuiteKind, k: int, seed: int = 0) -> dict[str, Column]:
-    """`vote`, `debate` and `vote@equal` (a majority of `k` samples) on every item."""
+    """`vote`, `debate` and `vote@equal` (a majority of `k` samples) on every item; `select` when picked."""
     read = reader(kind)
     columns = {"vote": Column(), "debate": Column(), "vote@equal": Column()}
     for i, r in enumerate(runs):
@@ -211,6 +252,8 @@ def strategy_columns(runs: Sequence[ItemRuns], kind: SuiteKind, k: int, seed: in
             columns["vote"].backward[i] = _vote(r.swapped, read, back)[0]
             columns["debate"].backward[i] = _debate(r.swapped, read, back)[0]
             columns["vote@equal"].backward[i] = _at_equal_cost([r.swapped, *r.swapped_samples], k, read, back)[0]
+    if any(r.select is not None for r in runs):
+        columns["select"] = select_column(runs, kind)
     return columns
 
 

@@ -80,9 +80,11 @@ def _usd(value: Any) -> float:
     return float(value or 0.0)
 
 
-def _item_range(p: Mapping[str, Any], orders: int, samples: bool) -> dict[str, float]:
+def _item_range(p: Mapping[str, Any], orders: int, samples: bool, pick: bool = False) -> dict[str, float]:
     """One item's low, high and worst calls and USD: its debate(s) and, for vote@equal, the extra round-1
-    debates that would bring its round-1 answers up to the debate's calls."""
+    debates that would bring its round-1 answers up to the debate's calls; for select, one pick an order
+    at most (none when round 1 agrees), priced as one judge's round-1 call (its prompt holds the options
+    and the reasons given: about a round-1 prompt's size)."""
     first, last = p["scenarios"][0], p["scenarios"][-1]
     panel = max(1, int(first["calls"]))
 
@@ -91,13 +93,19 @@ def _item_range(p: Mapping[str, Any], orders: int, samples: bool) -> dict[str, f
 
     low, high = extra(first["calls"]), extra(last["calls"])
     worst = max(_usd(s["worst_usd"]) for s in p["scenarios"])
+    picks = orders if pick else 0
     return {
         "calls_low": first["calls"] * (orders + low),
-        "calls_high": last["calls"] * orders + high * first["calls"],
+        "calls_high": last["calls"] * orders + high * first["calls"] + picks,
         "usd_low": _usd(first["typical_usd"]) * (orders + low),
-        "usd_high": _usd(last["typical_usd"]) * orders + high * _usd(first["typical_usd"]),
-        "usd_worst": worst * orders + extra(last["calls"] + last["max_clarifications"]) * _usd(first["worst_usd"]),
+        "usd_high": _usd(last["typical_usd"]) * orders
+        + high * _usd(first["typical_usd"])
+        + picks * _usd(first["typical_usd"]) / panel,
+        "usd_worst": worst * orders
+        + extra(last["calls"] + last["max_clarifications"]) * _usd(first["worst_usd"])
+        + picks * _usd(first["worst_usd"]) / panel,
         "samples_high": high,
+        "picks_high": picks,
     }
 
 
@@ -108,7 +116,7 @@ def bench_estimate(
     times (once, without weights)."""
     orders = 2 if plan.swap else 1
     weights = list(weights) if weights is not None else [1] * len(plans)
-    ranges = [_item_range(p, orders, "vote@equal" in plan.strategies) for p in plans]
+    ranges = [_item_range(p, orders, "vote@equal" in plan.strategies, "select" in plan.strategies) for p in plans]
     total = {key: sum(r[key] * w for r, w in zip(ranges, weights, strict=True)) for key in ranges[0]} if ranges else {}
     unpriced = sorted({m for p in plans for s in p["scenarios"] for m in s.get("unpriced") or []})
     first = plans[0] if plans else {}
@@ -122,6 +130,7 @@ def bench_estimate(
         "judges": first.get("judges", []),
         "rounds_allowed": first.get("rounds_allowed"),
         "debates": {"per_item": orders, "samples_at_most": int(total.get("samples_high", 0))},
+        "select_picks_at_most": int(total.get("picks_high", 0)),
         "calls": {"low": int(total.get("calls_low", 0)), "high": int(total.get("calls_high", 0))},
         "typical_usd": {"low": round(total.get("usd_low", 0.0), 4), "high": round(total.get("usd_high", 0.0), 4)},
         "worst_usd": round(total.get("usd_worst", 0.0), 4),

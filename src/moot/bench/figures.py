@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from moot.bench.aggregates import PASS_AT, aggregate_figures
@@ -33,7 +33,7 @@ from moot.bench.metrics import (
     swap_consistency,
     unswap,
 )
-from moot.bench.orders import both_orders, position
+from moot.bench.orders import both_orders, first_shown, position_of
 from moot.bench.stats import wilson
 from moot.bench.verdict import MARGIN, Contender, differences, verdict
 from moot.schemas.bench import (
@@ -67,21 +67,23 @@ class Setting:
     margin: float = MARGIN  # the verdict's equivalence margin (a share)
     judges: int = 3  # the panel's size, as the threshold note states it
     pass_at: float = PASS_AT  # scored suites: the pass mark each score aggregate is read at
+    firsts: tuple[tuple[str, str], ...] = ()  # multiple-choice items: the option shown first, each order
 
 
-def threshold_note(threshold: float, from_file: bool, judges: int = 3) -> str:
-    """Which consensus threshold pairwise debates used, and why, for a panel of `judges`."""
+def threshold_note(threshold: float, from_file: bool, judges: int = 3, choice: bool = False) -> str:
+    """Which consensus threshold pairwise (or multiple-choice) debates used, and why, for a panel of `judges`."""
+    kind, options = ("Multiple-choice", "several options") if choice else ("Pairwise", "two options")
     if from_file:
-        return f"Pairwise debates used the judges file's consensus threshold ({threshold:g})."
+        return f"{kind} debates used the judges file's consensus threshold ({threshold:g})."
     need = -(-2 * judges // 3)  # the fewest judges that make 2/3 of the panel
     met = (
         "is always met in round 1, so the debate would always equal the vote"
-        if judges >= 1 and -(-judges // 2) >= need
+        if judges >= 1 and -(-judges // 2) >= need and not choice
         else f"is met in round 1 whenever {need} of the {judges} judges agree, so the debate would mostly equal "
         "the vote"
     )
     return (
-        f"Pairwise debates need unanimity (consensus threshold {threshold:g}): with two options and {judges} "
+        f"{kind} debates need unanimity (consensus threshold {threshold:g}): with {options} and {judges} "
         f"judge{'s' if judges != 1 else ''}, decide's default 2/3 threshold {met}."
     )
 
@@ -91,6 +93,7 @@ def bench_result(runs: Sequence[ItemRuns], s: Setting) -> BenchResult:
     if not runs:
         raise ValueError("a bench result needs at least one judged item")
     gold = [r.item.gold for r in runs]
+    s = replace(s, firsts=tuple(first_shown(r.item) for r in runs))
     judges = judge_columns(runs, s.kind)
     columns = strategy_columns(runs, s.kind, s.samples, s.seed)
     figures: dict[str, AnyFigures] = {}
@@ -172,7 +175,7 @@ def _common(column: Column, gold: Sequence[str], s: Setting) -> dict[str, Any]:
         "swap_consistency": _consistency(column),
         "ties": len(column.tied),
         "accuracy_given_order": accuracy(given) if column.backward else None,
-        "position": position(column, gold) if s.kind == "pairwise" else None,
+        "position": position_of(column, gold, s.kind, s.firsts),
         "calibration": bins,
         "ece": ece,
     }
@@ -271,7 +274,9 @@ def _debate(column: Column, vote: Column, runs: Sequence[ItemRuns], gold: Sequen
             test=test.test,
         ),
         threshold=s.threshold,
-        note=threshold_note(s.threshold, s.threshold_from_file, s.judges) if s.threshold is not None else "",
+        note=threshold_note(s.threshold, s.threshold_from_file, s.judges, s.kind == "choice")
+        if s.threshold is not None
+        else "",
     )
 
 
@@ -367,7 +372,7 @@ def _by_source(
 def _notes(s: Setting) -> list[str]:
     notes = []
     if s.threshold is not None and "debate" in s.strategies:
-        notes.append(threshold_note(s.threshold, s.threshold_from_file, s.judges))
+        notes.append(threshold_note(s.threshold, s.threshold_from_file, s.judges, s.kind == "choice"))
     if "vote@equal" in s.strategies:
         notes.append(
             f"vote@equal: a majority of {s.samples} independent round-1 answers per item (the nearest odd number "

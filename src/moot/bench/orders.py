@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from moot.bench.answers import Column
 from moot.bench.metrics import unswap
 from moot.bench.stats import wilson
-from moot.schemas.bench import PositionFigures
+from moot.schemas.bench import ChoiceItem, GoldItem, PositionFigures, SuiteKind
 
 FIRST = "A>B"  # an answer, as said, that picked the response shown first
 
@@ -39,13 +39,29 @@ def _judgments(column: Column, gold: Sequence[str]) -> list[tuple[str | None, bo
     return out
 
 
+def _choice_judgments(
+    column: Column, gold: Sequence[str], firsts: Sequence[tuple[str, str]]
+) -> list[tuple[str | None, bool, bool]]:
+    """As `_judgments`, for options whose ids stay with their texts: "picked first" is the first-shown id."""
+    out = [
+        (FIRST if a == firsts[i][0] else a, g == firsts[i][0], a == g)
+        for i, (a, g) in enumerate(zip(column.answers, gold, strict=True))
+    ]
+    for i, said in sorted(column.backward.items()):
+        out.append((FIRST if said == firsts[i][1] else said, gold[i] == firsts[i][1], said == gold[i]))
+    return out
+
+
 def _share(values: Sequence[bool]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def position(column: Column, gold: Sequence[str]) -> PositionFigures:
-    """A pairwise strategy's (or judge's) position bias over its judgments in both orders."""
-    judged = _judgments(column, gold)
+def position(column: Column, gold: Sequence[str], firsts: Sequence[tuple[str, str]] | None = None) -> PositionFigures:
+    """A pairwise strategy's (or judge's) position bias over its judgments in both orders.
+
+    `firsts` (multiple-choice items) gives, per item, the option id shown first in the given order and in
+    the swapped one (the options reversed under the same ids, so an answer names one text in both orders)."""
+    judged = _judgments(column, gold) if firsts is None else _choice_judgments(column, gold, firsts)
     answered = [said == FIRST for said, _, _ in judged if said is not None]
     first = sum(answered)
     return PositionFigures(
@@ -55,3 +71,21 @@ def position(column: Column, gold: Sequence[str]) -> PositionFigures:
         accuracy_right_first=_share([right for _, shown_first, right in judged if shown_first]),
         accuracy_right_second=_share([right for _, shown_first, right in judged if not shown_first]),
     )
+
+
+def first_shown(item: GoldItem) -> tuple[str, str]:
+    """A multiple-choice item's option shown first in the given order and in the swapped one (the options
+    reversed); ("", "") for other items."""
+    if not isinstance(item, ChoiceItem):
+        return ("", "")
+    ids = list(item.options)
+    return (ids[0], ids[-1])
+
+
+def position_of(
+    column: Column, gold: Sequence[str], kind: SuiteKind, firsts: Sequence[tuple[str, str]]
+) -> PositionFigures | None:
+    """Position figures for items judged over options (pairs, multiple choice); None for scored items."""
+    if kind == "pairwise":
+        return position(column, gold)
+    return position(column, gold, firsts) if kind == "choice" else None

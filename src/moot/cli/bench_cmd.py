@@ -28,10 +28,10 @@ class BenchInterrupted(Interrupted):
 
 
 def bench(
-    suite: Annotated[str, typer.Argument(help="judgebench, humaneval-bugs, or a JSONL gold file.")],
+    suite: Annotated[str, typer.Argument(help="judgebench, humaneval-bugs, mmlu, or a JSONL gold file.")],
     judges: Annotated[str | None, typer.Option(help="Judges file (default: the project's, else moot's).")] = None,
     strategies: Annotated[
-        str, typer.Option(help="Comma-separated: single, vote, vote@equal, debate.")
+        str, typer.Option(help="Comma-separated: single, vote, vote@equal, debate, select (best-of-N).")
     ] = DEFAULT_STRATEGIES,
     limit: Annotated[int | None, typer.Option(help="Judge a seeded sample of this many items.")] = None,
     seed: Annotated[
@@ -47,6 +47,14 @@ def bench(
     ] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text or json (the figures on stdout).")] = "text",
     html: Annotated[str | None, typer.Option("--html", help="Also write the figures as one HTML page.")] = None,
+    report: Annotated[
+        str | None,
+        typer.Option(
+            "--report",
+            help="Also write the evidence table (Markdown): accuracy, differences against single and select, "
+            "cost per correct answer. Rows of other suites and panels already in the file are kept.",
+        ),
+    ] = None,
     data: Annotated[str | None, typer.Option("--data", help="A local copy of JudgeBench's file.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what the bench would cost; send nothing.")] = False,
     progress: Annotated[
@@ -76,6 +84,10 @@ def bench(
     if not 0 < margin < 100:
         raise UsageError(f"--margin is in accuracy points, between 0 and 100 (got {margin:g})")
     chosen = parse_strategies(strategies)
+    if report and not dry_run:
+        from moot.bench.evidence import check_report_path
+
+        check_report_path(report)
     loaded = load_suite(suite, data=Path(data) if data else None, limit=limit, seed=seed)
     if dry_run:
         return _dry_run(loaded, judges, chosen, swap, fmt)
@@ -84,7 +96,7 @@ def bench(
         bar=progress_display("bench {task.description}") if bar_wanted(progress, fmt) else None,
         interrupted=BenchInterrupted,
     )
-    return _report(run, fmt, html)
+    return _report(run, fmt, html, report)
 
 
 async def _run(
@@ -121,7 +133,7 @@ def _dry_run(suite: Any, judges: str | None, strategies: tuple[str, ...], swap: 
     return 0
 
 
-def _report(run: BenchRun, fmt: str, html: str | None) -> int:
+def _report(run: BenchRun, fmt: str, html: str | None, report: str | None = None) -> int:
     from moot.render.serialize import to_json
     from moot.reports.bench_text import bench_report
 
@@ -140,6 +152,10 @@ def _report(run: BenchRun, fmt: str, html: str | None) -> int:
         from moot.reports.bench_html import write_bench_html
 
         write_bench_html(run.result, html)
+    if report:
+        from moot.bench.evidence import write_report
+
+        write_report(report, run.result)
     emit(to_json(run.result) if fmt == "json" else text_for(bench_report(run.result)))
     return 1 if failed else 0
 

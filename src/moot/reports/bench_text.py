@@ -279,6 +279,11 @@ def estimate_text(data: Mapping[str, Any]) -> str:
         lines.append(
             f"  vote@equal: up to {data['debates']['samples_at_most']:,} extra round-1-only debates (included above)"
         )
+    if "select" in data["strategies"]:
+        lines.append(
+            f"  select: up to {data.get('select_picks_at_most', 0):,} picks by the first judge, one per item and "
+            "order where round 1 disagrees (included above)"
+        )
     priced = data.get("priced") or {}
     if priced.get("estimated"):
         lines.append(

@@ -27,8 +27,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 
 PairLabel = Literal["A>B", "B>A"]
 ScoredGold = Literal["pass", "fail"]
-SuiteKind = Literal["pairwise", "scored"]
-STRATEGIES = ("single", "vote", "vote@equal", "debate")
+SuiteKind = Literal["pairwise", "scored", "choice"]
+STRATEGIES = ("single", "vote", "vote@equal", "debate")  # what a bench runs unless told otherwise
+KNOWN_STRATEGIES = (*STRATEGIES, "select")  # `select`: best-of-N, one judge picks among round 1's answers
 
 
 def _id_text(v: Any) -> Any:
@@ -81,7 +82,35 @@ class ScoredItem(BaseModel):
     source: str | None = None
 
 
-GoldItem = PairwiseItem | ScoredItem
+class ChoiceItem(BaseModel):
+    """A multiple-choice question: `options` maps each option id to its text (two or more, in the order
+    they are shown); `answer` is the right option's id. Judged by `decide` over those options."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: ItemId
+    question: str = Field(min_length=1)
+    options: dict[Annotated[str, Field(min_length=1, max_length=16, pattern=r"^[A-Za-z0-9_-]+$")], str]
+    answer: str
+    source: str | None = None
+
+    @model_validator(mode="after")
+    def _answerable(self) -> ChoiceItem:
+        """The answer must be one of the options, and two options with one text leave nothing to choose."""
+        if len(self.options) < 2:
+            raise ValueError("options: a multiple-choice item needs at least two options")
+        if self.answer not in self.options:
+            raise ValueError(f"answer {self.answer!r} is not one of the options ({', '.join(self.options)})")
+        if len(set(self.options.values())) < len(self.options):
+            raise ValueError("options: two options have the same text: there is nothing to choose between them")
+        return self
+
+    @property
+    def gold(self) -> str:
+        return self.answer
+
+
+GoldItem = PairwiseItem | ScoredItem | ChoiceItem
 
 
 class _Figures(BaseModel):
@@ -278,4 +307,4 @@ class BenchResult(_Figures):
 
 
 # the names the docs send users to (tests/test_public_surface.py pins them)
-__all__ = ["BenchResult", "PairwiseItem", "ScoredItem"]
+__all__ = ["BenchResult", "ChoiceItem", "PairwiseItem", "ScoredItem"]
