@@ -25,6 +25,7 @@ LAYERS = {
     "inputs": 1,
     "secrets": 1,
     "diffs": 1,
+    "grounding": 1,  # whether a finding quotes what the judges were shown
     "panel_file": 1,
     "project": 1,
     "trust": 1,
@@ -62,6 +63,7 @@ KERNEL = {
     "inputs",
     "secrets",
     "diffs",
+    "grounding",
     "panel_file",
     "project",
     "testing",

@@ -42,6 +42,8 @@ EARLIER_ANSWERS = ("resolved", "unresolved")
 # where a finding or claim points in the artifact: one short text ("src/app.py:12"), read into `file` and `line`
 # (one field, not two: the reply must still fit the smallest output bound)
 _LOCATION = "path:line as shown (a diff's new-file line), or empty"
+# what moot checks a finding against (`moot.grounding`): only a finding whose quote is found can block
+_QUOTE = "the exact text of the artifact this rests on, copied verbatim (checked; a finding without one cannot block)"
 
 # the parser's roles: which field of each round holds the overall score and which the judge's statement
 OVERALL = "overall score"
@@ -59,6 +61,7 @@ class ClaimEntry(ReplyModel):
     claim: Text = _text("{specific claim}")
     evidence: Text = _text("{supporting reference from the artifacts}")
     confidence: Confidence = reply_field(default="")
+    quote: Text = reply_field(_QUOTE, example="{exact text from the artifact}", default="")
     location: Text = reply_field(_LOCATION, default="")
 
 
@@ -66,6 +69,7 @@ class RaisedEntry(ReplyModel):
     finding: Text = _text("{if any CRITICAL issue}", aliases=("issue", "description"))
     severity: Severity = reply_field(example="CRITICAL", default="CRITICAL")
     evidence: Text = _text("{reference}")
+    quote: Text = reply_field(_QUOTE, example="{exact text from the artifact}", default="")
     location: Text = reply_field(_LOCATION, default="")
 
 
@@ -75,13 +79,13 @@ class CheckEntry(ReplyModel):
 
 
 class AgreementEntry(ReplyModel):
-    with_judge: Text = _text("{judge id}")
+    with_judge: Text = _text("{judge letter}")
     on_point: Text = _text("{what you agree with}", aliases=("point", "issue"))
     strengthening_evidence: Text = _text("{additional support}")
 
 
 class DisagreementEntry(ReplyModel):
-    with_judge: Text = _text("{judge id}")
+    with_judge: Text = _text("{judge letter}")
     on_point: Text = _text("{what you disagree with}", aliases=("point", "issue"))
     my_counterargument: Text = _text("{rebuttal}")
     my_evidence: Text = _text("{supporting reference}")
@@ -177,8 +181,9 @@ class ScoredRebuttal(ReplyModel):
         "your overall score now, 1 to 5", example="X.X", default=None
     )
     change_reason: LongText = reply_field(
-        "why the score changed, or why the position is maintained",
-        example="{why the score changed, or why the position is maintained despite counterarguments}",
+        "why the score changed, naming what moved it (a finding id such as C1, or Judge B), or why it is maintained",
+        example="{why the score changed, naming what moved it (a finding id such as C1, or Judge B); "
+        "or why the position is maintained despite counterarguments}",
         block=True,
         default="",
     )
