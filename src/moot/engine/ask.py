@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from moot.engine.core import CallOutcome, Engine
 from moot.judges.base import Seat
@@ -69,7 +69,9 @@ async def ask(
     except ReplyError as e:
         reason = _why(first, e)
         # a reply worth something as it stands (`usable`) is asked to be corrected once, never dropped for it
-        kept = None if e.usable is None else Answer(e.usable, first.text, "ok", answered_by=first.answered_by)
+        kept: Answer[T] | None = None
+        if e.usable is not None:
+            kept = Answer(cast(T, e.usable), first.text, "ok", answered_by=first.answered_by)
     engine.emit(Event("clarification", round_no, seat.id, {"reason": reason}))
     followup = prompt.followed_by(first.text, clarify(reason))
     followup = followup.model_copy(update={"meta": {**prompt.meta, "kind": f"{kind}-clarify"}})
@@ -81,7 +83,7 @@ async def ask(
         return Answer(value, second.text, "ok", clarified=True, answered_by=second.answered_by)
     except ReplyError as e:
         if e.usable is not None:
-            return Answer(e.usable, second.text, "ok", clarified=True, answered_by=second.answered_by)
+            return Answer(cast(T, e.usable), second.text, "ok", clarified=True, answered_by=second.answered_by)
         if kept is not None:
             return _kept(kept)
         return Answer(

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from moot.protocol import Answer, Call, Message, Outcome, Prompt, Seat, Spend, Step, Templates, reply_schema
 from moot.grounding import sources
+from moot.protocol import Answer, Call, Message, Outcome, Prompt, Seat, Spend, Step, Templates, reply_schema
 from moot.protocols.evaluate.hardening import letters, report_order, unsupported
 from moot.protocols.evaluate.locations import check, shown_map
 from moot.protocols.evaluate.moderator import moderator_call, moderator_reserve
