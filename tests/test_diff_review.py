@@ -168,9 +168,13 @@ def test_located_findings_are_checked_matched_by_place_and_written_as_sarif(
     git(repo, "commit", "-qam", "long")
     (repo / "app.py").write_text((repo / "app.py").read_text().replace("line 300\n", "line 300\nquery = q + uid\n"))
     git(repo, "commit", "-qam", "sql")
-    injection = ("SQL built from user input", "app.py", 301)
-    llm_server.script("a", round1(2.0, 2, located=[injection, ("a line it was never shown", "app.py", 40)]))
-    llm_server.script("b", round1(2.2, 2, located=[("string concatenation into SQL", "app.py", 301)]))
+    injection = ("SQL built from user input", "app.py", 301, "query = q + uid")
+    unshown = ("a line it was never shown", "app.py", 40, "query = q + uid")
+    # the finding at a line it was not shown does not hold its quote: asked once, the judge repeats itself
+    llm_server.script("a", round1(2.0, 2, located=[injection, unshown]), round1(2.0, 2, located=[injection, unshown]))
+    llm_server.script(
+        "b", round1(2.2, 2, located=[("string concatenation into SQL", "app.py", 301, "query = q + uid")])
+    )
     llm_server.script("a", round2(2.0, dims(2)))
     llm_server.script("b", round2(2.2, dims(2), responses={"C2": "accept"}))
     judges = str(_judges(tmp_path / "judges.yaml", llm_server))
@@ -180,6 +184,8 @@ def test_located_findings_are_checked_matched_by_place_and_written_as_sarif(
     found = {f["id"]: f for f in result["critical_findings"]}
     assert found["C1"] | {"file": "app.py", "line": 301, "location_valid": True} == found["C1"]
     assert found["C2"]["line"] == 40 and found["C2"]["location_valid"] is False  # kept, marked
+    assert found["C1"]["grounded"] is True
+    assert (found["C2"]["grounded"], found["C2"]["ungrounded_reason"]) == (False, "location does not hold the quote")
     assert len(found) == 2 and found["C1"]["responses"] == {"judge-1": "raised", "judge-2": "accept"}  # same place
     assert found["C1"]["state"] == "agreed" and result["summary"]["final_verdict"] == "FAIL"
     must = next(r for r in result["recommendations"] if r["priority"] == "MUST")

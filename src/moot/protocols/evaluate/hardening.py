@@ -37,12 +37,21 @@ def letters(seat_ids: Sequence[str]) -> dict[str, str]:
     return {seat: ascii_uppercase[i % 26] * (1 + i // 26) for i, seat in enumerate(seat_ids)}
 
 
-def report_order(debate_id: str, seat_id: str, round_no: int, seat_ids: Sequence[str], *, shuffled: bool) -> list[str]:
-    """The order `seat_id` reads the reports in, in round `round_no`: drawn from the debate id, the seat and
-    the round (so the same on every rerun), or seat order when shuffling is off."""
+def order_seed(artifacts: Sequence[tuple[str, str]], task: str) -> str:
+    """What the report orders are drawn from: what is judged (so a rerun, a resume, or the same debate run
+    through host seats reads the reports in the same orders)."""
+    digest = hashlib.sha256(task.encode())
+    for path, text in artifacts:
+        digest.update(b"\0" + path.encode() + b"\0" + text.encode())
+    return digest.hexdigest()
+
+
+def report_order(seed: str, seat_id: str, round_no: int, seat_ids: Sequence[str], *, shuffled: bool) -> list[str]:
+    """The order `seat_id` reads the reports in, in round `round_no`: drawn from `seed` (`order_seed`), the
+    seat and the round (so the same on every rerun), or seat order when shuffling is off."""
     order = list(seat_ids)
     if shuffled:
-        seed = hashlib.sha256(f"{debate_id}/{seat_id}/{round_no}".encode()).digest()
+        seed = hashlib.sha256(f"{seed}/{seat_id}/{round_no}".encode()).digest()
         random.Random(seed).shuffle(order)
     return order
 

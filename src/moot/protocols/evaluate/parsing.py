@@ -139,7 +139,7 @@ def _raised(data: dict[str, Any], shown: Sequence[Source]) -> list[RaisedFinding
             continue
         entry = RaisedEntry.model_validate(item)
         text = entry.finding
-        if entry.severity.upper() == "CRITICAL" and text and not text.startswith("{"):
+        if str(item.get("severity") or "CRITICAL").upper() == "CRITICAL" and text and not text.startswith("{"):
             quoted = _quoted(entry.quote, location(item), shown)
             found.append(RaisedFinding(finding=text, evidence=entry.evidence, **quoted))
     return found

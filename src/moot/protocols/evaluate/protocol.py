@@ -19,7 +19,7 @@ from typing import Any
 
 from moot.grounding import sources
 from moot.protocol import Answer, Call, Message, Outcome, Prompt, Seat, Spend, Step, Templates, reply_schema
-from moot.protocols.evaluate.hardening import letters, report_order, unsupported
+from moot.protocols.evaluate.hardening import letters, order_seed, report_order, unsupported
 from moot.protocols.evaluate.locations import check, shown_map
 from moot.protocols.evaluate.moderator import moderator_call, moderator_reserve
 from moot.protocols.evaluate.parsing import parse_scored_reply
@@ -79,6 +79,7 @@ class Evaluation:
         self.sources = sources(request.artifacts, task=request.task)  # what a finding's quote is checked against
         self.state.grounding = request.consensus.grounding
         self.letters = letters([s.id for s in self.seats])
+        self.order_seed = order_seed([(a.path, a.text) for a in request.artifacts], request.task)
         self.system = self._system()
 
     def _system(self) -> str:
@@ -202,7 +203,7 @@ class Evaluation:
         both rules off: seat ids in seat order, the same text for every judge of the round."""
         st, consensus = self.state, self.request.consensus
         active = {s.id: s for s in st.active}
-        order = report_order(self.debate_id, seat.id, round_no, list(active), shuffled=consensus.shuffled_reports)
+        order = report_order(self.order_seed, seat.id, round_no, list(active), shuffled=consensus.shuffled_reports)
         if consensus.anonymous_reports or consensus.shuffled_reports:
             st.report_orders[f"r{round_no}/{seat.id}"] = [self._label(i) for i in order]
         return [

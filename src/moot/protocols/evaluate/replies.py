@@ -325,7 +325,12 @@ def phase_model(
         raise ValueError(f"unknown evaluation phase {phase!r} (round_1, rebuttal, final)")
     model = PHASES[phase]
     fields: dict[str, Any] = {"dimension_scores": criterion_scores(criteria_keys)}
+    if phase != "final":  # the list is of CRITICAL findings, and its quote is its evidence in a rebuttal: the
+        # schema asks neither (a reply must still fit the smallest output bound); the parser reads both if given
+        without = ("severity",) if phase == "round_1" else ("severity", "evidence")
+        fields["critical_findings"] = list[specialize(RaisedEntry, "RaisedEntry", without=without)]  # type: ignore[misc]
     if phase == "round_1":
+        fields["key_claims"] = list[specialize(ClaimEntry, "ClaimEntry", without=("evidence",))]  # type: ignore[misc]
         fields["dimension_scores"] = criterion_scores(criteria_keys, comment="1-5")
         if earlier_ids:  # a follow-up: whether the new version resolved each earlier finding
             fields["earlier_findings"] = (
