@@ -19,6 +19,7 @@ from .replies import CRITERIA, dims, round1, round2
 
 APP_V1 = "".join(f"line {n}\n" for n in range(1, 21))
 APP_V2 = APP_V1.replace("line 12\n", "line 12\nquery = 'SELECT * FROM users WHERE id=' + user_id\n")
+SQL_AT_13 = ("unparameterised SQL", "app.py", 13, "'SELECT * FROM users WHERE id=' + user_id")
 UNTOUCHED = "def untouched():\n    return 'never sent'\n"
 
 
@@ -210,15 +211,15 @@ def test_format_sarif_prints_a_valid_log(
 
     monkeypatch.chdir(repo)
     for model in ("a", "b"):
-        llm_server.script(model, round1(4.0, 4, located=[("unparameterised SQL", "app.py", 13)]))
+        llm_server.script(model, round1(4.0, 4, located=[SQL_AT_13]))
     judges = str(_judges(tmp_path / "judges.yaml", llm_server))
     args = ["evaluate", "--diff", "HEAD~1", "--judges", judges, "--criteria", CRITERIA, "--no-reports"]
     assert main([*args, "--format", "sarif"]) == 0
     log = json.loads(capsys.readouterr().out)
     jsonschema.validate(log, _sarif_schema())
     assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in log["runs"][0]["results"]] == [13]
-    llm_server.script("a", round1(4.0, 4, located=[("unparameterised SQL", "app.py", 13)]))
-    llm_server.script("b", round1(4.0, 4, located=[("unparameterised SQL", "app.py", 13)]))
+    llm_server.script("a", round1(4.0, 4, located=[SQL_AT_13]))
+    llm_server.script("b", round1(4.0, 4, located=[SQL_AT_13]))
     assert main([*args, "--format", "github"]) == 0
     assert "app.py:13 **CRITICAL** unparameterised SQL" in capsys.readouterr().out
 
