@@ -4,6 +4,7 @@ the real local HTTP server (scripted judges), the host seat's through `moot repl
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from moot.cli.app import main
 from moot.testing import FakeLLMServer
 
 from .replies import CRITERIA, QUOTE, round1, round2
+from .test_decide_support import MODELS, decide_judges, question_args, r1, system_message
 
 INVENTED = "db.execute('DELETE FROM users')"  # no such text in the artifact
 
@@ -209,3 +211,29 @@ def test_unsupported_changes_are_not_listed_when_switched_off(
     llm_server.script("judge-c", round1(3.4, 3), round2(3.4))
     panel = _panel(tmp_path, llm_server, ["judge-a", "judge-b", "judge-c"], changes_need_support=False)
     assert _evaluate(artifact, panel, max_rounds=2)["unsupported_changes"] == []
+
+
+def _option_order(system: str) -> list[str]:
+    return re.findall(r'<option id="([^"]+)">', system)
+
+
+def test_each_decide_judge_reads_the_options_in_its_own_recorded_order(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def run(**config: object) -> tuple[dict[str, Any], dict[str, list[str]]]:
+        llm_server.requests.clear()
+        for model in MODELS.values():
+            llm_server.script(model, r1("C", "limited offline keeps sync risk small"))
+        judges = decide_judges(tmp_path, llm_server, debate_config=dict(config) or None)
+        assert main([*question_args(judges), "--format", "json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        return out, {seat: _option_order(system_message(llm_server, m, 0)) for seat, m in MODELS.items()}
+
+    out, seen = run()
+    assert out["option_orders"] == seen  # what each judge read is what the result records
+    assert all(sorted(order) == ["A", "B", "C"] for order in seen.values()) and len({*map(tuple, seen.values())}) > 1
+    again, seen_again = run()
+    assert again["option_orders"] == out["option_orders"] and seen_again == seen  # a rerun reads the same
+    plain, seen_plain = run(shuffled_options=False)
+    assert "option_orders" not in plain or plain["option_orders"] == {}
+    assert all(order == ["A", "B", "C"] for order in seen_plain.values())

@@ -7,18 +7,23 @@ ellipsis). When the finding also names a place (`file:line`), the quote must be 
 on a span of lines that includes that line.
 
 Pure functions over plain data: the protocols call them while reading a reply, so a rerun or a resumed
-debate decides the same way.
+debate decides the same way. Beside them, `drawn_order`: the one way the protocols shuffle what a judge reads
+side by side (reports, options), reproducibly.
 """
 
 from __future__ import annotations
 
+import hashlib
+import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from moot.diffs import shown_lines
 from moot.schemas.config import Artifact
 
+_T = TypeVar("_T")
 NO_QUOTE = "no quote"
 NOT_FOUND = "quote not found"
 WRONG_PLACE = "location does not hold the quote"
@@ -100,3 +105,12 @@ def ground(quote: str, shown: Sequence[Source], *, file: str | None = None, line
     if not at_file or (line is not None and not any(a <= line <= b for a, b in at_file)):
         return Grounding(False, WRONG_PLACE)
     return Grounding(True)
+
+
+def drawn_order(items: Sequence[_T], *key: object) -> list[_T]:
+    """`items` in an order drawn from `key` (what is judged, the seat, the round): the same key gives the same
+    order on every run, so a rerun or a resumed debate shows each judge what it was shown before. Used where
+    a judge reads several things side by side (other judges' reports, the options), so no one is always first."""
+    order = list(items)
+    random.Random(hashlib.sha256("/".join(map(str, key)).encode()).digest()).shuffle(order)
+    return order

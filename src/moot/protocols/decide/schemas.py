@@ -142,6 +142,10 @@ class DebateConfig(BaseModel):
     # end after this round whatever the tally, without telling the judges: their prompts still say "of at
     # most max_rounds" (moot bench's round-1-only samples send the very round-1 prompt of the debate)
     stop_after_round: int | None = None
+    # each judge reads the options in an order drawn for it (recorded in the result's `option_orders`), so
+    # that no option is always first; `false` shows every judge the options as given (as `moot bench`
+    # does, which measures position bias by asking in both orders itself)
+    shuffled_options: bool = True
 
     @field_validator("max_rounds", "stop_after_round")
     @classmethod
@@ -276,6 +280,7 @@ class DecisionResult(ResultEnvelope[Literal["decide"], DecisionJudge], PanelReco
     rounds: dict[str, RoundTally] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
+    option_orders: dict[str, list[str]] = Field(default_factory=dict)  # seat -> the option ids as it read them
 
     @computed_field  # type: ignore[prop-decorator]
     @property

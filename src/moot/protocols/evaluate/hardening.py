@@ -12,10 +12,10 @@ may be right, a person should know it gave no reason.
 from __future__ import annotations
 
 import hashlib
-import random
 from collections.abc import Iterable, Mapping, Sequence
 from string import ascii_uppercase
 
+from moot.grounding import drawn_order
 from moot.protocols.evaluate.schemas import CriticalFinding
 
 SCORE_EPSILON = 1e-9
@@ -49,11 +49,7 @@ def order_seed(artifacts: Sequence[tuple[str, str]], task: str) -> str:
 def report_order(seed: str, seat_id: str, round_no: int, seat_ids: Sequence[str], *, shuffled: bool) -> list[str]:
     """The order `seat_id` reads the reports in, in round `round_no`: drawn from `seed` (`order_seed`), the
     seat and the round (so the same on every rerun), or seat order when shuffling is off."""
-    order = list(seat_ids)
-    if shuffled:
-        seed = hashlib.sha256(f"{seed}/{seat_id}/{round_no}".encode()).digest()
-        random.Random(seed).shuffle(order)
-    return order
+    return drawn_order(seat_ids, seed, seat_id, round_no) if shuffled else list(seat_ids)
 
 
 def unsupported(

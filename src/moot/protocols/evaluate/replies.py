@@ -327,8 +327,8 @@ def phase_model(
     fields: dict[str, Any] = {"dimension_scores": criterion_scores(criteria_keys)}
     if phase != "final":  # the list is of CRITICAL findings, and its quote is its evidence in a rebuttal: the
         # schema asks neither (a reply must still fit the smallest output bound); the parser reads both if given
-        without = ("severity",) if phase == "round_1" else ("severity", "evidence")
-        fields["critical_findings"] = list[specialize(RaisedEntry, "RaisedEntry", without=without)]  # type: ignore[misc]
+        left_out = ("severity",) if phase == "round_1" else ("severity", "evidence")
+        fields["critical_findings"] = list[specialize(RaisedEntry, "RaisedEntry", without=left_out)]  # type: ignore[misc]
     if phase == "round_1":
         fields["key_claims"] = list[specialize(ClaimEntry, "ClaimEntry", without=("evidence",))]  # type: ignore[misc]
         fields["dimension_scores"] = criterion_scores(criteria_keys, comment="1-5")
