@@ -237,3 +237,30 @@ def test_each_decide_judge_reads_the_options_in_its_own_recorded_order(
     plain, seen_plain = run(shuffled_options=False)
     assert "option_orders" not in plain or plain["option_orders"] == {}
     assert all(order == ["A", "B", "C"] for order in seen_plain.values())
+
+
+def test_a_challengers_objections_are_checked_against_what_it_was_shown(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One objection quotes the opening's assumption (found), the other quotes words nobody wrote (not found):
+    the result marks each, and the outcome lists the ungrounded one apart."""
+    from .challenge_helpers import confront, opening, rebuttal, verdict, write_judges
+
+    objections = ["one customer may dominate the load", "the sharding library is abandoned"]
+    reply = json.loads(verdict("disagree", objections=objections).split("```json\n")[1].split("\n```")[0])
+    reply["quotes"] = ["no single customer dominates the load", "the library is unmaintained since 2019"]
+    llm_server.script(
+        "prop", opening(), confront({"O1": "ACCEPT", "O2": "REJECT"}, "Shard by customer id, hot ones apart")
+    )
+    llm_server.script("ch-a", "```json\n" + json.dumps(reply) + "\n```", rebuttal("ACCEPT"))
+    llm_server.script("ch-b", verdict("agree", "minor"), rebuttal("ACCEPT"))
+    seats = [{"model": m, "api_base": llm_server.base_url} for m in ("prop", "ch-a", "ch-b")]
+    judges = write_judges(tmp_path / "j.yaml", seats[0], seats[1:])
+    topic = "Should we shard the orders table by customer id?"
+    assert main(["challenge", topic, "--judges", str(judges), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    marks = [(o["id"], o["grounded"], o["ungrounded_reason"]) for o in out["objections"]]
+    assert marks == [("O1", True, None), ("O2", False, "quote not found")]
+    assert main(["show", out["debate_id"]]) == 0
+    text = capsys.readouterr().out
+    assert "Objections not grounded" in text and "O2 the sharding library is abandoned (quote not found)" in text
