@@ -264,3 +264,38 @@ def test_a_challengers_objections_are_checked_against_what_it_was_shown(
     assert main(["show", out["debate_id"]]) == 0
     text = capsys.readouterr().out
     assert "Objections not grounded" in text and "O2 the sharding library is abandoned (quote not found)" in text
+
+
+def test_key_claims_with_a_location_carry_file_line_and_its_check(
+    llm_server: FakeLLMServer, artifact: Path, tmp_path: Path
+) -> None:
+    claims = [
+        {"claim": "the user is built in one place", "confidence": "HIGH", "quote": QUOTE, "location": "users.ts:1"},
+        {"claim": "a line it never saw", "confidence": "LOW", "quote": QUOTE, "location": "users.ts:9"},
+    ]
+    first = yaml.safe_load(round1(4.2, 4).strip("`\nyaml"))
+    first["key_claims"] = claims
+    llm_server.script("judge-a", yaml.safe_dump(first, sort_keys=False))
+    llm_server.script("judge-b", round1(4.2, 4))
+    llm_server.script("judge-c", round1(4.2, 4))
+    out = _evaluate(artifact, _panel(tmp_path, llm_server, ["judge-a", "judge-b", "judge-c"]))
+    mine = [c for c in out["key_claims"] if c["judge"] == "judge-1"]
+    assert [(c["file"], c["line"], c["location_valid"], c["grounded"]) for c in mine] == [
+        ("users.ts", 1, False, False),  # the artifact is src/api/users.ts: no such file was shown
+        ("users.ts", 9, False, False),
+    ]
+    assert all(c["ungrounded_reason"] == "location does not hold the quote" for c in mine)
+
+
+def test_the_demos_sarif_log_holds_its_located_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/review.md's example: the demo's panel locates its CRITICAL finding, so the log has one result."""
+    assert main(["demo", "--export", str(tmp_path / "d")]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path / "d")
+    args = ["evaluate", "-s", "src/api/users.ts", "--judges", "judges.yaml"]
+    args += ["--criteria", "correctness:30,design:25,security:20,performance:15,docs:10", "--no-reports", "--quiet"]
+    assert main([*args, "--format", "sarif"]) == 0
+    [result] = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert result["level"] == "error" and result["locations"][0]["physicalLocation"]["region"]["startLine"] == 38
