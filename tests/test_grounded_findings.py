@@ -299,3 +299,25 @@ def test_the_demos_sarif_log_holds_its_located_finding(
     assert main([*args, "--format", "sarif"]) == 0
     [result] = json.loads(capsys.readouterr().out)["runs"][0]["results"]
     assert result["level"] == "error" and result["locations"][0]["physicalLocation"]["region"]["startLine"] == 38
+
+
+def test_a_decide_judges_risks_are_checked_against_the_question_options_and_context(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reply = yaml.safe_load(r1("C", "limited offline keeps sync risk small").strip("`\nyaml"))
+    reply["risks"] = [
+        {"option": "B", "risk": "sync conflicts", "quote": "everything works offline and syncs later"},
+        {"option": "A", "risk": "regulators forbid it", "quote": "the 2021 offline-data regulation"},
+    ]
+    llm_server.script("risk-m", yaml.safe_dump(reply, sort_keys=False))
+    llm_server.script("value-m", r1("C"))
+    llm_server.script("effort-m", r1("C"))
+    assert main([*question_args(decide_judges(tmp_path, llm_server)), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(r["judge"], r["option"], r["grounded"], r.get("ungrounded_reason")) for r in out["risks"]] == [
+        ("risk", "B", True, None),
+        ("risk", "A", False, "quote not found"),
+    ]
+    assert main(["show", out["debate_id"]]) == 0
+    text = capsys.readouterr().out
+    assert "Risks named, quoted:" in text and "risk on A: regulators forbid it (quote not found)" in text

@@ -49,8 +49,8 @@ class ChallengeState:
     def new_objection(self, raised_by: str, round_no: int, text: str, strength: str, quote: str = "") -> Objection:
         shown = [*self.shown, *(source_of("position", v.position) for v in self.history)]
         if self.opening is not None:  # the opening's reasoning, weaknesses and assumptions were shown too
-            o = self.opening
-            shown.append(source_of("opening", "\n".join([o.reasoning, *o.weaknesses, *o.assumptions])))
+            op = self.opening
+            shown.append(source_of("opening", "\n".join([op.reasoning, *op.weaknesses, *op.assumptions])))
         o = Objection(
             id=f"O{len(self.objections) + 1}",
             raised_by=raised_by,

@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from moot.grounding import drawn_order
+from moot.grounding import drawn_order, sources
 from moot.protocol import Answer, Call, Message, Outcome, Prompt, ReplyError, Seat, Spend, Step, Templates
 from moot.protocols.decide.replies import ReplyRules, decide_reply_example, decide_reply_schema, parse_stance_reply
 from moot.protocols.decide.result import build_result
@@ -57,6 +57,9 @@ class Decision:
         self.seats = list(seats)
         self.state = DecideState(active=list(seats))
         self.option_orders = {s.id: self._options_for(s.id) for s in self.seats}
+        ctx = self.context
+        option_texts = "\n".join(f"{o.label}\n{o.description}" for o in ctx.options)
+        self.shown = sources([], question=ctx.question_text, options=option_texts, context=ctx.spec_context or "")
         self.systems = {
             seat: PROMPTS.render(
                 "system.j2",
@@ -194,6 +197,7 @@ class Decision:
             others=others,
             require_challenge=round_no > 1,
             require_change_reason=self.config.require_change_documentation,
+            shown=self.shown,
         )
 
     # absorbing

@@ -192,6 +192,16 @@ class CounterArgument(BaseModel):
     argument: str
 
 
+class NamedRisk(BaseModel):
+    """A risk a judge named for an option, its quote, and whether moot found the quote in what was shown."""
+
+    option: str = ""
+    risk: str
+    quote: str = ""
+    grounded: bool
+    ungrounded_reason: str | None = None
+
+
 class StanceReply(BaseModel):
     """One judge's validated reply in one round."""
 
@@ -205,6 +215,7 @@ class StanceReply(BaseModel):
     challenges: list[CounterArgument] = Field(default_factory=list)
     changed_from: str | None = None
     change_reason: str = ""
+    risks: list[NamedRisk] = Field(default_factory=list)
 
 
 class ChangeLogEntry(BaseModel):
@@ -281,6 +292,8 @@ class DecisionResult(ResultEnvelope[Literal["decide"], DecisionJudge], PanelReco
     notes: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
     option_orders: dict[str, list[str]] = Field(default_factory=dict)  # seat -> the option ids as it read them
+    # each judge's risks in its latest reply, grounded (its quote found in the question, options or context) or not
+    risks: list[dict[str, object]] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
