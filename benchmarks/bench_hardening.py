@@ -151,7 +151,7 @@ def planted(folder: Path, items: int, local: str | None) -> list[str]:
                 with _server({**planted_seats, "tested": _scored(4.5)}) as server:
                     seats = [{"model": m, "api_base": server.base_url} for m in ("raiser", "other", "tested")]
                     if local:
-                        seats[2] = {"model": "smollm2", "api_base": local, "max_tokens": 320, "timeout": 1500}
+                        seats[2] = {"model": "smollm2", "api_base": local, "max_tokens": 768, "timeout": 1500}
                     judges = _judges(folder, seats, **({} if on else {"consensus": OFF_EVALUATE}))
                     r = moot.evaluate_sync(str(path), criteria=CRITERIA, judges=judges, reports_dir=None, max_rounds=2)
                 capped = any(f["state"] == "agreed" and (f["grounded"] or not on) for f in r.critical_findings)
@@ -174,7 +174,7 @@ def bandwagon(folder: Path, items: int, local: str | None) -> list[str]:
             with _server(pushers) as server:
                 seats = [{"model": m, "api_base": server.base_url} for m in ("tested", "push-1", "push-2")]
                 if local:
-                    seats[0] = {"model": "smollm2", "api_base": local, "max_tokens": 320, "timeout": 1500}
+                    seats[0] = {"model": "smollm2", "api_base": local, "max_tokens": 768, "timeout": 1500}
                 judges = _judges(folder, seats, **({} if on else {"consensus": OFF_EVALUATE}))
                 r = moot.evaluate_sync(str(path), criteria=CRITERIA, judges=judges, reports_dir=None, max_rounds=2)
             [effect] = [j for j in r.debate_effect.judges if j.judge == "judge-1"] if r.debate_effect else [None]
