@@ -58,19 +58,25 @@ class Decision:
         self.state = DecideState(active=list(seats))
         self.option_orders = {s.id: self._options_for(s.id) for s in self.seats}
         ctx = self.context
-        option_texts = "\n".join(f"{o.label}\n{o.description}" for o in ctx.options)
+        option_texts = "\n".join(o.text for o in ctx.options)  # as the system prompt shows each
         self.shown = sources([], question=ctx.question_text, options=option_texts, context=ctx.spec_context or "")
-        self.systems = {
-            seat: PROMPTS.render(
-                "system.j2",
-                judge_count=len(self.seats),
-                question_id=self.context.question_id,
-                question=self.context.question_text,
-                options=[next(o for o in self.context.options if o.id == i) for i in order],
-                spec_context=self.context.spec_context,
-            )
-            for seat, order in self.option_orders.items()
-        }
+        rendered: dict[tuple[str, ...], str] = {}  # one system prompt per distinct order (all alike when unshuffled)
+        for order in self.option_orders.values():
+            if tuple(order) not in rendered:
+                rendered[tuple(order)] = self._system(order)
+        self.systems = {seat: rendered[tuple(order)] for seat, order in self.option_orders.items()}
+
+    def _system(self, order: Sequence[str]) -> str:
+        """The judges' system prompt with the options in `order`."""
+        by_id = {o.id: o for o in self.context.options}
+        return PROMPTS.render(
+            "system.j2",
+            judge_count=len(self.seats),
+            question_id=self.context.question_id,
+            question=self.context.question_text,
+            options=[by_id[i] for i in order],
+            spec_context=self.context.spec_context,
+        )
 
     def _options_for(self, seat_id: str) -> list[str]:
         """The option ids in the order this judge reads them: drawn from the question and the seat (the same on
