@@ -13,6 +13,7 @@ debate needs them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, TypeVar
 
@@ -308,6 +309,12 @@ def judges_views(judge_ids: Sequence[str]) -> type[JudgeViews]:
     return _keyed(JudgeViews, judge_ids, Text, example="{view}")
 
 
+@functools.cache
+def _entry(model: type[ReplyModel], left_out: tuple[str, ...]) -> type[ReplyModel]:
+    """An entry of a list without some of its fields, built once (a model is costly to build)."""
+    return specialize(model, model.__name__, without=left_out)
+
+
 def phase_model(
     phase: str,
     criteria_keys: Sequence[str],
@@ -328,9 +335,9 @@ def phase_model(
     if phase != "final":  # the list is of CRITICAL findings, and its quote is its evidence in a rebuttal: the
         # schema asks neither (a reply must still fit the smallest output bound); the parser reads both if given
         left_out = ("severity",) if phase == "round_1" else ("severity", "evidence")
-        fields["critical_findings"] = list[specialize(RaisedEntry, "RaisedEntry", without=left_out)]  # type: ignore[misc]
+        fields["critical_findings"] = list[_entry(RaisedEntry, left_out)]  # type: ignore[misc]
     if phase == "round_1":
-        fields["key_claims"] = list[specialize(ClaimEntry, "ClaimEntry", without=("evidence",))]  # type: ignore[misc]
+        fields["key_claims"] = list[_entry(ClaimEntry, ("evidence",))]  # type: ignore[misc]
         fields["dimension_scores"] = criterion_scores(criteria_keys, comment="1-5")
         if earlier_ids:  # a follow-up: whether the new version resolved each earlier finding
             fields["earlier_findings"] = (
