@@ -30,6 +30,7 @@ def verdict(v: str, strength: str = "strong", objections: list[Any] | None = Non
         "verdict": v,
         "objection_strength": strength,
         "objections": objections if objections is not None else ([] if v == "agree" else [f"{v}: a problem"]),
+        "quotes": [],
         "reasoning": reasoning,
     }
     return "After review:\n```json\n" + json.dumps(data) + "\n```"

@@ -9,6 +9,8 @@ import yaml
 
 CRITERIA = "correctness:30,design:25,security:20,performance:15,docs:10"
 KEYS = ["correctness", "design", "security", "performance", "docs"]
+# verbatim from the `artifact` fixture (tests/conftest.py): a CRITICAL finding's quote that moot finds there
+QUOTE = "export function createUser(name: string)"
 
 
 def dims(score: float | dict[str, float]) -> dict[str, float]:
@@ -22,10 +24,14 @@ def round1(
     critical: list[str] | None = None,
     fenced: bool = True,
     prose: str = "",
-    located: list[tuple[str, str, int]] | None = None,
+    located: list[tuple[str, str, int]] | list[tuple[str, str, int, str]] | None = None,
+    quote: str = QUOTE,
 ) -> str:
-    """`located`: CRITICAL findings at a file and line, as (finding, file, line)."""
-    found = [(c, "", 0) for c in critical or []] + list(located or [])
+    """`located`: CRITICAL findings at a file and line, as (finding, file, line) or (finding, file, line, quote);
+    `quote`: the quote of every finding that gives none of its own."""
+    found = [(c, "", 0, quote) for c in critical or []] + [
+        (*f[:3], f[3] if len(f) > 3 else quote) for f in located or []
+    ]
     data: dict[str, Any] = {
         "judge_id": "x",
         "stance": "neutral",
@@ -33,10 +39,10 @@ def round1(
         "overall_score": overall,
         "dimension_scores": dims(dimension if dimension is not None else round(overall)),
         "position_statement": f"## My Assessment\nScore {overall}.",
-        "key_claims": [{"claim": "it works", "evidence": "line 1", "confidence": "HIGH", "location": ""}],
+        "key_claims": [{"claim": "it works", "confidence": "HIGH", "quote": "", "location": ""}],
         "critical_findings": [
-            {"finding": c, "severity": "CRITICAL", "evidence": "line 1", "location": f"{f}:{n}" if f else ""}
-            for c, f, n in found
+            {"finding": c, "evidence": "line 1", "quote": q, "location": f"{f}:{n}" if f else ""}
+            for c, f, n, q in found
         ],
         "verification": [{"question": f"q{i}", "answer": "ok"} for i in range(5)],
     }

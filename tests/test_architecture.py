@@ -26,6 +26,7 @@ LAYERS = {
     "inputs": 1,
     "secrets": 1,
     "diffs": 1,
+    "grounding": 1,  # whether a finding quotes what the judges were shown
     "panel_file": 1,
     "project": 1,
     "trust": 1,
@@ -63,6 +64,7 @@ KERNEL = {
     "inputs",
     "secrets",
     "diffs",
+    "grounding",
     "panel_file",
     "project",
     "testing",

@@ -19,6 +19,7 @@ from .replies import CRITERIA, dims, round1, round2
 
 APP_V1 = "".join(f"line {n}\n" for n in range(1, 21))
 APP_V2 = APP_V1.replace("line 12\n", "line 12\nquery = 'SELECT * FROM users WHERE id=' + user_id\n")
+SQL_AT_13 = ("unparameterised SQL", "app.py", 13, "'SELECT * FROM users WHERE id=' + user_id")
 UNTOUCHED = "def untouched():\n    return 'never sent'\n"
 
 
@@ -168,9 +169,13 @@ def test_located_findings_are_checked_matched_by_place_and_written_as_sarif(
     git(repo, "commit", "-qam", "long")
     (repo / "app.py").write_text((repo / "app.py").read_text().replace("line 300\n", "line 300\nquery = q + uid\n"))
     git(repo, "commit", "-qam", "sql")
-    injection = ("SQL built from user input", "app.py", 301)
-    llm_server.script("a", round1(2.0, 2, located=[injection, ("a line it was never shown", "app.py", 40)]))
-    llm_server.script("b", round1(2.2, 2, located=[("string concatenation into SQL", "app.py", 301)]))
+    injection = ("SQL built from user input", "app.py", 301, "query = q + uid")
+    unshown = ("a line it was never shown", "app.py", 40, "query = q + uid")
+    # the finding at a line it was not shown does not hold its quote: asked once, the judge repeats itself
+    llm_server.script("a", round1(2.0, 2, located=[injection, unshown]), round1(2.0, 2, located=[injection, unshown]))
+    llm_server.script(
+        "b", round1(2.2, 2, located=[("string concatenation into SQL", "app.py", 301, "query = q + uid")])
+    )
     llm_server.script("a", round2(2.0, dims(2)))
     llm_server.script("b", round2(2.2, dims(2), responses={"C2": "accept"}))
     judges = str(_judges(tmp_path / "judges.yaml", llm_server))
@@ -180,6 +185,8 @@ def test_located_findings_are_checked_matched_by_place_and_written_as_sarif(
     found = {f["id"]: f for f in result["critical_findings"]}
     assert found["C1"] | {"file": "app.py", "line": 301, "location_valid": True} == found["C1"]
     assert found["C2"]["line"] == 40 and found["C2"]["location_valid"] is False  # kept, marked
+    assert found["C1"]["grounded"] is True
+    assert (found["C2"]["grounded"], found["C2"]["ungrounded_reason"]) == (False, "location does not hold the quote")
     assert len(found) == 2 and found["C1"]["responses"] == {"judge-1": "raised", "judge-2": "accept"}  # same place
     assert found["C1"]["state"] == "agreed" and result["summary"]["final_verdict"] == "FAIL"
     must = next(r for r in result["recommendations"] if r["priority"] == "MUST")
@@ -204,15 +211,15 @@ def test_format_sarif_prints_a_valid_log(
 
     monkeypatch.chdir(repo)
     for model in ("a", "b"):
-        llm_server.script(model, round1(4.0, 4, located=[("unparameterised SQL", "app.py", 13)]))
+        llm_server.script(model, round1(4.0, 4, located=[SQL_AT_13]))
     judges = str(_judges(tmp_path / "judges.yaml", llm_server))
     args = ["evaluate", "--diff", "HEAD~1", "--judges", judges, "--criteria", CRITERIA, "--no-reports"]
     assert main([*args, "--format", "sarif"]) == 0
     log = json.loads(capsys.readouterr().out)
     jsonschema.validate(log, _sarif_schema())
     assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in log["runs"][0]["results"]] == [13]
-    llm_server.script("a", round1(4.0, 4, located=[("unparameterised SQL", "app.py", 13)]))
-    llm_server.script("b", round1(4.0, 4, located=[("unparameterised SQL", "app.py", 13)]))
+    llm_server.script("a", round1(4.0, 4, located=[SQL_AT_13]))
+    llm_server.script("b", round1(4.0, 4, located=[SQL_AT_13]))
     assert main([*args, "--format", "github"]) == 0
     assert "app.py:13 **CRITICAL** unparameterised SQL" in capsys.readouterr().out
 

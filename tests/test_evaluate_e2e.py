@@ -81,11 +81,14 @@ def test_round2_consensus_after_rebuttal(
         "performance": 5,
         "docs": 5,
     }
-    # rebuttal prompts carry every judge's latest position in seat order, and say which one is the judge's own
+    # rebuttal prompts carry every judge's latest position under a letter, in the order recorded for the judge,
+    # and say which one is the judge's own
     r2_prompt = llm_server.calls_for("judge-a")[1].body["messages"][-1]["content"]
-    starts = [r2_prompt.index(f'<judge_report judge="judge-{n}"') for n in (1, 2, 3)]
+    order = out["report_orders"]["r2/judge-1"]
+    assert sorted(order) == ["A", "B", "C"]
+    starts = [r2_prompt.index(f'<judge_report judge="{letter}"') for letter in order]
     assert starts == sorted(starts) and r2_prompt.count("<judge_report ") == 3
-    own = r2_prompt.index('Your own round 1 report is the one above labelled judge="judge-1"')
+    own = r2_prompt.index('Your own round 1 report is the one above labelled judge="A"')
     assert r2_prompt.index("You are Judge 1 (judge-1)") > r2_prompt.rindex("</judge_report>") and own > starts[-1]
     # seed 003 report files: created in round 1, round 2 appended
     reports = sorted((tmp_path / "reports").glob("users-api-*.md"))
@@ -137,7 +140,7 @@ def test_critical_finding_accepted_by_all_caps_verdict(
     assert out["critical_findings"][0]["state"] == "agreed"
     assert out["recommendations"][0]["priority"] == "MUST"
     # round-2 prompts list the open finding for the judges who must answer it
-    assert "C1 (raised by judge-3)" in llm_server.calls_for("judge-a")[1].body["messages"][-1]["content"]
+    assert "C1 (raised by C)" in llm_server.calls_for("judge-a")[1].body["messages"][-1]["content"]
 
 
 def test_parse_failure_gets_one_clarification(llm_server: FakeLLMServer, judges_file, artifact: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -106,8 +106,13 @@ def test_the_action_posts_one_inline_comment_per_located_finding_and_sets_every_
     judges = tmp_path / "judges.yaml"
     seats = [{"model": m, "stance": s, "api_base": llm_server.base_url} for m, s in (("a", "neutral"), ("b", "for"))]
     judges.write_text(json.dumps({"debate_judges": seats}))
-    findings = [("SQL from user input", "app.py", 13), ("debug print", "app.py", 14), ("elsewhere", "lib.py", 3)]
-    llm_server.script("a", round1(2.0, 2, located=findings))
+    findings = [
+        ("SQL from user input", "app.py", 13, "q = 'x' + uid"),
+        ("debug print", "app.py", 14, "print(q)\n"),
+        ("elsewhere", "lib.py", 3, "q = 'x' + uid"),
+    ]
+    # lib.py was not shown, so its quote is not there: judge a is asked once for a verbatim one, and repeats itself
+    llm_server.script("a", round1(2.0, 2, located=findings), round1(2.0, 2, located=findings))
     llm_server.script("b", round1(2.0, 2, located=findings[:2]))
     llm_server.script("a", round2(2.0, dims(2)))
     llm_server.script("b", round2(2.0, dims(2), responses={"C3": "accept"}))

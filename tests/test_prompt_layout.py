@@ -3,6 +3,9 @@ shares with an earlier one): within a step, every judge's prompt is one text up 
 part starts, and that shared prefix holds the replies of the round before, of every judge, in seat order.
 
 Each debate runs to its last round against the local server; the prompts are read as the server got them.
+The rules against herding draw each judge's order of the reports (evaluate) and of the options (decide), which
+gives up this sharing for those parts: the layout holds as drawn here with them turned off, as a judges file
+may (`consensus: {anonymous_reports: false, shuffled_reports: false}`, `debate_config: {shuffled_options: false}`).
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ def test_evaluate_judges_of_a_round_share_all_but_their_own_part(llm_server: Fak
         {"model": m, "stance": s, "api_base": llm_server.base_url}
         for m, s in zip(models, ("neutral", "for", "against"), strict=True)
     ]
-    result = moot.evaluate_sync(str(artifact), criteria=CRITERIA, judges=judges, reports_dir=None)
+    plain = {"anonymous_reports": False, "shuffled_reports": False}
+    result = moot.evaluate_sync(str(artifact), criteria=CRITERIA, judges=judges, reports_dir=None, consensus=plain)
     assert result.rounds_completed == 3 and len(llm_server.requests) == 9
     for k in range(3):
         sent = [llm_server.calls_for(m)[k] for m in models]
@@ -72,7 +76,8 @@ def test_decide_judges_of_a_round_share_all_but_their_own_part(llm_server: FakeL
         others = {s: "not convinced" for s in stances if s != stance}
         llm_server.script(f"{stance}-m", r1(option, f"R1 of {stance}"), r2(option, challenge=others))
     judges = [{"model": f"{s}-m", "stance": s, "api_base": llm_server.base_url} for s in stances]
-    result = moot.decide_sync(QUESTION, OPTIONS, judges=judges, write_files=False)
+    config = {"shuffled_options": False}
+    result = moot.decide_sync(QUESTION, OPTIONS, judges=judges, write_files=False, config=config)
     assert result.outcome == "CONTESTED" and len(llm_server.requests) == 6
     for k in range(2):
         sent = [llm_server.calls_for(f"{s}-m")[k] for s in stances]

@@ -348,7 +348,7 @@ def test_the_tests_own_reply_builders_follow_the_schemas() -> None:
         (challenge_helpers.opening(), challenge_reply_schema("opening")),
         (challenge_helpers.verdict("disagree"), challenge_reply_schema("challenge")),
         (challenge_helpers.confront({"O1": "ACCEPT"}, "p"), challenge_reply_schema("confront", objection_ids=["O1"])),
-        (challenge_helpers.rebuttal("MAINTAIN", objections=["still"]), challenge_reply_schema("rebuttal")),
+        (challenge_helpers.rebuttal("MAINTAIN", objections=["still"], quotes=[]), challenge_reply_schema("rebuttal")),
         (challenge_helpers.assumptions("w", "c", ["a"], core="x"), assumptions_schema(proponent=True)),
     ]
     for text, schema in cases:

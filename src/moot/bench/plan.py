@@ -120,7 +120,9 @@ class BenchPlan:
     def _pair(self, item: PairwiseItem, row_id: str, swapped: bool, round1: bool) -> dict[str, Any]:
         first, second = (item.response_B, item.response_A) if swapped else (item.response_A, item.response_B)
         # round 1 only, with the very prompt of the debate's round 1 ("of at most <max_rounds>")
-        config = {**self.panel.debate_config, **({"stop_after_round": 1} if round1 else {})}
+        # the bench asks in both orders itself: every judge reads the options as given, unless the judges file
+        # says otherwise (to compare with decide's own per-judge order)
+        config = {"shuffled_options": False, **self.panel.debate_config, **({"stop_after_round": 1} if round1 else {})}
         return {
             "id": row_id,
             "question": item.question,

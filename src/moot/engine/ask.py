@@ -12,7 +12,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from moot.engine.calls import CallOutcome
 from moot.engine.core import Engine
@@ -97,18 +97,31 @@ async def ask(
         return Answer(await parsed(parse, text), text, "ok", answered_by=first.answered_by)
     except ReplyError as e:
         reason = _why(first, e)
+        # a reply worth something as it stands (`usable`) is asked to be corrected once, never dropped for it
+        kept: Answer[T] | None = None
+        if e.usable is not None:
+            kept = Answer(cast(T, e.usable), text, "ok", answered_by=first.answered_by)
     engine.emit(Event("clarification", round_no, seat.id, {"reason": reason}))
     followup = prompt.followed_by(text, clarify(reason))
     followup = followup.model_copy(update={"meta": {**prompt.meta, "kind": f"{kind}-clarify"}})
     second = await engine.call(seat, followup, key=f"{key}/clarify", round_no=round_no, kind="clarify")
     if not second.ok:
-        return _failed(second, clarified=True)
+        return _kept(kept) if kept is not None else _failed(second, clarified=True)
     text = passed_on(second.text)
     try:
         value = await parsed(parse, text)
         return Answer(value, text, "ok", clarified=True, answered_by=second.answered_by)
     except ReplyError as e:
+        if e.usable is not None:
+            return Answer(cast(T, e.usable), text, "ok", clarified=True, answered_by=second.answered_by)
+        if kept is not None:
+            return _kept(kept)
         return Answer(None, text, "unparsed", f"unusable reply after clarification: {_why(second, e)}", clarified=True)
+
+
+def _kept(answer: Answer[T]) -> Answer[T]:
+    answer.clarified = True
+    return answer
 
 
 CUT_REASONS = ("length", "max_tokens", "MAX_TOKENS")  # OpenAI-compatible servers, Anthropic, Gemini

@@ -68,6 +68,8 @@ async def _read(call: Call[Any], given: str) -> Answer[Any]:
     try:
         return Answer(await _parsed(call, text), text, "ok", answered_by=HOST)
     except ReplyError as e:
+        if e.usable is not None:  # host seats get no clarification: the reply is taken as it stands
+            return Answer(e.usable, text, "ok", answered_by=HOST)
         return Answer(None, text, REFUSED, str(e))
 
 

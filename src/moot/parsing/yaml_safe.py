@@ -37,7 +37,15 @@ TOO_DEEP = f"it is nested more than {MAX_DEPTH} levels deep"
 
 
 class ReplyError(ValueError):
-    """A reply that cannot be used. The message is phrased for the judge, to ask for a corrected reply."""
+    """A reply that cannot be used. The message is phrased for the judge, to ask for a corrected reply.
+
+    `usable`, when given, is what the reply is worth as it stands: the judge is still asked once to correct
+    it (a finding without a verbatim quote), but a reply that stays as it was is taken as `usable`, not
+    dropped."""
+
+    def __init__(self, message: str, *, usable: object = None) -> None:
+        super().__init__(message)
+        self.usable = usable
 
 
 class _MergeBudget(SafeConstructor):

@@ -144,9 +144,9 @@ def absorb_challenges(st: ChallengeState, step: Step, answers: Sequence[Answer[A
     record.reasons = list(check.reasons)
     record.position_version = 1
     objections = [
-        st.new_objection(seat_id, 1, text, answered[seat_id].objection_strength)
+        st.new_objection(seat_id, 1, text, answered[seat_id].objection_strength, quote)
         for seat_id in check.dissenters
-        for text in answered[seat_id].objections
+        for text, quote in _quoted(answered[seat_id].objections, answered[seat_id].quotes)
     ]
     record.objections = objections
     if check.decision == "fast_exit":
@@ -242,6 +242,11 @@ def _collect_rebuttals(
     return out
 
 
+def _quoted(objections: Sequence[str], quotes: Sequence[str]) -> list[tuple[str, str]]:
+    """Each objection with its quote, by place (one missing is empty: no quote)."""
+    return [(text, quotes[i] if i < len(quotes) else "") for i, text in enumerate(objections)]
+
+
 def _standing(st: ChallengeState, rebuttals: dict[str, Rebuttal]) -> list[Objection]:
     """The objections a MAINTAIN or ESCALATE carries into the next round (or into the tradeoff)."""
     standing: list[Objection] = []
@@ -249,7 +254,10 @@ def _standing(st: ChallengeState, rebuttals: dict[str, Rebuttal]) -> list[Object
         if r.response == "ACCEPT":
             continue
         if r.objections:
-            standing += [st.new_objection(seat_id, st.round_no, text, "strong") for text in r.objections]
+            standing += [
+                st.new_objection(seat_id, st.round_no, text, "strong", quote)
+                for text, quote in _quoted(r.objections, r.quotes)
+            ]
             continue
         refs = ", ".join(o.id for o in st.in_play if o.raised_by == seat_id)
         text = r.reasoning or "the objection stands"

@@ -26,6 +26,7 @@ from typing import Any
 
 import moot.protocols.challenge.phases as phases
 from moot.engine.core import Engine
+from moot.grounding import sources
 from moot.protocol import Answer, Call, Outcome, Seat, Spend, Step, tokens_of
 from moot.protocols.challenge.calls import ChallengeCalls, input_tokens
 from moot.protocols.challenge.result import challenge_output
@@ -55,7 +56,7 @@ class PositionChallenge:
         self.proponent = proponent
         self.challengers = list(challengers)
         self.debate_id = debate_id
-        self.state = ChallengeState()
+        self.state = ChallengeState(shown=sources(request.context, topic=request.topic))
         self.calls = ChallengeCalls.of(request, proponent)
         self._by_id = {s.id: s for s in self.challengers}
 

@@ -100,6 +100,11 @@ def entries(value: Any) -> list[str]:
 Entries = Annotated[list[Text], BeforeValidator(entries), items()]  # texts: one string, or entries with a `text`
 
 
+# each objection's quote, checked by moot (`moot.grounding`): an objection whose words are not found is marked
+_QUOTES = "one verbatim quote per objection, in the same order: the exact words of the position or context it answers"
+_QUOTE_EXAMPLE = "{the exact words of the position or context each objection answers, copied}"
+
+
 class ChallengeReply(ReplyModel):
     """The base of the challenge's replies: words shown bare in the template, keys named in quotes."""
 
@@ -135,6 +140,7 @@ class VerdictReply(ChallengeReply):
     objections: Annotated[list[Text], BeforeValidator(entries), items(min_items=1)] = reply_field(
         "one specific objection per entry", default_factory=list
     )
+    quotes: Entries = reply_field(_QUOTES, example=_QUOTE_EXAMPLE, default_factory=list)
     reasoning: LongText = reply_field(
         "what you examined and why you conclude this",
         example="{your reasoning: what you examined and why you conclude this}",
@@ -240,6 +246,7 @@ class RebuttalReply(ChallengeReply):
         example="{objections that still stand or are new, one per entry; empty if you accept}",
         default_factory=list,
     )
+    quotes: Entries = reply_field(_QUOTES, example=_QUOTE_EXAMPLE, default_factory=list)
 
     @field_validator("response", mode="before")
     @classmethod

@@ -83,6 +83,11 @@ class Objection(BaseModel):
     strength: Strength = "strong"
     decision: ObjectionDecision | None = None  # the proponent's answer, once given
     reason: str = ""
+    # its quote of what the challenger was shown (the position, the context, the topic), and moot's check of
+    # it (`moot.grounding`): an objection whose quote is not found is kept and shown apart
+    quote: str = ""
+    grounded: bool | None = None
+    ungrounded_reason: str | None = None
 
 
 class PositionChange(BaseModel):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from moot.grounding import Source, ground, source_of
 from moot.protocols.challenge.schemas import AssumptionStatement, Objection, Opening, PositionVersion, RoundRecord
 
 Phase = Literal["opening", "challenge", "confrontation", "rebuttal", "assumptions", "done"]
@@ -39,18 +40,25 @@ class ChallengeState:
     in_play: list[Objection] = field(default_factory=list)  # what this round's confrontation answers
     standing: list[Objection] = field(default_factory=list)  # what the tradeoff's statements answer
     record: RoundRecord | None = None  # the round being filled (stored when it ends)
+    shown: list[Source] = field(default_factory=list)  # the topic and context: what an objection may quote
 
     @property
     def latest(self) -> PositionVersion:
         return self.history[-1]
 
-    def new_objection(self, raised_by: str, round_no: int, text: str, strength: str) -> Objection:
+    def new_objection(self, raised_by: str, round_no: int, text: str, strength: str, quote: str = "") -> Objection:
+        shown = [*self.shown, *(source_of("position", v.position) for v in self.history)]
+        if self.opening is not None:  # the opening's reasoning, weaknesses and assumptions were shown too
+            op = self.opening
+            shown.append(source_of("opening", "\n".join([op.reasoning, *op.weaknesses, *op.assumptions])))
         o = Objection(
             id=f"O{len(self.objections) + 1}",
             raised_by=raised_by,
             round=round_no,
             text=text,
             strength="minor" if strength == "minor" else "strong",
+            quote=quote,
+            **ground(quote, shown).fields(),
         )
         self.objections.append(o)
         return o

@@ -140,6 +140,13 @@ def challenge_markdown(result: ChallengeResult, *, plain: bool = False) -> str:
                 for s in r.statements
             ]
     out += ["", *_history(r, prose)]
+    grounded = [o for o in r.objections if o.grounded is not False]
+    ungrounded = [o for o in r.objections if o.grounded is False]
+    if grounded and ungrounded:
+        out += ["", "**Objections grounded in a quote:**", ""] + [f"- {o.id} {prose(o.text)}" for o in grounded]
+    if ungrounded:
+        out += ["", "**Objections not grounded** (their quote is not in the position or context):", ""]
+        out += [f"- {o.id} {prose(o.text)} ({o.ungrounded_reason})" for o in ungrounded]
     if r.skepticism:
         out += ["", "**Skepticism rule:**", ""] + [f"- {s}" for s in r.skepticism]
     out += ["", "**Challengers:**", ""]

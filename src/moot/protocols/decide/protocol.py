@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from moot.grounding import drawn_order, sources
 from moot.protocol import Answer, Call, Message, Outcome, Prompt, ReplyError, Seat, Spend, Step, Templates
 from moot.protocols.decide.replies import ReplyRules, decide_reply_example, decide_reply_schema, parse_stance_reply
 from moot.protocols.decide.result import build_result
@@ -55,13 +56,36 @@ class Decision:
         self.debate_id = debate_id
         self.seats = list(seats)
         self.state = DecideState(active=list(seats))
-        self.system = PROMPTS.render(
+        self.option_orders = {s.id: self._options_for(s.id) for s in self.seats}
+        ctx = self.context
+        option_texts = "\n".join(o.text for o in ctx.options)  # as the system prompt shows each
+        self.shown = sources([], question=ctx.question_text, options=option_texts, context=ctx.spec_context or "")
+        rendered: dict[tuple[str, ...], str] = {}  # one system prompt per distinct order (all alike when unshuffled)
+        for order in self.option_orders.values():
+            if tuple(order) not in rendered:
+                rendered[tuple(order)] = self._system(order)
+        self.systems = {seat: rendered[tuple(order)] for seat, order in self.option_orders.items()}
+
+    def _system(self, order: Sequence[str]) -> str:
+        """The judges' system prompt with the options in `order`."""
+        by_id = {o.id: o for o in self.context.options}
+        return PROMPTS.render(
             "system.j2",
             judge_count=len(self.seats),
             question_id=self.context.question_id,
             question=self.context.question_text,
-            options=self.context.options,
+            options=[by_id[i] for i in order],
             spec_context=self.context.spec_context,
+        )
+
+    def _options_for(self, seat_id: str) -> list[str]:
+        """The option ids in the order this judge reads them: drawn from the question and the seat (the same on
+        every rerun), or as given when `debate_config: {shuffled_options: false}`."""
+        ids = [o.id for o in self.context.options]
+        if not self.config.shuffled_options:
+            return ids
+        return drawn_order(
+            ids, self.context.question_text, *(o.label + o.description for o in self.context.options), seat_id
         )
 
     # planning
@@ -104,7 +128,7 @@ class Decision:
             others=self._others(seat, round_no),
         )
         return Prompt(
-            system=self.system,
+            system=self.systems[seat.id],
             messages=[Message(role="user", content=text)],
             json_schema=schema,
             meta={"round": round_no, "kind": "judge", "seat": seat.id},
@@ -179,6 +203,7 @@ class Decision:
             others=others,
             require_challenge=round_no > 1,
             require_change_reason=self.config.require_change_documentation,
+            shown=self.shown,
         )
 
     # absorbing
@@ -333,6 +358,8 @@ class Decision:
     def result(self, spend: Spend) -> DecisionResult:
         result = build_result(self.request, self.seats, self.state, self.debate_id)
         result.spend = spend
+        if self.config.shuffled_options:
+            result.option_orders = dict(self.option_orders)
         return result
 
 

@@ -25,6 +25,7 @@ from typing import Annotated, Any
 
 from pydantic import ValidationInfo, field_validator
 
+from moot.grounding import Source, ground
 from moot.parsing.extract import as_list, extract_mapping
 from moot.parsing.replies import Bound, Count, field_keys, validate_reply
 from moot.protocol import (
@@ -43,7 +44,7 @@ from moot.protocol import (
     specialize,
     word,
 )
-from moot.protocols.decide.schemas import CounterArgument, DecisionOption, StanceReply
+from moot.protocols.decide.schemas import CounterArgument, DecisionOption, NamedRisk, StanceReply
 from moot.schemas.reply_bounds import Schema
 from moot.schemas.reply_schemas import CONFIDENCE, SHORT
 
@@ -61,6 +62,15 @@ class CounterArgumentReply(ReplyModel):
 
     judge: Text = reply_field("the judge this answers")
     counter_argument: Said = reply_field(example="{the specific weakness of its reasoning, from your stance}")
+
+
+class RiskEntry(ReplyModel):
+    """A risk the judge names for an option, with the words of the question, options or context it rests on
+    (checked by moot, `moot.grounding`: a risk whose quote is not found is reported as not grounded)."""
+
+    option: Text = reply_field(example="{option id}", default="")
+    risk: Text = reply_field(example="{the risk}", default="")
+    quote: Text = reply_field(example="{the exact words of the question, options or context it rests on}", default="")
 
 
 class OptionTexts(ReplyModel):
@@ -103,6 +113,9 @@ class RecommendationReply(ReplyModel):
         aliases=_RATIONALE_KEYS,
         block=True,
         default="",
+    )
+    risks: Annotated[list[RiskEntry], items(2)] = reply_field(
+        "each risk you name for an option, with a verbatim quote of what it rests on", default_factory=list
     )
     assessment: OptionTexts = reply_field(
         "what each option means from your stance",
@@ -279,6 +292,7 @@ class ReplyRules:
     others: Sequence[str] = ()  # the judges it must challenge (any one of them), from round 2 on
     require_challenge: bool = False
     require_change_reason: bool = True
+    shown: Sequence[Source] = ()  # the question, the options and the context: what a risk's quote is checked against
 
 
 @reply_parser
@@ -317,6 +331,11 @@ def parse_stance_reply(text: str, rules: ReplyRules) -> StanceReply:
         challenges=challenges if rules.round_no > 1 else [],
         changed_from=changed_from,
         change_reason=reply.change_reason if changed_from is not None else "",
+        risks=[
+            NamedRisk(option=r.option, risk=r.risk, quote=r.quote, **ground(r.quote, rules.shown).fields())
+            for r in reply.risks
+            if r.risk
+        ],
     )
 
 

@@ -141,4 +141,15 @@ def build_result(request: DecisionRequest, seats: Sequence[Seat], state: DecideS
         judges=_judges(seats, state),
         notes=list(state.notes),
         debate_effect=decide_effect(state, seats),
+        risks=_risks(state),
     )
+
+
+def _risks(state: DecideState) -> list[dict[str, object]]:
+    """Each active judge's risks in its latest reply, with its seat: grounded and ungrounded alike (shown apart)."""
+    out: list[dict[str, object]] = []
+    for seat in state.active:
+        reply = state.counted.get(seat.id)
+        if reply is not None:
+            out += [{"judge": seat.id, **r.model_dump(exclude_none=True)} for r in reply.risks]
+    return out

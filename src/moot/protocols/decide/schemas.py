@@ -142,6 +142,10 @@ class DebateConfig(BaseModel):
     # end after this round whatever the tally, without telling the judges: their prompts still say "of at
     # most max_rounds" (moot bench's round-1-only samples send the very round-1 prompt of the debate)
     stop_after_round: int | None = None
+    # each judge reads the options in an order drawn for it (recorded in the result's `option_orders`), so
+    # that no option is always first; `false` shows every judge the options as given (as `moot bench`
+    # does, which measures position bias by asking in both orders itself)
+    shuffled_options: bool = True
 
     @field_validator("max_rounds", "stop_after_round")
     @classmethod
@@ -188,6 +192,16 @@ class CounterArgument(BaseModel):
     argument: str
 
 
+class NamedRisk(BaseModel):
+    """A risk a judge named for an option, its quote, and whether moot found the quote in what was shown."""
+
+    option: str = ""
+    risk: str
+    quote: str = ""
+    grounded: bool
+    ungrounded_reason: str | None = None
+
+
 class StanceReply(BaseModel):
     """One judge's validated reply in one round."""
 
@@ -201,6 +215,7 @@ class StanceReply(BaseModel):
     challenges: list[CounterArgument] = Field(default_factory=list)
     changed_from: str | None = None
     change_reason: str = ""
+    risks: list[NamedRisk] = Field(default_factory=list)
 
 
 class ChangeLogEntry(BaseModel):
@@ -276,6 +291,9 @@ class DecisionResult(ResultEnvelope[Literal["decide"], DecisionJudge], PanelReco
     rounds: dict[str, RoundTally] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
+    option_orders: dict[str, list[str]] = Field(default_factory=dict)  # seat -> the option ids as it read them
+    # each judge's risks in its latest reply, grounded (its quote found in the question, options or context) or not
+    risks: list[dict[str, object]] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

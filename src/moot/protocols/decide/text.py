@@ -10,7 +10,7 @@ the perspectives and what changed (`ProtocolSpec.github_markdown`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from moot.protocol import TextReport, TextTable
@@ -57,9 +57,32 @@ def decision_github(result: Mapping[str, Any]) -> str:
             for c in changes
         ]
         lines.append("")
+    for title, risks in zip(RISK_TITLES, _apart(as_list(result.get("risks"))), strict=True):
+        if risks:
+            lines += [f"### {title}", ""] + [f"- {md(_risk(r))}" for r in risks] + [""]
     if result.get("message"):
         lines += [md(result.get("message")), ""]
     return comment_text(lines, result)
+
+
+RISK_TITLES = ("Risks named, quoted", "Risks not grounded (their quote is not in the question, options or context)")
+
+
+def _apart(risks: Sequence[Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    found = [as_dict(r) for r in risks]
+    return [r for r in found if r.get("grounded")], [r for r in found if not r.get("grounded")]
+
+
+def _risk(r: Mapping[str, Any]) -> str:
+    why = f" ({r.get('ungrounded_reason')})" if not r.get("grounded") else ""
+    return f"{r.get('judge')} on {r.get('option')}: {r.get('risk')}{why}"
+
+
+def _risks(risks: Sequence[Any]) -> list[Block]:
+    """The risks judges named, those whose quote was found apart from the rest."""
+    return [
+        TextSection(f"{t}:", [_risk(r) for r in rs]) for t, rs in zip(RISK_TITLES, _apart(risks), strict=True) if rs
+    ]
 
 
 def round_cells(judge: DecisionJudge, rounds: list[str]) -> list[str]:
@@ -122,6 +145,7 @@ def decision_report(result: DecisionResult, *, asking: bool = True) -> TextRepor
         blocks.append(TextSection("Changes:", changes))
     if not result.consensus:
         blocks.append(_distribution(result))
+    blocks += _risks(result.risks)
     if result.notes:
         blocks.append(TextSection("Notes:", result.notes))
     blocks.append(Faces(spend_line(result.spend), None))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from moot.protocols.evaluate.follow_up import change_line
+from moot.protocols.evaluate.locations import apart
 from moot.protocols.evaluate.schemas import VERDICT
 from moot.protocols.evaluate.settings import VerdictThresholds
 from moot.render import html_common as h
@@ -13,6 +14,8 @@ from moot.render.html_chart import Chart, Rule, build_chart
 from moot.render.html_common import JUDGE_COLUMNS, Columns, DebateRecord, Section, Table, VerdictBox, View
 from moot.render.html_effect import effect_section
 from moot.render.html_page import make_view
+
+UNGROUNDED_TITLE = "Not grounded (their quote is not in the artifact; they block nothing)"
 
 CriterionRow = tuple[int, str, dict[str, float], float]
 
@@ -153,12 +156,15 @@ def _majority(r: dict[str, Any]) -> Section | None:
 def _sections(record: DebateRecord) -> list[Section]:
     r = record.result or {}
     final_score: Columns = [("Final score", lambda j: h.num(j.get("final_score")))]
+    grounded, ungrounded = apart(h.as_list(r.get("critical_findings")))
     return h.present(
         effect_section(r),
         _criterion_section(record),
         h.records_section("Round progression", h.named(r.get("round_progression")), PROGRESSION_COLUMNS),
         h.records_section("Judges", r.get("judges"), [*JUDGE_COLUMNS, *final_score]),
-        h.records_section("Critical findings", r.get("critical_findings")),
+        h.records_section("Critical findings", grounded),
+        h.records_section(UNGROUNDED_TITLE, ungrounded),
+        h.records_section("Unsupported score changes", r.get("unsupported_changes")),
         h.items_section("Convergent findings", r.get("convergent_findings"), _convergent),
         h.records_section("Divergent findings", r.get("divergent_findings"), DIVERGENT_COLUMNS),
         _majority(r),

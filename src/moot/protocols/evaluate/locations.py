@@ -60,12 +60,22 @@ def same_place(a: Located, b: Located) -> bool:
     return bool(a.file and a.line and a.location_valid and b.location_valid) and (a.file, a.line) == (b.file, b.line)
 
 
+def apart(findings: Sequence[Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Findings whose quote was found (or that predate quotes), and those whose quote was not: every report
+    shows the two apart."""
+    items = [f for f in findings if isinstance(f, Mapping)]
+    return [dict(f) for f in items if f.get("grounded") is not False], [
+        dict(f) for f in items if f.get("grounded") is False
+    ]
+
+
 def located(result: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The result's findings with a valid file:line, for review comments and SARIF: each critical finding,
-    then each recommendation not already one of them."""
+    """The result's findings with a valid file:line, for review comments and SARIF: each grounded critical
+    finding, then each recommendation not already one of them (an ungrounded finding's "Check" among them)."""
     out: list[dict[str, Any]] = []
     seen: set[tuple[str, int]] = set()
-    for kind, items in (("CRITICAL", result.get("critical_findings")), (None, result.get("recommendations"))):
+    grounded, _ = apart(list(result.get("critical_findings") or []))
+    for kind, items in (("CRITICAL", grounded), (None, result.get("recommendations"))):
         for item in items or []:
             if not isinstance(item, Mapping) or not item.get("file") or not item.get("line"):
                 continue

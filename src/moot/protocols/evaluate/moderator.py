@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from moot.engine.core import Engine
 from moot.parsing.extract import as_list, extract_mapping
 from moot.protocol import Call, Message, Prompt, ReplyError, Seat, Templates, as_text, reply_parser
+from moot.protocols.evaluate.hardening import may_block
 from moot.protocols.evaluate.replies import (
     ConvergentEntry,
     CritiqueEntry,
@@ -68,8 +69,18 @@ def engine_synthesis(result: EvaluationResult, state: DebateState, request: Eval
             "minority_opinion": _opinion(state, minority_ids),
             "recommendations": out.recommendations,
             "user_attention_needed": _attention(result, out.divergent, majority_ids, minority_ids),
+            "notes": [*result.notes, *unsupported_notes(result.unsupported_changes)],
         }
     )
+
+
+def unsupported_notes(changes: Sequence[dict[str, object]]) -> list[str]:
+    """The synthesis names every score changed without a stated cause."""
+    return [
+        f"{c['judge']} changed its score in round {c['round']} from {c['from']} to {c['to']} without naming what "
+        "moved it (a grounded finding or another judge): an unsupported change"
+        for c in changes
+    ]
 
 
 def _from_findings(out: _Synthesis, state: DebateState) -> None:
@@ -77,7 +88,12 @@ def _from_findings(out: _Synthesis, state: DebateState) -> None:
     states = state.states()
     for f in state.findings:
         where = {"file": f.file, "line": f.line, "location_valid": f.location_valid}
-        if states[f.id] == "agreed":
+        if not may_block(f, grounding=state.grounding):  # kept visible, caps nothing
+            rationale = f"{f.id} is not grounded ({f.ungrounded_reason}): it blocks nothing until its quote is found"
+            out.recommendations.append(
+                Recommendation(priority="COULD", action=f"Check: {f.finding}", rationale=rationale, **where)
+            )
+        elif states[f.id] == "agreed":
             out.convergent.append(
                 ConvergentFinding(finding=f.finding, priority="CRITICAL", action_required=True, source_judges=["all"])
             )

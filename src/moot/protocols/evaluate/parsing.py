@@ -10,9 +10,11 @@ per-criterion scores. Validation is strict: every score on the 1-5 scale, every 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from moot.grounding import Source, ground
 from moot.parsing.extract import as_list, as_score, extract_mapping, preview
 from moot.parsing.replies import field_keys
 from moot.protocol import ReplyError, ReplyModel, as_bool, as_text, reply_parser
@@ -121,20 +123,56 @@ def _dimension_scores(data: dict[str, Any], criteria: Sequence[Criterion]) -> di
     return scores
 
 
-def _raised(data: dict[str, Any]) -> list[RaisedFinding]:
+def _quoted(quote: str, place: dict[str, Any], shown: Sequence[Source]) -> dict[str, Any]:
+    """A finding's quote, its place, and whether the quote is found there (`moot.grounding`)."""
+    return {"quote": quote, **place, **ground(quote, shown, file=place["file"], line=place["line"]).fields()}
+
+
+def _raised(data: dict[str, Any], shown: Sequence[Source]) -> list[RaisedFinding]:
     found = []
     for item in as_list(_field(data, "critical_findings")):
         if isinstance(item, str):
             if item.strip():
-                found.append(RaisedFinding(finding=item.strip()))
+                found.append(RaisedFinding(finding=item.strip(), **_quoted("", location({}), shown)))
             continue
         if not isinstance(item, dict):
             continue
         entry = RaisedEntry.model_validate(item)
         text = entry.finding
-        if entry.severity.upper() == "CRITICAL" and text and not text.startswith("{"):
-            found.append(RaisedFinding(finding=text, evidence=entry.evidence, **location(item)))
+        if str(item.get("severity") or "CRITICAL").upper() == "CRITICAL" and text and not text.startswith("{"):
+            quoted = _quoted(entry.quote, location(item), shown)
+            found.append(RaisedFinding(finding=text, evidence=entry.evidence, **quoted))
     return found
+
+
+def _confirmations(data: dict[str, Any], shown: Sequence[Source]) -> dict[str, str]:
+    """Finding id -> the judge's own quote, where an answer gives one (`C1: {response: accept, quote: ...}`)
+    and it is found in what was shown: a confirmation that grounds a finding its raiser did not."""
+    raw = _field(data, "critical_responses")
+    out: dict[str, str] = {}
+    if isinstance(raw, dict):
+        for fid, answer in raw.items():
+            if isinstance(answer, dict) and str(answer.get("response", "")).strip().lower() in ("accept", "accepted"):
+                quote = as_text(answer.get("quote"))
+                if ground(quote, shown).grounded:
+                    out[str(fid).strip().upper()] = quote
+    return out
+
+
+_FINDING_ID = re.compile(r"\b(C\d+)\b")
+_JUDGE_LETTER = re.compile(r"\bjudge[\s-]+([A-Z])\b", re.IGNORECASE)
+_JUDGE_SEAT = re.compile(r"\b(judge-\d+)\b", re.IGNORECASE)
+
+
+def _moved_by(data: dict[str, Any]) -> list[str]:
+    """What a score change names as its cause: finding ids (`C2`) and judges' letters (`Judge B` -> `B`),
+    from `change_reason` (or, in the final round, whom each concession names)."""
+    texts = [as_text(_field(data, "change_reason"))]
+    texts += [as_text(c.get("convinced_by")) for c in as_list(data.get("concessions_made")) if isinstance(c, dict)]
+    text = "\n".join(texts)
+    refs = [m.upper() for m in _FINDING_ID.findall(text)] + [m.upper() for m in _JUDGE_LETTER.findall(text)]
+    refs += [m.lower() for m in _JUDGE_SEAT.findall(text)]  # a seat id, when reports are not anonymous
+    return list(dict.fromkeys(refs))
 
 
 def _responses(data: dict[str, Any]) -> dict[str, CriticalResponse]:
@@ -192,20 +230,24 @@ def parse_scored_reply(
     previous: ScoredPosition | None = None,
     must_answer: Sequence[CriticalFinding] = (),
     earlier: Earlier | None = None,
+    shown: Sequence[Source] = (),
+    ask_for_quotes: bool = False,
 ) -> ScoredPosition:
     """Validate one reply. Raises ReplyError with a message meant for the judge.
 
     `previous` is the judge's position from the last round: missing dimension scores (and an unchanged
     overall score) carry over from it. `must_answer` are the open CRITICAL findings this judge must
-    accept, reject or (for its own) withdraw.
+    accept, reject or (for its own) withdraw. `shown` is what the judges were shown, every quote's check;
+    with `ask_for_quotes`, a CRITICAL finding whose quote is not found there is sent back once for a
+    verbatim one (the reply is kept as it stands if the judge does not give one: `ReplyError.usable`).
     """
     data = extract_mapping(text, required_any=(*reading_keys(OVERALL), *reading_keys("dimension_scores")))
     dims, carried = _all_dimensions(data, criteria, previous)
     overall, stated, changed = _overall(data, dims, criteria, previous)
     responses = _checked_responses(data, must_answer, judge)
-    claims, verification = _claims(data), _verification(data)
+    claims, verification = _claims(data, shown), _verification(data)
 
-    return ScoredPosition(
+    position = ScoredPosition(
         judge=judge,
         round=round_no,
         overall_score=overall,
@@ -214,8 +256,10 @@ def parse_scored_reply(
         carried_over=carried,
         statement=as_text(_first(data, reading_keys(STATEMENT))),
         key_claims=[c for c in claims if c.claim],
-        raised=_raised(data),
+        raised=_raised(data, shown),
         critical_responses=responses,
+        confirmations=_confirmations(data, shown),
+        moved_by=_moved_by(data),
         agreements=_exchanges(data, "agreements") + _exchanges(data, "concessions_made"),
         disagreements=_exchanges(data, "disagreements") + _exchanges(data, "key_points_maintained"),
         unresolved=_unresolved(data),
@@ -225,6 +269,15 @@ def parse_scored_reply(
         verification=verification,
         earlier_answers=parse_answers(data, earlier),
     )
+    ungrounded = [f for f in position.raised if not f.grounded]
+    if ask_for_quotes and ungrounded:
+        said = "; ".join(f"{preview(f.finding)} ({f.ungrounded_reason})" for f in ungrounded)
+        raise ReplyError(
+            "a CRITICAL finding blocks only with a verbatim quote of the artifact in its `quote` (and, with a "
+            f"`location`, found at that line); give the exact text it rests on, copied, or drop the finding: {said}",
+            usable=position,
+        )
+    return position
 
 
 def _all_dimensions(
@@ -272,15 +325,16 @@ def _checked_responses(
     return responses
 
 
-def _claims(data: dict[str, Any]) -> list[KeyClaim]:
+def _claims(data: dict[str, Any], shown: Sequence[Source]) -> list[KeyClaim]:
     claims = []
     for item in as_list(_field(data, "key_claims")):
         if isinstance(item, dict):
             entry = ClaimEntry.model_validate(item)
             confidence = entry.confidence.upper()
-            claims.append(KeyClaim(claim=entry.claim, evidence=entry.evidence, confidence=confidence, **location(item)))
+            quoted = _quoted(entry.quote, location(item), shown)
+            claims.append(KeyClaim(claim=entry.claim, evidence=entry.evidence, confidence=confidence, **quoted))
         elif item:
-            claims.append(KeyClaim(claim=as_text(item)))
+            claims.append(KeyClaim(claim=as_text(item), **_quoted("", location({}), shown)))
     return claims
 
 

@@ -17,7 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from moot.grounding import sources
 from moot.protocol import Answer, Call, Message, Outcome, Prompt, Seat, Spend, Step, Templates, reply_schema
+from moot.protocols.evaluate.hardening import letters, order_seed, report_order, unsupported
 from moot.protocols.evaluate.locations import check, shown_map
 from moot.protocols.evaluate.moderator import moderator_call, moderator_reserve
 from moot.protocols.evaluate.parsing import parse_scored_reply
@@ -74,6 +76,10 @@ class Evaluation:
         self.state = DebateState(active=list(seats))
         self.seats = list(seats)
         self.shown = shown_map(request.artifacts)  # what a finding's file:line is checked against
+        self.sources = sources(request.artifacts, task=request.task)  # what a finding's quote is checked against
+        self.state.grounding = request.consensus.grounding
+        self.letters = letters([s.id for s in self.seats])
+        self.order_seed = order_seed([(a.path, a.text) for a in request.artifacts], request.task)
         self.system = self._system()
 
     def _system(self) -> str:
@@ -121,6 +127,8 @@ class Evaluation:
                 previous=previous,
                 must_answer=must_answer,
                 earlier=r.earlier if round_no == 1 else None,
+                shown=self.sources,
+                ask_for_quotes=r.consensus.grounding,
             )
 
         return Call(
@@ -169,7 +177,11 @@ class Evaluation:
                 **common,
                 final=final,
                 previous=previous,
-                reports=self._reports(),
+                reports=self._reports(seat, round_no),
+                own_label=self._label(seat.id),
+                labels={s.id: self._label(s.id) for s in self.seats},
+                anonymous=r.consensus.anonymous_reports,
+                shuffled=r.consensus.shuffled_reports,
                 open_findings=open_findings,
                 example=phase_example(model, values),
             )
@@ -181,13 +193,27 @@ class Evaluation:
             meta={"round": round_no, "kind": "judge", "seat": seat.id, "phase": phase},
         )
 
-    def _reports(self) -> list[dict[str, Any]]:
-        """Every active judge's latest reply, its own included, in seat order: the same text for every judge
-        of the round, so that it belongs to the prefix the round's prompts share (vendors' prompt caches)."""
-        st = self.state
+    def _label(self, seat_id: str) -> str:
+        """How a judge is named to the others: its letter (anonymous reports), else its seat id."""
+        return self.letters[seat_id] if self.request.consensus.anonymous_reports else seat_id
+
+    def _reports(self, seat: Seat, round_no: int) -> list[dict[str, Any]]:
+        """Every active judge's latest reply, its own included, under a letter and its stance (never its model),
+        in the order drawn for this judge and round (`hardening.report_order`), recorded in the result. With
+        both rules off: seat ids in seat order, the same text for every judge of the round."""
+        st, consensus = self.state, self.request.consensus
+        active = {s.id: s for s in st.active}
+        order = report_order(self.order_seed, seat.id, round_no, list(active), shuffled=consensus.shuffled_reports)
+        if consensus.anonymous_reports or consensus.shuffled_reports:
+            st.report_orders[f"r{round_no}/{seat.id}"] = [self._label(i) for i in order]
         return [
-            {"judge": s.id, "stance": s.stance, "overall_score": st.latest(s).overall_score, "text": st.texts[s.id][-1]}
-            for s in st.active
+            {
+                "judge": self._label(i),
+                "stance": active[i].stance,
+                "overall_score": st.latest(active[i]).overall_score,
+                "text": st.texts[i][-1],
+            }
+            for i in order
         ]
 
     # absorbing
@@ -231,6 +257,8 @@ class Evaluation:
         for item in [*position.raised, *position.key_claims]:
             check(item, self.shown)
         st.register_findings(position)
+        if previous is not None and self.request.consensus.changes_need_support:
+            self._support(seat, previous, position)
         return JudgeRoundRecord(
             number=seat.number,
             model=seat.label,
@@ -240,10 +268,19 @@ class Evaluation:
             text=answer.text,
         )
 
+    def _support(self, seat: Seat, previous: ScoredPosition, position: ScoredPosition) -> None:
+        """A changed score that names neither a grounded finding nor another judge is listed (`hardening`)."""
+        st = self.state
+        grounded = [f.id for f in st.blocking()]
+        others = [name for s in self.seats if s.id != seat.id for name in (self.letters[s.id], s.id)]
+        before, after = previous.overall_score, position.overall_score
+        if unsupported(before, after, position.moved_by, grounded, others):
+            st.unsupported.append({"judge": seat.id, "round": position.round, "from": before, "to": after})
+
     def _check(self, round_no: int) -> RoundSummary:
         st, r = self.state, self.request
         latest = [st.latest(s) for s in st.active]
-        states = finding_states(st.findings, st.responses, [s.id for s in st.active])
+        states = finding_states(st.blocking(), st.responses, [s.id for s in st.active])
         check = check_consensus(latest, r.criteria, r.consensus, states)
         scores = [p.overall_score for p in latest]
         return RoundSummary(

@@ -13,6 +13,7 @@ debate needs them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, TypeVar
 
@@ -42,6 +43,8 @@ EARLIER_ANSWERS = ("resolved", "unresolved")
 # where a finding or claim points in the artifact: one short text ("src/app.py:12"), read into `file` and `line`
 # (one field, not two: the reply must still fit the smallest output bound)
 _LOCATION = "path:line as shown (a diff's new-file line), or empty"
+# what moot checks a finding against (`moot.grounding`): only a finding whose quote is found can block
+_QUOTE = "the exact text of the artifact this rests on, copied verbatim (checked; a finding without one cannot block)"
 
 # the parser's roles: which field of each round holds the overall score and which the judge's statement
 OVERALL = "overall score"
@@ -59,6 +62,7 @@ class ClaimEntry(ReplyModel):
     claim: Text = _text("{specific claim}")
     evidence: Text = _text("{supporting reference from the artifacts}")
     confidence: Confidence = reply_field(default="")
+    quote: Text = reply_field(_QUOTE, example="{exact text from the artifact}", default="")
     location: Text = reply_field(_LOCATION, default="")
 
 
@@ -66,6 +70,7 @@ class RaisedEntry(ReplyModel):
     finding: Text = _text("{if any CRITICAL issue}", aliases=("issue", "description"))
     severity: Severity = reply_field(example="CRITICAL", default="CRITICAL")
     evidence: Text = _text("{reference}")
+    quote: Text = reply_field(_QUOTE, example="{exact text from the artifact}", default="")
     location: Text = reply_field(_LOCATION, default="")
 
 
@@ -75,13 +80,13 @@ class CheckEntry(ReplyModel):
 
 
 class AgreementEntry(ReplyModel):
-    with_judge: Text = _text("{judge id}")
+    with_judge: Text = _text("{judge letter}")
     on_point: Text = _text("{what you agree with}", aliases=("point", "issue"))
     strengthening_evidence: Text = _text("{additional support}")
 
 
 class DisagreementEntry(ReplyModel):
-    with_judge: Text = _text("{judge id}")
+    with_judge: Text = _text("{judge letter}")
     on_point: Text = _text("{what you disagree with}", aliases=("point", "issue"))
     my_counterargument: Text = _text("{rebuttal}")
     my_evidence: Text = _text("{supporting reference}")
@@ -177,8 +182,9 @@ class ScoredRebuttal(ReplyModel):
         "your overall score now, 1 to 5", example="X.X", default=None
     )
     change_reason: LongText = reply_field(
-        "why the score changed, or why the position is maintained",
-        example="{why the score changed, or why the position is maintained despite counterarguments}",
+        "why the score changed, naming what moved it (a finding id such as C1, or Judge B), or why it is maintained",
+        example="{why the score changed, naming what moved it (a finding id such as C1, or Judge B); "
+        "or why the position is maintained despite counterarguments}",
         block=True,
         default="",
     )
@@ -303,6 +309,12 @@ def judges_views(judge_ids: Sequence[str]) -> type[JudgeViews]:
     return _keyed(JudgeViews, judge_ids, Text, example="{view}")
 
 
+@functools.cache
+def _entry(model: type[ReplyModel], left_out: tuple[str, ...]) -> type[ReplyModel]:
+    """An entry of a list without some of its fields, built once (a model is costly to build)."""
+    return specialize(model, model.__name__, without=left_out)
+
+
 def phase_model(
     phase: str,
     criteria_keys: Sequence[str],
@@ -320,7 +332,12 @@ def phase_model(
         raise ValueError(f"unknown evaluation phase {phase!r} (round_1, rebuttal, final)")
     model = PHASES[phase]
     fields: dict[str, Any] = {"dimension_scores": criterion_scores(criteria_keys)}
+    if phase != "final":  # the list is of CRITICAL findings, and its quote is its evidence in a rebuttal: the
+        # schema asks neither (a reply must still fit the smallest output bound); the parser reads both if given
+        left_out = ("severity",) if phase == "round_1" else ("severity", "evidence")
+        fields["critical_findings"] = list[_entry(RaisedEntry, left_out)]  # type: ignore[misc]
     if phase == "round_1":
+        fields["key_claims"] = list[_entry(ClaimEntry, ("evidence",))]  # type: ignore[misc]
         fields["dimension_scores"] = criterion_scores(criteria_keys, comment="1-5")
         if earlier_ids:  # a follow-up: whether the new version resolved each earlier finding
             fields["earlier_findings"] = (

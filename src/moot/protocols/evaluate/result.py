@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from moot.protocol import DebateEffect, JudgeEffect, Seat, seat_fate
 from moot.protocol.effect import assemble
 from moot.protocols.evaluate.follow_up import earlier_cap, follow_up
+from moot.protocols.evaluate.hardening import caps_verdict
 from moot.protocols.evaluate.moderator import engine_synthesis, merge_moderator
 from moot.protocols.evaluate.rules import decide_verdict, verdict_for
 from moot.protocols.evaluate.schemas import (
@@ -133,7 +134,7 @@ def verdict_result(
         consensus_reached=st.consensus_at is not None,
         settings=request.consensus,
         thresholds=request.thresholds,
-        critical_accepted=any(v == "agreed" for v in states.values()),
+        critical_accepted=caps_verdict(st.findings, states, grounding=request.consensus.grounding),
     )
     last = st.progression[f"round_{len(st.progression)}"]
     if d.method == "majority":
@@ -160,6 +161,11 @@ def verdict_result(
         round_progression=st.progression,
         **d.split,
         critical_findings=findings,
+        key_claims=[
+            {"judge": judge, **c.model_dump()} for judge, ps in st.positions.items() for p in ps for c in p.key_claims
+        ],
+        unsupported_changes=list(st.unsupported),
+        report_orders=dict(st.report_orders),
         criteria={c.key: round(c.weight, 4) for c in request.criteria},
         judges=[_outcome(seat, st) for seat in seats],
         notes=list(st.notes),

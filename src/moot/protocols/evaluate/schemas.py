@@ -44,10 +44,22 @@ class Located(BaseModel):
         """An item that points nowhere keeps the keys it always had: no `file: null` in today's JSON."""
         data = handler(self)
         if isinstance(data, dict):
-            for key in ("file", "line", "location_valid"):
+            for key in ("file", "line", "location_valid", "grounded", "ungrounded_reason", "grounded_by"):
                 if data.get(key, 0) is None:
                     del data[key]
         return data
+
+
+class Quoted(Located):
+    """A finding or claim that quotes what the judges were shown (`quote`), and moot's check of it
+    (`moot.grounding`): `grounded`, and when it is not, `ungrounded_reason` (no quote, quote not found,
+    location does not hold the quote). Only a grounded CRITICAL finding can block. `grounded_by` names the
+    judge whose own grounded quote confirmed a finding its raiser did not ground."""
+
+    quote: str = ""
+    grounded: bool | None = None
+    ungrounded_reason: str | None = None
+    grounded_by: str | None = None
 
 
 EarlierStatus = Literal["resolved", "unresolved", "disputed"]
@@ -79,20 +91,20 @@ class FollowUp(Earlier):
     score_now: float | None = None
 
 
-class KeyClaim(Located):
+class KeyClaim(Quoted):
     claim: str
     evidence: str = ""
     confidence: str = ""
 
 
-class RaisedFinding(Located):
+class RaisedFinding(Quoted):
     """A CRITICAL finding as a judge states it, before the engine gives it an id."""
 
     finding: str
     evidence: str = ""
 
 
-class CriticalFinding(Located):
+class CriticalFinding(Quoted):
     id: str  # "C1", "C2", ... in the order raised
     finding: str
     evidence: str = ""
@@ -121,6 +133,8 @@ class ScoredPosition(BaseModel):
     key_claims: list[KeyClaim] = Field(default_factory=list)
     raised: list[RaisedFinding] = Field(default_factory=list)
     critical_responses: dict[str, CriticalResponse] = Field(default_factory=dict)
+    confirmations: dict[str, str] = Field(default_factory=dict)  # finding id -> the judge's own grounded quote
+    moved_by: list[str] = Field(default_factory=list)  # what a changed score names: finding ids, judges' letters
     agreements: list[Exchange] = Field(default_factory=list)
     disagreements: list[Exchange] = Field(default_factory=list)
     unresolved: list[str] = Field(default_factory=list)
@@ -220,6 +234,11 @@ class EvaluationResult(ResultEnvelope[Literal["evaluate"], JudgeOutcome], PanelR
     minority_judges: list[str] = Field(default_factory=list)
     user_attention_needed: list[AttentionItem] = Field(default_factory=list)
     critical_findings: list[dict[str, object]] = Field(default_factory=list)
+    key_claims: list[dict[str, object]] = Field(default_factory=list)  # each judge's, with its place and quote
+    # scores changed without naming what moved them: {judge, round, from, to}
+    unsupported_changes: list[dict[str, object]] = Field(default_factory=list)
+    # the order each judge read the others' reports in, by call ("r2/judge-1": ["C", "A", "B"])
+    report_orders: dict[str, list[str]] = Field(default_factory=dict)
     criteria: dict[str, float] = Field(default_factory=dict)  # criterion key -> normalised weight
     synthesis_by: str = "engine"
     self_critique: SelfCritique | None = None
@@ -227,7 +246,7 @@ class EvaluationResult(ResultEnvelope[Literal["evaluate"], JudgeOutcome], PanelR
     reports: list[str] = Field(default_factory=list)
     rubric: Rubric | None = None  # the rubric `--criteria auto` wrote for this debate
     follow_up: FollowUp | None = None  # a follow-up's link to the earlier debate and each earlier finding's fate
-    omitted_when_empty: ClassVar[tuple[str, ...]] = ("redactions", "follow_up")
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("redactions", "follow_up", "report_orders")
 
     def confidence_holder(self) -> Any:
         """The confidence a one-family panel caps is the summary's."""

@@ -26,6 +26,15 @@ class ConsensusSettings(BaseModel):
     critical_finding_agreement: bool = True
     require_explicit_acceptance: bool = False  # seed 003: "all judges explicitly state they accept"
     aggregate: ScoreAggregate = "mean"
+    # the rules that keep a debate honest, each on unless turned off (to compare with and without, as the
+    # bench does): only a CRITICAL finding whose quote is found in the artifact blocks (`grounding`); each
+    # judge reads the others' reports under a letter, never a model (`anonymous_reports`), in an order drawn
+    # for it and the round (`shuffled_reports`); a changed score must name what moved it, or it is listed
+    # in the result's `unsupported_changes` (`changes_need_support`)
+    grounding: bool = True
+    anonymous_reports: bool = True
+    shuffled_reports: bool = True
+    changes_need_support: bool = True
 
     @field_validator("overall_score_range", "dimension_score_range")
     @classmethod

@@ -16,7 +16,7 @@ from typing import Any
 
 from moot.protocol import Terminal, TextReport, TextTable
 from moot.protocols.evaluate.follow_up import change_line
-from moot.protocols.evaluate.locations import located, sarif
+from moot.protocols.evaluate.locations import apart, located, sarif
 from moot.protocols.evaluate.markdown import score_grid
 from moot.protocols.evaluate.schemas import VERDICT, EvaluationResult, Summary
 from moot.render.cost_table import cost_grid, with_spend
@@ -46,6 +46,10 @@ def _recommendation(r: dict[str, Any]) -> str:
 
 def _critical(c: dict[str, Any]) -> str:
     return f"{md(c.get('id', ''))} {md(c.get('finding', ''))}" + (f" ({md(c.get('state'))})" if c.get("state") else "")
+
+
+def _ungrounded(c: dict[str, Any]) -> str:
+    return f"{md(c.get('id', ''))} {md(c.get('finding', ''))} ({md(c.get('ungrounded_reason'))})"
 
 
 def _on_the_code(f: dict[str, Any]) -> str:
@@ -99,7 +103,9 @@ def evaluation_github(result: Mapping[str, Any]) -> str:
         lines.append("")
     lines += not_ok_lines(result)
     lines += bullets("Recommendations", result.get("recommendations"), _recommendation)
-    lines += bullets("Critical findings", result.get("critical_findings"), _critical)
+    grounded, ungrounded = apart(as_list(result.get("critical_findings")))
+    lines += bullets("Critical findings", grounded, _critical)
+    lines += bullets("Not grounded (block nothing)", ungrounded, _ungrounded)
     lines += bullets("On the code", located(result), _on_the_code)
     lines += bullets("Needs human review", result.get("user_attention_needed"), lambda a: md(a.get("issue")))
     details = [
@@ -174,11 +180,15 @@ def _findings(result: EvaluationResult) -> list[Block]:
     if result.follow_up is not None and result.follow_up.items:
         earlier = [f"{i.id} [{i.status}] {i.text}" for i in result.follow_up.items]
         out.append(TextSection(f"Earlier findings ({result.follow_up.debate_id}):", earlier))
-    if result.critical_findings:
-        items = [
-            f"{f['id']} [{f['state']}] {f['finding']} (raised by {f['raised_by']})" for f in result.critical_findings
-        ]
+    grounded, ungrounded = apart(result.critical_findings)
+    if grounded:
+        items = [f"{f['id']} [{f['state']}] {f['finding']} (raised by {f['raised_by']})" for f in grounded]
         out.append(TextSection("CRITICAL findings:", items))
+    if ungrounded:
+        items = [
+            f"{f['id']} {f['finding']} (raised by {f['raised_by']}: {f.get('ungrounded_reason')})" for f in ungrounded
+        ]
+        out.append(TextSection("Not grounded (their quote is not in the artifact; they block nothing):", items))
     if result.minority_opinion:
         who = f" ({', '.join(result.minority_judges)})" if result.minority_judges else ""
         out.append(Paragraph(f"Minority opinion{who}:", result.minority_opinion))
