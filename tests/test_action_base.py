@@ -96,7 +96,7 @@ def run_action(tmp_path: Path, repo: Path, event: Path, github: GitHubAPI, **inp
 
 def script_base_panel(server: FakeLLMServer, text: str = "shell injection") -> None:
     """The base panel's judges: both FAIL the change, with a located finding."""
-    findings = [(text, "app.py", 5)]
+    findings = [(text, "app.py", 5, "os.system('rm -rf / ' + q)")]  # the line it quotes, verbatim
     server.script("a", round1(2.0, 2, located=findings), round2(2.0, dims(2)))
     server.script("b", round1(2.0, 2, located=findings), round2(2.0, dims(2)))
 

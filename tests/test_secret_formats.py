@@ -212,9 +212,10 @@ def test_a_host_reply_is_redacted_in_a_debate_started_redacting(tmp_path: Path) 
 def test_a_judges_reply_holding_a_key_is_redacted_before_other_judges_read_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "plan.md").write_text("# Plan\n", encoding="utf-8")
-    with FakeLLMServer() as server:
-        server.script("a", round1(3.0, 3, critical=[f"the file leaks {HOST_KEY}"]), round2(3.0))
+    plan = "Ship the billing service on Monday."
+    (tmp_path / "plan.md").write_text(f"# Plan\n{plan}\n", encoding="utf-8")
+    with FakeLLMServer() as server:  # a grounded finding (it quotes the plan): the other judge is shown it
+        server.script("a", round1(3.0, 3, critical=[f"the file leaks {HOST_KEY}"], quote=plan), round2(3.0))
         server.script("b", round1(4.5, 5), round2(4.0, responses={"C1": "accept"}))
         args = ["evaluate", "-s", str(tmp_path / "plan.md"), "--criteria", CRITERIA]
         args += ["--judges", str(judges_for(tmp_path, server)), "--no-reports", "--no-progress", "--format", "json"]

@@ -117,12 +117,14 @@ class BenchPlan:
             return self._choice(item, row_id, swapped, round1)
         return _scored(item, row_id, sample=sample, round1=round1)
 
+    def _config(self, round1: bool) -> dict[str, Any]:
+        """A decide row's settings: the options in the order shown (the bench asks both orders itself), unless
+        the judges file says otherwise; round 1 only with the very prompt of the debate's round 1."""
+        return {"shuffled_options": False, **self.panel.debate_config, **({"stop_after_round": 1} if round1 else {})}
+
     def _pair(self, item: PairwiseItem, row_id: str, swapped: bool, round1: bool) -> dict[str, Any]:
         first, second = (item.response_B, item.response_A) if swapped else (item.response_A, item.response_B)
-        # round 1 only, with the very prompt of the debate's round 1 ("of at most <max_rounds>")
-        # the bench asks in both orders itself: every judge reads the options as given, unless the judges file
-        # says otherwise (to compare with decide's own per-judge order)
-        config = {"shuffled_options": False, **self.panel.debate_config, **({"stop_after_round": 1} if round1 else {})}
+        config = self._config(round1)
         return {
             "id": row_id,
             "question": item.question,
@@ -137,7 +139,7 @@ class BenchPlan:
         """The options shown in their order, or reversed (`swapped`) under the same ids: an answer names the
         same text in both orders, and the position figures read which one was shown first."""
         options = list(item.options.items())
-        config = {**self.panel.debate_config, **({"stop_after_round": 1} if round1 else {})}
+        config = self._config(round1)
         return {
             "id": row_id,
             "question": item.question,
