@@ -257,7 +257,8 @@ def test_an_argument_error_shows_the_real_error_line(real: AgentModelServer, com
 
 
 def test_gemini_without_skip_trust_is_refused_in_an_untrusted_folder(real: AgentModelServer) -> None:
-    """Why the profile passes --skip-trust: the same command without it exits 55 in a fresh folder."""
-    judge = AgentCliJudge(JudgeSpec(command="gemini --approval-mode default -p x"))
+    """Why the profile passes --skip-trust: the same command without it exits 55 in a fresh folder. (A
+    `command:` judge gets only the key its `api_key_env` names: without it gemini stops at its login first.)"""
+    judge = AgentCliJudge(JudgeSpec(command="gemini --approval-mode default -p x", api_key_env="GEMINI_API_KEY"))
     with pytest.raises(JudgeError, match="exited with code 55: Gemini CLI is not running in a trusted directory"):
         asyncio.run(judge.complete(PROMPT, timeout=60))
