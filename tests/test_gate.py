@@ -121,7 +121,7 @@ def test_format_github_is_a_job_summary(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_github_markdown_keeps_untrusted_text_inert() -> None:
     assert md("<script>x</script> @octocat") == "&lt;script&gt;x&lt;/script&gt; @\u200boctocat"
-    assert cell("a|b\nc") == "a\\|b<br>c"
+    assert cell("a|b\nc") == "a\\|b c"  # one line: a line break in judge text is a space
     text = github_markdown(
         {
             "protocol": "evaluate",

@@ -64,7 +64,7 @@ def _slow_debate(tmp_path: Path, server: FakeLLMServer) -> dict[str, Any]:
 
 def test_without_the_keep_alive_the_same_client_gives_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The control: with keep-alives further apart than the client's patience, the call is cut off."""
-    monkeypatch.setattr("moot.mcp.server.KEEPALIVE_SECONDS", 3600.0)
+    monkeypatch.setattr("moot.mcp.progress.KEEPALIVE_SECONDS", 3600.0)
     notes: list[Any] = []
     with FakeLLMServer() as server:
         args = _slow_debate(tmp_path, server)
