@@ -86,7 +86,8 @@ def test_demo_at_a_terminal_draws_rounds_live(
     assert "moot demo: evaluating src/api/users.ts with 3 judges" in shown
     assert "round 1: ✓ judge-1 3.6  ✓ judge-2 4.3  ✓ judge-3 2.8 — overall scores differ by 1.5" in shown
     assert "round 3: ✓ judge-1 3.5  ✓ judge-2 3.8  ✓ judge-3 2.9" in shown
-    assert "10 calls · 21,859 tokens · $0.0000" in shown  # spend from the engine's call_done events
+    # spend from the engine's call_done events (the exact token count is pinned by the golden demo output)
+    assert re.search(r"10 calls · \d{1,3},\d{3} tokens · \$0\.0000", shown)
     assert "[   0.0s]" not in shown  # not the line printer
     for r in (1, 2, 3):  # once a round's summary is printed, that round's frame is never drawn again
         assert f"\nround {r}\n" not in shown[shown.index(f"round {r}: ") :], r

@@ -37,6 +37,8 @@ def read_once(path: Path) -> tuple[Path, bytes]:
     real = Path(os.path.realpath(path))
     try:
         return real, real.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{path} does not exist") from None
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
 

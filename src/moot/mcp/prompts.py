@@ -50,40 +50,19 @@ class Command:
     args: tuple[Arg, ...]
 
 
-SOLUTION = Arg("solution", "Files, folders or globs to judge (several: spaces or commas).", True, "--solution", True)
-TASK = Arg("task", "What the solution was supposed to do.", flag="--task")
-CRITERIA = Arg("criteria", "name:weight,... or a rubric: code, design, documentation, plan.", flag="--criteria")
-CONTEXT = Arg(
-    "context", "Files the judges read as context (several: separated by spaces).", flag="--context", many=True
-)
-COMMANDS = (
-    Command("evaluate", "evaluate", (SOLUTION, TASK, CRITERIA)),
-    Command("judge-with-debate", "judge-with-debate", (SOLUTION, TASK, CRITERIA)),
-    Command(
-        "decide",
-        "decide",
-        (
-            Arg("question", "The question to decide.", True),
-            Arg("options", "Two options or more, ID=LABEL[: description], one per line (or A=x,B=y).", True, many=True),
-            CONTEXT,
-        ),
-    ),
-    Command(
-        "debate",
-        "debate",
-        (
-            Arg("topic", "The topic or question you take a position on.", True),
-            CONTEXT,
-            Arg(
-                "challengers",
-                "Who challenges you (names of judges; several: separated by spaces).",
-                flag="--challenger",
-                many=True,
-            ),
-            Arg("max_rounds", "At most this many rounds.", flag="--max-rounds"),
-        ),
-    ),
-)
+def _arg(entry: str | dict[str, Any], shared: dict[str, Any]) -> Arg:
+    spec = {"name": entry, **shared[entry]} if isinstance(entry, str) else entry
+    return Arg(spec["name"], spec["description"], bool(spec.get("required")), spec.get("flag"), bool(spec.get("many")))
+
+
+def load_commands() -> tuple[Command, ...]:
+    """The prompts and their arguments, as `skills/prompts.yaml` declares them (one file beside the skills)."""
+    data = yaml.safe_load(resources.files(__package__ or "moot.mcp").joinpath(SKILL_FOLDER, "prompts.yaml").read_text())
+    shared = data["shared"]
+    return tuple(Command(name, name, tuple(_arg(a, shared) for a in args)) for name, args in data["prompts"].items())
+
+
+COMMANDS = load_commands()
 
 
 def skill_text(name: str) -> tuple[dict[str, Any], str]:
