@@ -5,7 +5,7 @@ class Moot < Formula
   desc "LLM judges with assigned stances debate an artifact"
   homepage "https://github.com/moot-dev/moot"
   url "https://files.pythonhosted.org/packages/source/m/moot/moot-0.1.0.tar.gz"
-  sha256 "e3fbb2f6b5bfe366dea3c78b0fbfa99d8cc005303c954eb611564ac387cc0d41"
+  sha256 "929e3157914a7b29942f474cb6263e5219dca608f08294a683b8862f483fa861"
   license "MIT"
 
   depends_on "rust" => :build # pydantic-core and jiter build from source
@@ -255,6 +255,11 @@ class Moot < Formula
   resource "tenacity" do
     url "https://files.pythonhosted.org/packages/47/c6/ee486fd809e357697ee8a44d3d69222b344920433d3b6666ccd9b374630c/tenacity-9.1.4.tar.gz"
     sha256 "adb31d4c263f2bd041081ab33b498309a57c77f9acf2db65aadf0898179cf93a"
+  end
+
+  resource "tomlkit" do
+    url "https://files.pythonhosted.org/packages/c9/85/4a7c68111c057a6498f5bc721ef93b388b420bb31d7020759f18a5f0c2ec/tomlkit-0.15.3.tar.gz"
+    sha256 "b3c3020ec1a4bd469d12e31fb4da938e7f6ba758cdbec3fd9047db63120eaf81"
   end
 
   resource "truststore" do

@@ -31,7 +31,7 @@ SKILL_FOLDER = "skills"
 
 
 @dataclass(frozen=True)
-class Arg:
+class PromptArg:
     """A prompt argument and how it is written among the skill's arguments."""
 
     name: str
@@ -47,12 +47,12 @@ class Command:
 
     name: str
     skill: str
-    args: tuple[Arg, ...]
+    args: tuple[PromptArg, ...]
 
 
-def _arg(entry: str | dict[str, Any], shared: dict[str, Any]) -> Arg:
+def _arg(entry: str | dict[str, Any], shared: dict[str, Any]) -> PromptArg:
     spec = {"name": entry, **shared[entry]} if isinstance(entry, str) else entry
-    return Arg(spec["name"], spec["description"], bool(spec.get("required")), spec.get("flag"), bool(spec.get("many")))
+    return PromptArg(spec["name"], spec["description"], bool(spec.get("required")), spec.get("flag"), bool(spec.get("many")))
 
 
 def load_commands() -> tuple[Command, ...]:
@@ -73,7 +73,7 @@ def skill_text(name: str) -> tuple[dict[str, Any], str]:
     return (meta if isinstance(meta, dict) else {}), body
 
 
-def _values(arg: Arg, given: str) -> list[str]:
+def _values(arg: PromptArg, given: str) -> list[str]:
     if not arg.many:
         return [given.strip()]
     lines = [ln.strip() for ln in given.splitlines() if ln.strip()]
