@@ -52,7 +52,8 @@ class Command:
 
 def _arg(entry: str | dict[str, Any], shared: dict[str, Any]) -> PromptArg:
     spec = {"name": entry, **shared[entry]} if isinstance(entry, str) else entry
-    return PromptArg(spec["name"], spec["description"], bool(spec.get("required")), spec.get("flag"), bool(spec.get("many")))
+    required, many = bool(spec.get("required")), bool(spec.get("many"))
+    return PromptArg(spec["name"], spec["description"], required, spec.get("flag"), many)
 
 
 def load_commands() -> tuple[Command, ...]:
