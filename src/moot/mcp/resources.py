@@ -12,6 +12,8 @@ was started in), any other answered as a debate that does not exist.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 
@@ -58,25 +60,18 @@ async def usable_judges() -> str:
     return to_json({"judges_file": report["judges_file"], "judges": usable})
 
 
+# (uri, name, title, description, MIME type) of each resource, beside the function that reads it
+RESOURCES: tuple[tuple[str, str, str, str, str, Callable[..., Awaitable[str]]], ...] = (
+    ("moot://debates/{debate_id}", "debate", "A stored debate",
+     "A debate's result JSON by id (or a unique prefix): its verdict, judges and spend.", "application/json",
+     debate_json),
+    ("moot://debates/{debate_id}/report.html", "debate-report", "A stored debate's report",
+     "A debate's HTML report by id (or a unique prefix).", "text/html", debate_report),
+    ("moot://judges", "judges", "Usable judges",
+     "The judges file in effect and the judges of it that can run here now.", "application/json", usable_judges),
+)  # fmt: skip
+
+
 def add_resources(server: MCPServer) -> None:
-    server.resource(
-        "moot://debates/{debate_id}",
-        name="debate",
-        title="A stored debate",
-        description="A debate's result JSON by id (or a unique prefix): its verdict, judges and spend.",
-        mime_type="application/json",
-    )(debate_json)
-    server.resource(
-        "moot://debates/{debate_id}/report.html",
-        name="debate-report",
-        title="A stored debate's report",
-        description="A debate's HTML report by id (or a unique prefix).",
-        mime_type="text/html",
-    )(debate_report)
-    server.resource(
-        "moot://judges",
-        name="judges",
-        title="Usable judges",
-        description="The judges file in effect and the judges of it that can run here now.",
-        mime_type="application/json",
-    )(usable_judges)
+    for uri, name, title, description, mime_type, read in RESOURCES:
+        server.resource(uri, name=name, title=title, description=description, mime_type=mime_type)(read)
