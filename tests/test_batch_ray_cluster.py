@@ -238,7 +238,8 @@ def _no_completed_call_twice(llm_server: FakeLLMServer, holding: Holding, cut: f
     completed = {(i, model) for t, i, model, status in holding.answered if status == 200 and t < cut}
     twice = {key for key, n in sent.items() if n > 1}
     assert completed and not twice & completed
-    assert {model for _, model in twice} == {"ev-against"} and max(sent.values()) == 2 and len(sent) == 3 * N
+    # only the held calls may go out twice (the lost node's, sent again elsewhere), and none more than twice
+    assert {model for _, model in twice} <= {"ev-against"} and max(sent.values()) <= 2 and len(sent) == 3 * N
     return {i for i, _ in twice}
 
 
