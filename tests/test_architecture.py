@@ -10,9 +10,11 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = SRC / "moot"
 
-# lower numbers are lower layers; a module may import its own layer and below. A protocol's package
-# (`moot.protocols.<name>`) is one layer above the engine; the registry (`moot.protocols` itself) is the
-# layer above the packages, through which everything higher reaches a protocol.
+# lower numbers are lower layers; a module may import its own layer and below. The framework
+# (`moot.protocol`) is one layer above the engine, a protocol's package (`moot.protocols.<name>`) the layer
+# above it (so the framework cannot import a protocol); the registry (`moot.protocols` itself) is the layer
+# above the packages, through which everything higher reaches a protocol. The reports stand above the
+# rendering kit they draw with, so that no arrow points back up between the two folders.
 LAYERS = {
     "schemas": 0,
     "errors": 0,
@@ -30,20 +32,21 @@ LAYERS = {
     "panel_file": 1,
     "project": 1,
     "trust": 1,
-    "reports": 1,
     "render": 1,  # the shared rendering kit every protocol draws with
     "testing": 1,
     "engine": 2,
-    "protocol": 3,  # the protocol framework (moot.protocol) and the protocol packages, moot.protocols.<name>.*
-    "protocols": 4,  # the registry, moot.protocols
-    "api": 5,
-    "batch": 6,  # many debates of any protocol, through the API's specs
-    "bench": 7,  # verdict quality on gold-labelled sets, run as batches
-    "cli": 8,
-    "mcp": 8,
-    "view": 8,  # moot view: the store in a browser, read-only
-    "__init__": 8,
-    "__main__": 9,
+    "reports": 2,  # the reports (HTML, bench, dry run) drawn with `render`, which never reads them
+    "framework": 3,  # the protocol framework, moot.protocol
+    "protocol": 4,  # the protocol packages, moot.protocols.<name>.*
+    "protocols": 5,  # the registry, moot.protocols
+    "api": 6,
+    "batch": 7,  # many debates of any protocol, through the API's specs
+    "bench": 8,  # verdict quality on gold-labelled sets, run as batches
+    "cli": 9,
+    "mcp": 9,
+    "view": 9,  # moot view: the store in a browser, read-only
+    "__init__": 9,
+    "__main__": 10,
 }
 # what reports may read: typed results and the store, nothing that runs a debate
 REPORTS_MAY_IMPORT = {"schemas", "store", "reports", "render", "errors", "access"}
@@ -99,11 +102,14 @@ def graph() -> dict[str, set[str]]:
 
 
 def area(module: str) -> str:
-    """The layer table's name for a module's place: its folder or top-level module; "protocol" for a
-    protocol's package (`moot.protocols.<name>...`), "protocols" for the registry itself."""
+    """The layer table's name for a module's place: its folder or top-level module; "framework" for the
+    protocol framework (`moot.protocol...`), "protocol" for a protocol's package (`moot.protocols.<name>...`),
+    "protocols" for the registry itself."""
     parts = module.split(".")
     if parts[1:2] == ["protocols"] and len(parts) > 2:
         return "protocol"
+    if parts[1:2] == ["protocol"]:
+        return "framework"
     return parts[1] if len(parts) > 1 else "__init__"
 
 
@@ -153,13 +159,7 @@ def test_no_import_cycles_type_only_ones_included() -> None:
 
 
 def test_imports_point_down_the_layers() -> None:
-    upward = [
-        f"{m} -> {t}"
-        for m, targets in graph().items()
-        for t in targets
-        if area(m) != "__init__" and area(t) != area(m) and LAYERS[area(t)] > LAYERS[area(m)]
-    ]
-    assert upward == []
+    assert upward(graph()) == []
 
 
 def test_reports_read_typed_results_only() -> None:
@@ -207,3 +207,25 @@ def test_the_checks_can_fail() -> None:
     ]
     assert protocols_importing_each_other(bad) == ["moot.protocols.decide.api -> moot.protocols.challenge.schemas"]
     assert area("moot.protocols") == "protocols" and area("moot.protocols.evaluate.html") == "protocol"
+    assert area("moot.protocol.spec") == "framework" and area("moot.protocol") == "framework"
+
+
+def upward(g: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{m} -> {t}"
+        for m, targets in g.items()
+        for t in targets
+        if area(m) != "__init__" and area(t) != area(m) and LAYERS[area(t)] > LAYERS[area(m)]
+    ]
+
+
+def test_the_framework_cannot_import_a_protocol_nor_render_a_report() -> None:
+    """The checks see the framework reaching a protocol's package and the rendering kit reaching a report."""
+    bad = {
+        "moot.protocol.spec": {"moot.protocols.evaluate.params", "moot.engine.core"},
+        "moot.render.html_page": {"moot.reports.html", "moot.render.html_common"},
+    }
+    assert upward(bad) == [
+        "moot.protocol.spec -> moot.protocols.evaluate.params",
+        "moot.render.html_page -> moot.reports.html",
+    ]

@@ -15,7 +15,7 @@ from typing import Any
 from moot.render import html_common as h
 from moot.render.html_chart import Chart
 from moot.render.html_common import DebateRecord, Figure, Section, Table, TranscriptEntry, VerdictBox, View
-from moot.reports.html_cost import cost_sections
+from moot.render.html_cost import cost_sections
 from moot.schemas.envelope import headline
 from moot.store.db import CallRecord
 
