@@ -48,3 +48,19 @@ def test_a_sync_twin_shows_the_async_signature(name: str) -> None:
     assert sync.__name__ == f"{name}_sync"
     assert not inspect.iscoroutinefunction(sync)
     assert inspect.signature(sync) == inspect.signature(getattr(moot, name))
+
+
+@pytest.mark.parametrize("name", ["evaluate", "decide", "challenge"])
+def test_the_function_and_the_command_list_the_shared_parameters_in_one_order(name: str) -> None:
+    """The function's own parameters and the command's and tool's stand in the same order (the `Args`
+    fields'), so that `help(moot.evaluate)` and `moot evaluate --help` read alike."""
+    from moot.protocols import spec_for
+
+    spec = spec_for(name)
+    assert spec.args is not None
+    function = inspect.signature(getattr(moot, name)).parameters
+    offered = [n for n in spec.args.model_fields if n in function and n not in RUN_OPTIONS]
+    command = [n for n in offered if n in {p.name for p in spec.params}]
+    in_function = [n for n in function if n in command]
+    assert in_function == command
+    assert [p.name for p in spec.params if p.name in command] == command

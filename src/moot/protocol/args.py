@@ -88,7 +88,6 @@ class Arg(Offer):
     type: Any = None  # the command's (and tool's) annotation, when it is not the field's
     default: Any = SAME  # the command's (and tool's) default, when it is not the field's
     api: bool = True  # False: the adapters' alone (`--no-input`), not in the function's signature
-    listed_after: str | None = None  # the command and tool list it after this field (else in the fields' order)
     convert: Callable[[Any, Mapping[str, Any]], Any] | None = None
 
 
@@ -118,6 +117,18 @@ class ProtocolArgs(BaseModel):
     settings: ClassVar[type[BaseModel] | None] = None
 
 
+class FlatArgs(ProtocolArgs):
+    """The arguments of a protocol written against the flat spec (`moot.protocol.flat`), which declares no
+    `Args`: what a call gave, by position (`given`) and by name, handed to its builder as they came."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True, extra="allow")
+
+    given: tuple[Any, ...] = ()
+
+    def named(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
 A = TypeVar("A", bound=ProtocolArgs)
 R = TypeVar("R")
 
@@ -136,16 +147,10 @@ def _default(info: FieldInfo) -> Any:
 
 
 def params_of(model: type[ProtocolArgs], *, after: Mapping[str, Param] | None = None) -> tuple[Param, ...]:
-    """The command's and the tool's parameters, in the fields' order (a field `listed_after` another comes
-    right after it); `after` puts a shared one (`FORMAT`) after the named field."""
-    names = list(model.model_fields)
-    for name in names[:]:
-        a = details(model, name)
-        if a.listed_after is not None:
-            names.remove(name)
-            names.insert(names.index(a.listed_after) + 1, name)
+    """The command's and the tool's parameters, in the fields' order, which is the function's too (one
+    order for every face); `after` puts a shared one (`FORMAT`) after the named field."""
     params: list[Param] = []
-    for name in names:
+    for name in model.model_fields:
         a = details(model, name)
         if a.cli or a.mcp:
             params.append(_param(name, model.model_fields[name], a))

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from moot.panel_file import PanelFile
+from moot.protocol.args import Build, FlatArgs
 from moot.protocol.demo import DemoSpec
 from moot.protocol.prepared import Prepared
 from moot.protocol.spec import BatchSpec, BenchRole, CliSpec, Param, ProtocolSpec, Terminal, ViewSpec
@@ -49,8 +50,8 @@ def flat_spec(
     reply_minimum: Callable[[], int] | None = None,
     demo: DemoSpec | None = None,
     verdict: VerdictSpec | None = None,
-) -> ProtocolSpec:
-    """A `ProtocolSpec` from the flat fields, each put in its group."""
+) -> ProtocolSpec[FlatArgs]:
+    """A `ProtocolSpec` from the flat fields, each put in its group (the builder given what a call gave)."""
     cli = CliSpec(
         help=help,
         description=description,
@@ -71,7 +72,7 @@ def flat_spec(
         name,
         reprepare,
         result_type,
-        build,
+        _as_given(build),
         views,
         exports=exports or {},
         cli=cli,
@@ -80,3 +81,12 @@ def flat_spec(
         demo=demo,
         verdict=verdict or VerdictSpec(),
     )
+
+
+def _as_given(build: Callable[..., Coroutine[Any, Any, Prepared]]) -> Build[FlatArgs]:
+    """A flat spec's builder, which takes the function's own arguments, as a spec's builder takes them."""
+
+    async def built(args: FlatArgs, planning: bool) -> Prepared:
+        return await build(*args.given, **args.named(), planning=planning)
+
+    return built

@@ -13,17 +13,20 @@ the face that reads them: `cli`, `batch`, `bench`, `views`, `verdict`, `demo`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
-from typing import Any, Protocol, TextIO, TypedDict, Unpack
+from typing import Any, Generic, Protocol, TextIO, TypedDict, Unpack, cast
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
 
 from moot.panel_file import PanelFile
 from moot.protocol.args import (
     REDACTING,
+    Build,
+    FlatArgs,
     ProtocolArgs,
     RunChoices,
     adapt_to,
@@ -185,8 +188,12 @@ class SpecGroups(TypedDict, total=False):
     verdict: VerdictSpec
 
 
+# the protocol's `Args`: a spec is generic in it, so that mypy ties the builder to the arguments it is given
+ArgsT = TypeVar("ArgsT", bound=ProtocolArgs, default=Any)
+
+
 @dataclass(frozen=True)
-class ProtocolSpec:
+class ProtocolSpec(Generic[ArgsT]):
     """A protocol, as the rest of moot knows it: its arguments (`args`), how they become a prepared debate
     (`build`) and how a stored one is prepared again (`reprepare`), its result type, and one group per
     face: the command and tool (`cli`), `moot batch`, `moot bench`, the renderings (`views`), the demo."""
@@ -195,11 +202,11 @@ class ProtocolSpec:
     reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]]  # a stored request, for resume
     result_type: type[BaseModel]
     # the `Args` validated and the judges built (the judges file in `Prepared.panel`): `build(args, planning)`,
-    # `planning=True` for a dry run (no key needed); without `args`, `build(**arguments, planning=...)`
-    build: Callable[..., Coroutine[Any, Any, Prepared]]
+    # `planning=True` for a dry run (no key needed); a flat spec's (no `args`) takes a `FlatArgs`
+    build: Build[ArgsT]
     views: ViewSpec
     # the protocol's arguments, declared once (`moot.protocol.args`): its function, command and tool come from it
-    args: type[ProtocolArgs] | None = None
+    args: type[ArgsT] | None = None
     # the public Python names the protocol adds to `moot` and `moot.api` (its function, the sync twin, its
     # result type), so that neither names a protocol
     exports: Mapping[str, Any] = field(default_factory=dict)
@@ -216,11 +223,11 @@ class ProtocolSpec:
         reprepare: Callable[[dict[str, Any], PanelFile | None], Awaitable[Prepared]],
         views: ViewSpec,
         **groups: Unpack[SpecGroups],
-    ) -> ProtocolSpec:
+    ) -> ProtocolSpec[Any]:
         """The spec of the protocol whose public function `function` is (made by `api_function`): its name,
         `Args`, builder and result type are read from the function, not stated again."""
         made = declaration(function)
-        return cls(made.name, reprepare, made.result, made.build, views, args=made.model, **groups)
+        return ProtocolSpec(made.name, reprepare, made.result, made.build, views, args=made.model, **groups)
 
     @property
     def settings(self) -> type[BaseModel] | None:
@@ -265,43 +272,49 @@ class ProtocolSpec:
         """`build` from the function's arguments (given as a call gives them, `planning=True` for a dry
         run), with the run options and the caps applied as the function applies them (`with_run_choices`)."""
         choices = RunChoices(store, on_event, max_cost, max_input_tokens, author_model)
-        if self.args is None:  # a flat spec's builder takes the function's own arguments
-            return with_run_choices(await self.build(*args, **kwargs), choices)
         planning = bool(kwargs.pop("planning", False))
         return with_run_choices(await self.build(self.bound(*args, **kwargs), planning), choices)
 
-    def bound(self, *args: Any, **kwargs: Any) -> ProtocolArgs:
+    def bound(self, *args: Any, **kwargs: Any) -> ArgsT:
         """The protocol's `Args` from its function's arguments (given as a call gives them)."""
-        assert self.args is not None
+        if self.args is None:  # a flat spec: its builder is made for `FlatArgs` (`moot.protocol.flat`)
+            return cast(ArgsT, FlatArgs.model_construct(given=args, **kwargs))
         signature = api_signature(self.args, (), None)
         return args_from(self.args, signature.bind(*args, **kwargs).arguments)
 
     async def plan(self, arguments: Mapping[str, Any], *, planning: bool) -> Prepared:
         """`build` from arguments in the API's names (the adapters' values after `adapt`)."""
-        if self.args is not None:
-            return await self.build(args_from(self.args, arguments), planning)
-        return await self.build(**arguments, planning=planning)
+        if self.args is None:
+            return await self.build(self.bound(**arguments), planning)
+        return await self.build(args_from(self.args, arguments), planning)
 
 
-# The words of a command and tool that a protocol's params module declares under these names (the
-# `CliSpec` field each fills): `cli_from` reads them there, so that no protocol restates them in its SPEC.
-_DECLARED_WORDS = {
-    "description": "DESCRIPTION",
-    "mcp_description": "MCP_DESCRIPTION",
-    "mcp_summary": "MCP_SUMMARY",
-    "dry_run_help": "DRY_RUN_HELP",
-    "max_cost_help": "MAX_COST_HELP",
-    "progress_total": "progress_total",
-    "reply_minimum": "reply_minimum",
-}
+@dataclass(frozen=True, kw_only=True)
+class CommandWords:
+    """What a protocol's command and tool say of themselves, declared once in its params module (`WORDS`)
+    and given to `cli_from`: typed fields, so that a misspelt one is an error, never a word silently lost."""
+
+    description: str  # the command's help, and the MCP tool's description unless `mcp_description` is given
+    mcp_summary: str  # its sentence in the MCP server's instructions, naming the tool in backticks
+    mcp_description: str = ""
+    dry_run_help: str = ""  # the CLI's `--dry-run` / `--max-cost` help, when the generic words do not fit
+    max_cost_help: str = ""
 
 
-def cli_from(params: ModuleType, **fields: Any) -> CliSpec:
-    """The protocol's `CliSpec`: the words its params module declares (`DESCRIPTION`, `MCP_DESCRIPTION`,
-    `MCP_SUMMARY`, and `DRY_RUN_HELP`, `MAX_COST_HELP`, `progress_total`, `reply_minimum` where it has
-    them), with `fields` for the rest."""
-    declared = {f: getattr(params, n) for f, n in _DECLARED_WORDS.items() if hasattr(params, n)}
-    return CliSpec(**declared | fields)
+class CommandModule(Protocol):
+    """What a built-in protocol's params module declares for its command and tool (mypy checks the module
+    against it): its words, and the smallest output bound its replies need."""
+
+    WORDS: CommandWords
+
+    def reply_minimum(self) -> int: ...
+
+
+def cli_from(params: CommandModule, **fields: Any) -> CliSpec:
+    """The protocol's `CliSpec`: what its params module declares (`WORDS`, `reply_minimum`), with `fields`
+    for the rest."""
+    said = {f.name: getattr(params.WORDS, f.name) for f in dataclasses.fields(params.WORDS)}
+    return CliSpec(**said | {"reply_minimum": params.reply_minimum} | fields)
 
 
 def named(*objects: Any) -> dict[str, Any]:

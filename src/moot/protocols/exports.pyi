@@ -30,6 +30,9 @@ from moot.store.db import Store
 async def evaluate(
     solution: str | Sequence[str] | None = ...,
     *,
+    diff: str | None = ...,
+    patch: str | None = ...,
+    follow_up: str | None = ...,
     task: str = ...,
     criteria: str | Sequence[Criterion] = ...,
     judges: str | Path | PanelFile | Sequence[JudgeLike] | None = ...,
@@ -46,13 +49,13 @@ async def evaluate(
     max_input_tokens: int | None = ...,
     author_model: str | None = ...,
     redact_secrets: bool = ...,
-    diff: str | None = ...,
-    patch: str | None = ...,
-    follow_up: str | None = ...,
 ) -> EvaluationResult: ...
 def build_evaluation_request(
     solution: str | Sequence[str] | None = ...,
     *,
+    diff: str | None = ...,
+    patch: str | None = ...,
+    follow_up: str | None = ...,
     task: str = ...,
     criteria: str | Sequence[Criterion] = ...,
     judges: str | Path | PanelFile | Sequence[JudgeLike] | None = ...,
@@ -63,9 +66,6 @@ def build_evaluation_request(
     mode: Literal["complete", "quick"] = ...,
     reports_dir: str | Path | None = ...,
     moderator: str | JudgeSpec | dict[str, Any] | None = ...,
-    diff: str | None = ...,
-    patch: str | None = ...,
-    follow_up: str | None = ...,
 ) -> tuple[EvaluationRequest, list[Seat], Seat | None, PanelFile | None]: ...
 async def decide(
     question: str | None = ...,

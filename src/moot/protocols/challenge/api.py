@@ -348,7 +348,14 @@ SPEC = ProtocolSpec.of(
     exports=named(
         challenge, challenge_sync, ChallengeResult, build_challenge_request, prepared_challenge, run_challenge
     ),
-    cli=cli_from(params, format_after="max_rounds", formats=text.FORMATS, show=text.show, default_judges=DOCTOR_JUDGES),
+    cli=cli_from(
+        params,
+        format_after="max_rounds",
+        formats=text.FORMATS,
+        show=text.show,
+        default_judges=DOCTOR_JUDGES,
+        progress_total=params.progress_total,
+    ),
     batch=params.BATCH,
     demo=DEMO,
     verdict=VERDICT,

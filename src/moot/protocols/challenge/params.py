@@ -19,6 +19,7 @@ from typing import Any
 
 from moot.protocol import Arg, BatchSpec, DemoSpec, JudgeLike, PanelFile, Prepared, ProtocolArgs, UsageError, arg
 from moot.protocol.args import REDACTING
+from moot.protocol.spec import CommandWords
 from moot.protocols.challenge.schemas import MAX_ROUNDS, ROUNDS, ChallengeSettings
 from moot.schemas.config import Artifact
 
@@ -52,17 +53,20 @@ def _required(data: Mapping[str, Any], where: str) -> None:
 BATCH = BatchSpec(input_paths=("context",), required=_required, rounds=(MAX_ROUNDS, ROUNDS))
 
 
-DESCRIPTION = (
-    "Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff "
-    "document with the assumptions behind the disagreement."
+# what its command and tool say of themselves (`moot.protocol.spec.CommandWords`)
+WORDS = CommandWords(
+    description=(
+        "Defend a position against challengers attacking it in parallel; end in consensus or a tradeoff "
+        "document with the assumptions behind the disagreement."
+    ),
+    mcp_description=(
+        "Defend a position against challengers attacking it in parallel: CONSENSUS, or a TRADEOFF "
+        "with the assumptions behind the disagreement."
+    ),
+    mcp_summary="`challenge` has a proponent defend a position against challengers: CONSENSUS or a TRADEOFF document.",
+    dry_run_help="Print the calls and cost estimate (fast exit to all rounds); spend nothing.",
+    max_cost_help="USD cap: no confrontation round starts whose worst case could cross it.",
 )
-MCP_DESCRIPTION = (
-    "Defend a position against challengers attacking it in parallel: CONSENSUS, or a TRADEOFF "
-    "with the assumptions behind the disagreement."
-)
-MCP_SUMMARY = "`challenge` has a proponent defend a position against challengers: CONSENSUS or a TRADEOFF document."
-DRY_RUN_HELP = "Print the calls and cost estimate (fast exit to all rounds); spend nothing."
-MAX_COST_HELP = "USD cap: no confrontation round starts whose worst case could cross it."
 
 
 def _none_if_empty(given: list[str] | None, _values: Mapping[str, Any]) -> list[str] | None:

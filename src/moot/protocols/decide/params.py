@@ -18,6 +18,7 @@ from typing import Any
 
 from moot.protocol import Arg, BatchSpec, BenchRole, DemoSpec, JudgeLike, PanelFile, ProtocolArgs, UsageError, arg
 from moot.protocol.args import REDACTING
+from moot.protocol.spec import CommandWords
 from moot.protocols.decide.schemas import DebateConfig, DebateContext, DecideSettings, DecisionOption
 from moot.protocols.decide.stances import DEFAULT_MODEL
 
@@ -64,13 +65,16 @@ BATCH = BatchSpec(
 BENCH = BenchRole("pairwise", default_model=DEFAULT_MODEL, check_config=_check_config)
 
 
-DESCRIPTION = "Decide between options by an adversarial debate of Risk, Value and Effort judges."
-MCP_DESCRIPTION = (
-    "Decide between options by an adversarial debate of Risk, Value and Effort judges.\n\n"
-    "A contested result is returned as it stands (outcome CONTESTED) for the person to choose."
-)
-MCP_SUMMARY = (
-    "`decide` debates the options of a question (Risk, Value, Effort) and recommends one or says it is contested."
+# what its command and tool say of themselves (`moot.protocol.spec.CommandWords`)
+WORDS = CommandWords(
+    description="Decide between options by an adversarial debate of Risk, Value and Effort judges.",
+    mcp_description=(
+        "Decide between options by an adversarial debate of Risk, Value and Effort judges.\n\n"
+        "A contested result is returned as it stands (outcome CONTESTED) for the person to choose."
+    ),
+    mcp_summary=(
+        "`decide` debates the options of a question (Risk, Value, Effort) and recommends one or says it is contested."
+    ),
 )
 
 

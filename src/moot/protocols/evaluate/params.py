@@ -30,6 +30,7 @@ from moot.protocol import (
     arg,
 )
 from moot.protocol.args import REDACTING
+from moot.protocol.spec import CommandWords
 from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.protocol import DEFAULT_JUDGES
 from moot.protocols.evaluate.schemas import MAX_ROUNDS, ROUNDS
@@ -111,11 +112,14 @@ BATCH = BatchSpec(
 BENCH = BenchRole("scored")
 
 
-DESCRIPTION = "Evaluate an artifact by a debate between judges with assigned stances."
-MCP_DESCRIPTION = "Evaluate an artifact by a debate between judges with assigned stances; returns the verdict JSON."
-MCP_SUMMARY = (
-    "`evaluate` scores an artifact (files) against criteria and returns a verdict (PASS, CONDITIONAL or FAIL) "
-    "with findings and recommendations."
+# what its command and tool say of themselves (`moot.protocol.spec.CommandWords`)
+WORDS = CommandWords(
+    description="Evaluate an artifact by a debate between judges with assigned stances.",
+    mcp_description="Evaluate an artifact by a debate between judges with assigned stances; returns the verdict JSON.",
+    mcp_summary=(
+        "`evaluate` scores an artifact (files) against criteria and returns a verdict (PASS, CONDITIONAL or FAIL) "
+        "with findings and recommendations."
+    ),
 )
 
 
@@ -139,6 +143,27 @@ class EvaluateArgs(ProtocolArgs):
             help="File, folder or glob; repeatable (or judge a change with --diff or --patch).",
             mcp_type=list[str] | str | None,
             mcp_help="Files, folders or globs to evaluate.",
+        ),
+    )
+    diff: str | None = arg(
+        None,
+        Arg(
+            help="Judge a change: a git range in the current work tree (HEAD~1, main...HEAD, a commit).",
+            mcp_help="Judge a change instead of files: a git range in the first root's repository (HEAD~1, "
+            "main...HEAD).",
+        ),
+    )
+    patch: str | None = arg(
+        None,
+        Arg(
+            help="Judge a change: a unified diff file ('-' reads standard input).",
+            mcp_help="Judge a change instead of files: a unified diff file.",
+        ),
+    )
+    follow_up: str | None = arg(
+        None,
+        Arg(
+            help="A second look: re-check an earlier evaluation's findings (its debate id) on this version.",
         ),
     )
     task: str = arg("", Arg(help="What the solution was supposed to accomplish."))
@@ -178,30 +203,6 @@ class EvaluateArgs(ProtocolArgs):
         None, Arg(type=str | None, help="Who writes the synthesis: 'host' (you), or a model.")
     )
     redact_secrets: bool = arg(False, REDACTING)
-    diff: str | None = arg(
-        None,
-        Arg(
-            help="Judge a change: a git range in the current work tree (HEAD~1, main...HEAD, a commit).",
-            mcp_help="Judge a change instead of files: a git range in the first root's repository (HEAD~1, "
-            "main...HEAD).",
-            listed_after="solution",
-        ),
-    )
-    patch: str | None = arg(
-        None,
-        Arg(
-            help="Judge a change: a unified diff file ('-' reads standard input).",
-            mcp_help="Judge a change instead of files: a unified diff file.",
-            listed_after="diff",
-        ),
-    )
-    follow_up: str | None = arg(
-        None,
-        Arg(
-            help="A second look: re-check an earlier evaluation's findings (its debate id) on this version.",
-            listed_after="patch",
-        ),
-    )
 
 
 def reply_minimum() -> int:
