@@ -111,7 +111,7 @@ def test_a_new_protocol_gets_its_tool_from_its_spec() -> None:
     [tool] = listed_tools(("vote", protocol_tool(VOTE)))
     assert tool.description == "Vote on a question; returns the tally JSON."
     schema = tool.input_schema
-    shared = ["html", "max_cost", "dry_run", "max_input_tokens", "wait", "author_model"]
+    shared = ["html", "dry_run", "wait", "max_cost", "max_input_tokens", "author_model"]  # the run options last
     assert list(schema["properties"]) == ["question", "voter", "quorum", *shared, "require"]  # its gate's word
     assert schema["required"] == ["question"]
     assert schema["properties"]["voter"]["description"] == "The voters."

@@ -21,7 +21,7 @@ PINNED = {
     *("BatchSpec", "BenchRole", "CliSpec", "DemoSpec", "ProtocolSpec", "Terminal", "VerdictSpec", "VerdictTone"),
     "ViewSpec",
     # arguments
-    *("Arg", "ProtocolArgs", "api_builder", "api_function", "arg"),
+    *("Arg", "ProtocolArgs", "RunArgs", "api_builder", "api_function", "arg"),
     # replies
     *("Flag", "LongText", "ReplyError", "ReplyModel", "Required", "Score", "Text", "as_bool", "as_text", "items"),
     *("one_of", "read_reply", "reply_example", "reply_field", "reply_parser", "reply_schema", "specialize", "word"),

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from moot.engine.budget import stored_budget, stored_pricing
+from moot.engine.core import stored_sampling
 from moot.engine.panel_check import stored_author
 from moot.errors import UsageError
 from moot.panel_file import load_panel_file
@@ -56,6 +57,7 @@ async def resume(
     options = options_from_panel(panel, store=store, on_event=on_event)
     options.budget = stored_budget(row.request) or options.budget
     options.pricing = stored_pricing(row.request, options.pricing)
+    options.sampling = stored_sampling(row.request)
     if max_cost is not None:
         options.budget = with_max_cost(options.budget, max_cost, "max_cost")
     prepared = with_author(await spec_for(row.protocol).reprepare(row.request, panel), stored_author(row.request))

@@ -16,6 +16,7 @@ from typing import Any
 from moot.batch.cap import CostCap
 from moot.batch.items import BatchItem
 from moot.engine.budget import Budget, stored_budget
+from moot.engine.core import stored_sampling
 from moot.engine.limits import Limits
 from moot.engine.panel_check import stored_author
 from moot.engine.pricing import Pricing
@@ -141,6 +142,7 @@ async def _again(work: Work, shared: Shared) -> Ready:
     prepared = with_author(await shared.spec.reprepare(row.request, panel), stored_author(row.request))
     options = options_from_panel(panel, store=shared.store, on_event=shared.on_event)
     options.budget = stored_budget(row.request) or options.budget
+    options.sampling = stored_sampling(row.request)
     return Ready(work, prepared, options)
 
 

@@ -8,8 +8,9 @@ A protocol gets its command by what its SPEC declares (`moot.protocol.spec.Proto
   (`cli.format_after`; else after them), its choices the generic ones plus the spec's `cli.formats`;
 - then the options every protocol command takes, worded here and from the spec: `--progress/--quiet`,
   `--html`, `--fail-under` (a `scored` protocol's), `--require` (from its `verdict`'s `require` and
-  `require_fails`), `--dry-run` and `--max-cost` (`dry_run_help` and `max_cost_help` when the generic
-  words do not fit), `--author-model` (the model that wrote the artifact, for the panel check);
+  `require_fails`), `--dry-run` (`dry_run_help` when the generic words do not fit), and the run options
+  (`moot.protocol.args.RunArgs`: `--max-cost`, worded by `max_cost_help` where the protocol has it,
+  `--max-input-tokens`, `--author-model`, and any the protocol's `Args` add);
 - `description`: the command's help; its line in `moot --help` is the registry's (`moot.protocols`), read
   without importing the protocol.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -30,14 +32,13 @@ import typer
 from moot.cli.gate import protocol_formats
 from moot.cli.options import HtmlOption, ProgressOption
 from moot.cli.running import run_command
-from moot.protocol.spec import FORMAT, MAX_INPUT_TOKENS, REQUIRED, Param, ProtocolSpec
+from moot.protocol.spec import FORMAT, REQUIRED, Param, ProtocolSpec
 
 FAIL_UNDER_HELP = "Exit 1 when the final score is under this (CI gate)."
 DRY_RUN_HELP = "Print the calls and estimated cost of 1, 2, all rounds; spend nothing."
-MAX_COST_HELP = "USD cap: no round starts whose worst case could cross it."
-# the options every protocol command takes, by their Python names: a protocol's own params cannot take these
-SHARED = ("fmt", "progress", "html", "fail_under", "require", "dry_run", "max_cost", "max_input_tokens", "author_model")
-AUTHOR_MODEL_HELP = "The model that wrote the artifact: a judge on it is flagged (author_on_panel)."
+# the options every protocol command takes besides the run options (`RunArgs`), by their Python names: a
+# protocol's own params cannot take these
+SHARED = ("fmt", "progress", "html", "fail_under", "require", "dry_run")
 
 
 def format_help(formats: tuple[str, ...]) -> str:
@@ -67,7 +68,7 @@ def _own(param: Param) -> inspect.Parameter:
 def command_parameters(spec: ProtocolSpec) -> list[inspect.Parameter]:
     """The command's parameters, in the order `--help` lists them: the protocol's own, then the shared ones."""
     own = [p for p in spec.params if p.cli]
-    clashing = [p.name for p in own if p.name in SHARED and p != FORMAT]
+    clashing = [p.name for p in own if (p.name in SHARED or p.name in spec.run.model_fields) and p != FORMAT]
     if clashing:
         raise ValueError(f"protocol {spec.name}: its params take the names of shared options: {clashing}")
     fmt_help = format_help(protocol_formats(spec))
@@ -83,13 +84,11 @@ def command_parameters(spec: ProtocolSpec) -> list[inspect.Parameter]:
         option = typer.Option("--require", help=require_help(spec))
         parameters.append(_parameter("require", Annotated[str | None, option], None))
     dry_run = typer.Option("--dry-run", help=spec.cli.dry_run_help or DRY_RUN_HELP)
-    max_cost = typer.Option("--max-cost", help=spec.cli.max_cost_help or MAX_COST_HELP)
-    parameters += [
-        _parameter("dry_run", Annotated[bool, dry_run], False),
-        _parameter("max_cost", Annotated[float | None, max_cost], None),
-        _own(MAX_INPUT_TOKENS),
-        _parameter("author_model", Annotated[str | None, typer.Option("--author-model", help=AUTHOR_MODEL_HELP)], None),
-    ]
+    parameters.append(_parameter("dry_run", Annotated[bool, dry_run], False))
+    worded = {"max_cost": spec.cli.max_cost_help}  # where the protocol words its cost cap itself
+    for p in spec.run_params:
+        if p.cli:
+            parameters.append(_own(replace(p, help=worded.get(p.name) or p.help)))
     return parameters
 
 

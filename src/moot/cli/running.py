@@ -36,34 +36,28 @@ def run_cli(start: Callable[[], Coroutine[Any, Any, T]], options: RunOptions) ->
 
 
 def prepare_cli(
-    protocol: str,
-    parameters: Mapping[str, Any],
-    progress: bool | None,
-    fmt: str,
-    *,
-    planning: bool,
-    author_model: str | None = None,
+    protocol: str, values: Mapping[str, Any], progress: bool | None, fmt: str, *, planning: bool
 ) -> tuple[Prepared, RunOptions, EventSink | None]:
-    """A command's parameters, put in the API's names and validated by the protocol's own `build` (as the
-    MCP tools do), with the progress the command should show on stderr. `planning` (a dry run) lets a judge
-    whose only problem is a missing key be planned. The cap is not applied here: a dry run never checks
-    it, and a run checks it in the command's words (`--max-cost`)."""
-    from moot.protocol.panel import options_from_panel, with_author
+    """A command's values (its own parameters and the run options), prepared as every door prepares a
+    debate (`moot.protocol.args.prepare`), with the progress the command should show on stderr. `planning`
+    (a dry run) lets a judge whose only problem is a missing key be planned, and checks no cap."""
+    from moot.protocol.args import prepare
     from moot.protocols import spec_for
 
     spec = spec_for(protocol)
-    prepared: Prepared = asyncio.run(spec.plan(spec.adapt(parameters), planning=planning))
-    with_author(prepared, author_model)
     sink = progress_sink(progress, fmt)
-    options = options_from_panel(prepared.panel, on_event=sink)
+    own = {p.name: values[p.name] for p in spec.params if p.name in values}
+    run = spec.run_args(values, on_event=sink)
+    prepared, options = asyncio.run(
+        prepare(spec, spec.made(spec.adapt(own)), run, planning=planning, door="--max-cost")
+    )
     return prepared, options, sink
 
 
-def run_prepared_cli(prepared: Prepared, options: RunOptions, sink: EventSink | None, max_cost: float | None) -> Any:
-    """Run a prepared debate under `--max-cost`, the live progress ending however the debate does."""
-    from moot.api import apply_max_cost, run_prepared
+def run_prepared_cli(prepared: Prepared, options: RunOptions, sink: EventSink | None) -> Any:
+    """Run a prepared debate, the live progress ending however the debate does."""
+    from moot.api import run_prepared
 
-    apply_max_cost(options, prepared.seats, max_cost)
     with showing(sink):
         return run_cli(lambda: run_prepared(prepared, options), options)
 
@@ -114,21 +108,18 @@ def run_command(protocol: str, values: Mapping[str, Any]) -> int:
     require = check_gate_options(fail_under, values.get("require"), protocol)
     dry_run = values["dry_run"]
     own = {p.name: values[p.name] for p in spec.params if p.name in values}
-    author = values.get("author_model")
-    prepared, options, sink = prepare_cli(protocol, own, values["progress"], fmt, planning=dry_run, author_model=author)
+    prepared, options, sink = prepare_cli(protocol, values, values["progress"], fmt, planning=dry_run)
     if dry_run:
         return dry_run_exit(prepared, options, fmt, values.get("max_input_tokens"))
     from moot.judges.factory import require_credentials, seat_judges
-    from moot.protocol.prepared import check_input_cap
 
-    check_input_cap(prepared, values.get("max_input_tokens"))  # one line, exit 2, nothing stored or sent
     require_credentials(seat_judges(prepared.seats))  # a missing key stays one line of bad input, before any progress
     announce(sink, judges_line(own.get("judges")))
     report_format = None if fmt in FORMATS else fmt  # sarif, github, markdown: the final reply's default too
     html = str(Path(values["html"]).absolute()) if values["html"] else None  # the same file from any folder
     ending = Finish(require, fail_under, html, report_format, show_options(own))
     options.extra.update(ending.stored())  # a debate with host seats ends in `moot reply`, which applies these
-    result = run_prepared_cli(prepared, options, sink, values["max_cost"])
+    result = run_prepared_cli(prepared, options, sink)
     return end_of(protocol, result, fmt, ending, own)
 
 

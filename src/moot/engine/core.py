@@ -14,6 +14,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 from moot.engine.budget import (
     CLARIFY_OVERHEAD_TOKENS,
@@ -51,6 +52,17 @@ class EngineOptions:
     deadline: float | None = None
     budget: Budget | None = None  # --max-cost and the wall-clock budget
     host_replies: dict[str, str] | None = None  # host seats' replies just given, by call key (engine/host.py)
+    sampling: dict[str, Any] | None = None  # the debate's sampling options (seed, ...), sent in every request
+
+
+# the debate's sampling options, kept beside its stored request so that a resumed debate samples the same
+STORED_SAMPLING_KEY = "run_sampling"
+
+
+def stored_sampling(stored: Any) -> dict[str, Any] | None:
+    """The sampling options a stored debate was started with (None: none)."""
+    found = stored.get(STORED_SAMPLING_KEY) if isinstance(stored, dict) else None
+    return dict(found) if isinstance(found, dict) and found else None
 
 
 class Engine:
@@ -70,8 +82,10 @@ class Engine:
         deadline: float | None = None,
         budget: Budget | None = None,
         host_replies: dict[str, str] | None = None,
+        sampling: dict[str, Any] | None = None,
     ) -> None:
         self.store = store
+        self.sampling = sampling or {}
         self.host_replies = host_replies or {}
         self.debate_id = debate_id
         self.policy = policy or RetryPolicy()
@@ -194,6 +208,8 @@ class Engine:
         """Call one judge, retrying transient failures: the completion (or the last error), and the retries."""
         retries = 0
         tokens = self._rate_tokens(judge.provider, prompt)
+        if self.sampling:  # the debate's own sampling options, over the judge's (`RunArgs.sampling`)
+            prompt = prompt.model_copy(update={"sampling": dict(self.sampling)})
         while True:
             self.check_cancelled()
             timeout = self._timeout(seat)
@@ -324,7 +340,7 @@ class Engine:
             seat=seat.id,
             kind=kind,
             model=seat.label,
-            prompt_json=prompt.model_dump_json(exclude={"json_schema"}),
+            prompt_json=prompt.model_dump_json(exclude={"json_schema", "sampling"}),
             status=o.status,
             reply=o.text if o.ok else None,
             error=o.error or None,

@@ -15,7 +15,7 @@ from moot.errors import MissingExtra
 from moot.judges.cache_hints import anthropic_system
 from moot.judges.effort import anthropic_thinking
 from moot.judges.providers import DEFAULT_MAX_OUTPUT_TOKENS, adapter_args
-from moot.judges.vendor import VendorJudge
+from moot.judges.vendor import VendorJudge, sampled
 from moot.judges.wire_errors import map_stainless_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -57,6 +57,7 @@ class AnthropicJudge(VendorJudge):
         }
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
+        kwargs.update(sampled(prompt, frozenset({"temperature", "top_p", "top_k"})))
         if prompt.json_schema:
             kwargs["output_config"] = {"format": {"type": "json_schema", "schema": prompt.json_schema}}
         if self.extra_body:

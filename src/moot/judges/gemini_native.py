@@ -13,7 +13,7 @@ from typing import Any
 from moot.errors import JudgeError, JudgeTimeout, MissingExtra, TransientJudgeError
 from moot.judges.effort import gemini_thinking
 from moot.judges.providers import adapter_args
-from moot.judges.vendor import VendorJudge
+from moot.judges.vendor import VendorJudge, sampled
 from moot.judges.wire_errors import status_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -78,6 +78,7 @@ class GeminiJudge(VendorJudge):
             config["max_output_tokens"] = max_tokens
         if self.temperature is not None:
             config["temperature"] = self.temperature
+        config.update(sampled(prompt, frozenset({"temperature", "seed", "top_p", "top_k"})))
         if prompt.json_schema:
             config["response_mime_type"] = "application/json"
             config["response_json_schema"] = prompt.json_schema

@@ -18,7 +18,7 @@ from moot.errors import JudgeError, MissingExtra
 from moot.judges import structured
 from moot.judges.cache_hints import prompt_cache_key, system_message
 from moot.judges.providers import VENDOR_CLOUDS, api_key_for, resolve
-from moot.judges.vendor import VendorJudge
+from moot.judges.vendor import VendorJudge, sampled
 from moot.judges.wire_errors import map_stainless_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
@@ -74,6 +74,7 @@ class OpenAICompatJudge(VendorJudge):
             body["prompt_cache_key"] = key
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        body.update(sampled(prompt))
         if self.reasoning_effort is not None:
             body["reasoning_effort"] = self.reasoning_effort
         max_tokens = self.max_tokens or prompt.max_tokens

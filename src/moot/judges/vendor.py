@@ -7,7 +7,13 @@ from collections.abc import Hashable
 from typing import Any, Self
 
 from moot.judges.clients import Lease, abandon, endpoint, lease, release
-from moot.schemas.messages import Completion, Usage
+from moot.schemas.messages import Completion, Prompt, Usage
+
+
+def sampled(prompt: Prompt, takes: frozenset[str] | None = None) -> dict[str, Any]:
+    """The debate's sampling options (`Prompt.sampling`) that a vendor's request takes (None: all), which
+    stand over the judge's own."""
+    return {k: v for k, v in prompt.sampling.items() if takes is None or k in takes}
 
 
 class VendorJudge:

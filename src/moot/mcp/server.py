@@ -9,12 +9,13 @@ become a tool error with the CLI's one-line message; the server keeps serving.
 A protocol's tool is built from its spec alone (`protocol_tool`), as its CLI command is
 (`moot.cli.protocol_cmd`): nothing is written here for a new protocol, and none is named. The tool is
 called by the protocol's name; its arguments are the spec's `params` that have `mcp=True`, in their order
-(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `max_cost`, `dry_run`,
-`max_input_tokens`, `wait` and `author_model`, which every protocol tool takes, and the gate (`require`,
-`fail_under`: `moot.mcp.gates`) its verdict allows; its description is the spec's
-`mcp_description` (or `description`), and `mcp_summary` is its sentence in the server's instructions. The
-values are put in the API's names by the spec's `adapt` and prepared by its `build`, as the CLI's are;
-progress runs to the rounds planned, or to the spec's `progress_total`.
+(typed `mcp_type` or `type`, described by `mcp_help` or `help`), then `html`, `dry_run` and `wait`, then
+the run options (`moot.protocol.args.RunArgs`: `max_cost`, `max_input_tokens`, `author_model`), which every
+protocol tool takes, and the gate (`require`, `fail_under`: `moot.mcp.gates`) its verdict allows; its
+description is the spec's `mcp_description` (or `description`), and `mcp_summary` is its sentence in the
+server's instructions. The values are put in the API's names by the spec's `adapt` and prepared as the
+CLI's are (`moot.protocol.args.prepare`); progress runs to the rounds planned, or to the spec's
+`progress_total`.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from moot.mcp.elicit import AskTheUser, settle
 from moot.mcp.gates import checked_finish, ended, gate_params
 from moot.mcp.progress import with_progress
 from moot.mcp.typed import json_result, moot_version, output_schemas, protocol_output_schema, readable, typed_tool
-from moot.protocol.spec import MAX_INPUT_TOKENS, REQUIRED, SAME
+from moot.protocol.spec import REQUIRED, SAME, Param
 from moot.schemas.events import EventSink
 
 if TYPE_CHECKING:
@@ -67,22 +68,11 @@ HtmlParam = Annotated[
         'be a moot report); "-" returns it in the result instead, as a second text/html content item.'
     ),
 ]
-MaxCostParam = Annotated[float | None, Field(description="USD cap: no round starts whose worst case could cross it.")]
 DryRunParam = Annotated[bool, Field(description=DRY_RUN_HELP)]
-MaxInputParam = Annotated[int | None, Field(description=MAX_INPUT_TOKENS.help)]
 WAIT_HELP = "false: start the debate and return {debate_id, status: running} at once; show_debate gives its result."
 WaitParam = Annotated[bool, Field(description=WAIT_HELP)]
-AuthorModelParam = Annotated[
-    str | None, Field(description="The model that wrote the artifact: a judge on it is flagged (author_on_panel).")
-]
-SHARED_PARAMS = (
-    ("html", HtmlParam, None),
-    ("max_cost", MaxCostParam, None),
-    ("dry_run", DryRunParam, False),
-    ("max_input_tokens", MaxInputParam, None),
-    ("wait", WaitParam, True),
-    ("author_model", AuthorModelParam, None),
-)
+# the tool's own shared parameters; the run options (`RunArgs`) come after them
+SHARED_PARAMS = (("html", HtmlParam, None), ("dry_run", DryRunParam, False), ("wait", WaitParam, True))
 
 
 def _tool_error(e: MootError) -> ToolError:
@@ -101,40 +91,27 @@ def _argument(name: str, annotation: Any, default: Any) -> inspect.Parameter:
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=given, annotation=annotation)
 
 
+def _offered(p: Param) -> inspect.Parameter:
+    described = Field(description=p.help if p.mcp_help is None else p.mcp_help)
+    kind = p.type if p.mcp_type is None else p.mcp_type
+    return _argument(p.name, Annotated[kind, described], p.default if p.mcp_default is SAME else p.mcp_default)
+
+
 def protocol_tool(spec: ProtocolSpec) -> Callable[..., Awaitable[CallToolResult]]:
     """The protocol's tool: a function whose signature the SDK reads (built from the spec's params, the
-    shared `html`, `max_cost`, `dry_run` and `author_model` after them, `ctx` for progress)."""
-    parameters = [_argument("ctx", Context, REQUIRED)]
-    for p in spec.params:
-        if p.mcp:
-            described = Field(description=p.help if p.mcp_help is None else p.mcp_help)
-            kind = p.type if p.mcp_type is None else p.mcp_type
-            default = p.default if p.mcp_default is SAME else p.mcp_default
-            parameters.append(_argument(p.name, Annotated[kind, described], default))
+    shared `html`, `dry_run` and `wait` after them, then the run options, `ctx` for progress)."""
+    parameters = [_argument("ctx", Context, REQUIRED), *(_offered(p) for p in spec.params if p.mcp)]
     parameters += [_argument(name, annotation, default) for name, annotation, default in SHARED_PARAMS]
+    parameters += [_offered(p) for p in spec.run_params if p.mcp]
     parameters += [_argument(name, annotation, default) for name, annotation, default in gate_params(spec)]
     parameters.append(_argument(ROOTS_ARG, ClientRoots, None))  # filled by the SDK, not by the caller
 
     async def tool(ctx: Context, **values: Any) -> CallToolResult:
-        html, max_cost, dry_run = values.pop("html", None), values.pop("max_cost", None), values.pop("dry_run", False)
-        cap, wait = values.pop("max_input_tokens", None), values.pop("wait", True)
-        author, gate = (
-            values.pop("author_model", None),
-            {str(k): values.pop(k) for k in ("require", "fail_under") if k in values},
-        )
+        html, dry_run, wait = values.pop("html", None), values.pop("dry_run", False), values.pop("wait", True)
+        run = {p.name: values.pop(p.name) for p in spec.run_params if p.name in values}
+        gate = {str(k): values.pop(k) for k in ("require", "fail_under") if k in values}
         async with confined_debate(ctx, values.pop(ROOTS_ARG, None), spec, values, html=html, dry_run=dry_run):
-            return await _debate(
-                ctx,
-                spec,
-                values,
-                html=html,
-                max_cost=max_cost,
-                dry_run=dry_run,
-                max_input_tokens=cap,
-                wait=wait,
-                author_model=author,
-                gate=gate,
-            )
+            return await _debate(ctx, spec, values, run, html=html, dry_run=dry_run, wait=wait, gate=gate)
 
     tool.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
@@ -151,33 +128,27 @@ async def _debate(
     ctx: Context,
     spec: ProtocolSpec,
     values: Mapping[str, Any],
+    run_values: Mapping[str, Any],
     *,
     html: str | None,
-    max_cost: float | None,
     dry_run: bool,
-    max_input_tokens: int | None = None,
     wait: bool = True,
-    author_model: str | None = None,
     gate: dict[str, Any] | None = None,
 ) -> CallToolResult:
-    """A protocol tool: its values, put in the API's names by the spec's `adapt`, prepared by the protocol's
-    own `build` and `prepare` (as the CLI and the Python API do), then estimated or run with round
-    progress; bad input is a tool error."""
-    from moot.protocol.panel import options_from_panel, with_author
+    """A protocol tool: its values, put in the API's names by the spec's `adapt`, and its run options,
+    prepared as every door prepares a debate (`moot.protocol.args.prepare`; a dry run checks no cap), then
+    estimated or run with round progress; bad input is a tool error."""
+    from moot.protocol.args import prepare
     from moot.protocol.prepared import estimate_prepared, run_prepared
     from moot.store.shared import shared_store
 
     total = spec.cli.progress_total or _planned_rounds
     try:
         ending = checked_finish(spec.name, dict(gate or {}), html)  # stored with the debate: the last submit applies it
-        arguments = spec.adapt(values)
+        given = spec.run_args(run_values)
+        prepared, options = await prepare(spec, spec.made(spec.adapt(values)), given, planning=dry_run)
         if dry_run:  # as the CLI's --dry-run: the judges file's prices, no cap checked
-            planned = with_author(await spec.plan(arguments, planning=True), author_model)
-            pricing = options_from_panel(planned.panel).pricing
-            return readable(json_result(estimate_prepared(planned, pricing, max_input_tokens)))
-        prepared, options = await spec.prepare(
-            **arguments, max_cost=max_cost, max_input_tokens=max_input_tokens, author_model=author_model
-        )
+            return readable(json_result(estimate_prepared(prepared, options.pricing, given.max_input_tokens)))
         options.store = options.store or shared_store()  # the server's one connection (moot.store.shared)
         options.extra.update(ending.stored())
         from moot.mcp.background import IN_BACKGROUND, start

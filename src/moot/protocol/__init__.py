@@ -5,7 +5,8 @@ and the few functions only it can write; moot derives the rest from them:
   sent (`reply_schema`), the prompt's example (`reply_example`) and the parser (`read_reply`);
 - its arguments: one `ProtocolArgs` model (each field an `arg` with its `Arg`), from which come its Python
   function and sync twin (`api_function`), a builder that validates the same arguments (`api_builder`), its
-  command and its MCP tool; its keys of a judges file are the model's `settings`;
+  command and its MCP tool; its keys of a judges file are the model's `settings`, and the run options it
+  takes after its own (`RunArgs`, declared the same way) its `run`;
 - its steps: a class with `plan`, `absorb` and `result` over `Step`s of `Call`s, which one runner drives;
 - its result: a `ResultEnvelope` (or `RunEnvelope`) subclass, with a `Verdict`;
 - its `SPEC`: a `ProtocolSpec` with its groups (`cli=CliSpec`, `views=ViewSpec`, `verdict=VerdictSpec`,
@@ -44,7 +45,7 @@ from moot.parsing.replies import (
     word,
 )
 from moot.prompts import Templates
-from moot.protocol.args import Arg, ProtocolArgs, api_builder, api_function, arg
+from moot.protocol.args import Arg, ProtocolArgs, RunArgs, api_builder, api_function, arg
 from moot.protocol.demo import DemoSpec
 from moot.protocol.effect import seat_fate
 from moot.protocol.panel import JudgeLike, blocking, check_rounds, load_panel, make_seats, resumed_judges
@@ -95,6 +96,7 @@ __all__ = [
     "ReplyModel",
     "Required",
     "ResultEnvelope",
+    "RunArgs",
     "RunEnvelope",
     "RunStatus",
     "Score",

@@ -13,13 +13,14 @@ text). From the model come:
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
+from moot.engine.core import STORED_SAMPLING_KEY
 from moot.protocol.panel import apply_max_cost, options_from_panel, with_author
 from moot.protocol.prepared import Prepared, RunOptions, check_input_cap, run_prepared
 from moot.secrets import SecretFound
@@ -89,6 +90,7 @@ class Arg(Offer):
     default: Any = SAME  # the command's (and tool's) default, when it is not the field's
     api: bool = True  # False: the adapters' alone (`--no-input`), not in the function's signature
     convert: Callable[[Any, Mapping[str, Any]], Any] | None = None
+    sampling: bool = False  # a run option sent in every judge's request of the debate (`RunArgs.sampling`)
 
 
 # every protocol's `redact_secrets`: a secret in what would be sent refuses the run unless it may be redacted
@@ -106,15 +108,49 @@ def arg(default: Any = REQUIRED, details: Arg | None = None) -> Any:
     return info
 
 
-class ProtocolArgs(BaseModel):
-    """The base of every protocol's `Args`. Built with `model_construct` from what a caller passed, never
-    coerced: the protocol's builder validates it, with the messages (and exit code 2) users know."""
+class DeclaredArgs(BaseModel):
+    """Arguments declared once, each field an `arg`: a protocol's `Args` and the run options. Built with
+    `model_construct` from what a caller passed, never coerced: the protocol's builder (and `prepare`, for
+    the run options) validates them, with the messages (and exit code 2) users know."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+
+class RunArgs(DeclaredArgs):
+    """How to run, not what to debate, declared once: every protocol's function takes these after its own
+    arguments, and its command and tool the ones they offer, after their own; `prepare` applies them, the
+    same way for every door. A field whose `Arg` says `sampling` is sent in every judge's request of the
+    debate (`sampling`). A protocol that takes more names a subclass as its `Args`' `run`."""
+
+    store: Store | None = arg(None, Arg(cli=False, mcp=False))
+    on_event: Callable[..., None] | None = arg(None, Arg(cli=False, mcp=False))
+    max_cost: float | None = arg(None, Arg(help="USD cap: no round starts whose worst case could cross it."))
+    max_input_tokens: int | None = arg(
+        None,
+        Arg(
+            help="Refuse an input (artifact, context) over this many tokens (default 1,000,000); "
+            "the dry run warns near it."
+        ),
+    )
+    author_model: str | None = arg(
+        None, Arg(help="The model that wrote the artifact: a judge on it is flagged (author_on_panel).")
+    )
+
+    def sampling(self) -> dict[str, Any]:
+        """The sampling options given (fields whose `Arg` says `sampling`), by their names, for every judge."""
+        model = type(self)
+        chosen = (n for n in model.model_fields if details(model, n).sampling)
+        return {n: getattr(self, n) for n in chosen if getattr(self, n) is not None}
+
+
+class ProtocolArgs(DeclaredArgs):
+    """The base of every protocol's `Args`."""
 
     # the protocol's keys of a judges file, as one pydantic model (None: it reads none): declared beside its
     # arguments since both are what a user gives it; the kernel keeps the keys raw (`moot.file_blocks`)
     settings: ClassVar[type[BaseModel] | None] = None
+    # the run options its function, command and tool take after its own
+    run: ClassVar[type[RunArgs]] = RunArgs
 
 
 class FlatArgs(ProtocolArgs):
@@ -130,14 +166,15 @@ class FlatArgs(ProtocolArgs):
 
 
 A = TypeVar("A", bound=ProtocolArgs)
+D = TypeVar("D", bound=DeclaredArgs)
 R = TypeVar("R")
 
-# how to run, not what to debate: every protocol function takes these after its own arguments, and an
-# `Args` field of one of these names (`redact_secrets`) stands among them, in this order
-RUN_OPTIONS = ("store", "on_event", "max_cost", "max_input_tokens", "author_model", "redact_secrets")
+# how to run, not what to debate: every protocol function takes the run options after its own arguments,
+# and an `Args` field named here (`redact_secrets`) stands among them
+RUN_OPTIONS = (*RunArgs.model_fields, "redact_secrets")
 
 
-def details(model: type[ProtocolArgs], name: str) -> Arg:
+def details(model: type[DeclaredArgs], name: str) -> Arg:
     """The `Arg` of one field (a plain one when the field has none)."""
     return next((m for m in model.model_fields[name].metadata if isinstance(m, Arg)), Arg())
 
@@ -146,7 +183,7 @@ def _default(info: FieldInfo) -> Any:
     return REQUIRED if info.is_required() else info.default
 
 
-def params_of(model: type[ProtocolArgs], *, after: Mapping[str, Param] | None = None) -> tuple[Param, ...]:
+def params_of(model: type[DeclaredArgs], *, after: Mapping[str, Param] | None = None) -> tuple[Param, ...]:
     """The command's and the tool's parameters, in the fields' order, which is the function's too (one
     order for every face); `after` puts a shared one (`FORMAT`) after the named field."""
     params: list[Param] = []
@@ -164,7 +201,7 @@ def _param(name: str, info: FieldInfo, a: Arg) -> Param:
     return Param(a.name or name, type_, _default(info) if a.default is SAME else a.default, **offer_of(a))
 
 
-def adapt_to(model: type[ProtocolArgs], values: Mapping[str, Any]) -> dict[str, Any]:
+def adapt_to(model: type[DeclaredArgs], values: Mapping[str, Any]) -> dict[str, Any]:
     """The adapters' values (by their names) in the API's names: each field they offer, converted where its
     `Arg` says; the others keep the API's defaults."""
     out: dict[str, Any] = {}
@@ -176,7 +213,7 @@ def adapt_to(model: type[ProtocolArgs], values: Mapping[str, Any]) -> dict[str, 
     return out
 
 
-def args_from(model: type[A], values: Mapping[str, Any]) -> A:
+def args_from(model: type[D], values: Mapping[str, Any]) -> D:
     """An `Args` from the API's names (a call, a batch item, the adapters' `adapt_to`); the fields not given
     take their defaults. Unknown names are refused as a Python call refuses them."""
     unknown = set(values) - set(model.model_fields)
@@ -186,10 +223,10 @@ def args_from(model: type[A], values: Mapping[str, Any]) -> A:
     if missing:
         raise TypeError(f"missing arguments: {missing}")
     defaults = {n: i.get_default(call_default_factory=True) for n, i in model.model_fields.items() if n not in values}
-    return cast(A, model.model_construct(**defaults, **values))  # the pydantic plugin types it as the base
+    return cast(D, model.model_construct(**defaults, **values))  # the pydantic plugin types it as the base
 
 
-def _raw_annotations(model: type[ProtocolArgs]) -> dict[str, Any]:
+def _raw_annotations(model: type[DeclaredArgs]) -> dict[str, Any]:
     """The fields' annotations as written (the text, under `from __future__ import annotations`), so that the
     function shows them as the protocol's module spells them."""
     raw: dict[str, Any] = {}
@@ -198,10 +235,9 @@ def _raw_annotations(model: type[ProtocolArgs]) -> dict[str, Any]:
     return raw
 
 
-def api_signature(model: type[ProtocolArgs], run_options: tuple[str, ...], result: Any) -> inspect.Signature:
-    """The public function's signature: the API fields in their order (by position where their `Arg` says,
-    else by keyword), the run options the protocol takes standing where its `redact_secrets` field does (at
-    the end without one). Annotations are shown as the protocol's module writes them."""
+def _api_parameters(model: type[DeclaredArgs]) -> list[inspect.Parameter]:
+    """The fields the API takes, in their order (by position where their `Arg` says, else by keyword),
+    annotated as the declaring module writes them."""
     raw = _raw_annotations(model)
     own: list[inspect.Parameter] = []
     for name, info in model.model_fields.items():
@@ -210,46 +246,47 @@ def api_signature(model: type[ProtocolArgs], run_options: tuple[str, ...], resul
             kind = inspect.Parameter.POSITIONAL_OR_KEYWORD if a.positional else inspect.Parameter.KEYWORD_ONLY
             default = inspect.Parameter.empty if info.is_required() else info.default
             own.append(inspect.Parameter(name, kind, default=default, annotation=raw.get(name, info.annotation)))
-    runs = [
-        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_RUN_TYPES[n])
-        for n in run_options
-        if n in _RUN_TYPES
-    ]
+    return own
+
+
+def api_signature(model: type[ProtocolArgs], result: Any, taken: Collection[str] | None = None) -> inspect.Signature:
+    """The public function's signature: the protocol's fields, then the run options it takes (`model.run`'s,
+    those named in `taken` where given) standing where its `redact_secrets` field does (at the end without
+    one)."""
+    own = _api_parameters(model)
+    runs = [p for p in _api_parameters(model.run) if taken is None or p.name in taken]
     cut = next((i for i, p in enumerate(own) if p.name in RUN_OPTIONS), len(own))
     return inspect.Signature([*own[:cut], *runs, *own[cut:]], return_annotation=result)
 
 
-@dataclass(frozen=True)
-class RunChoices:
-    """The run options a caller of a protocol function gave (`RUN_OPTIONS` but `redact_secrets`, which is
-    the protocol's `Args`' own when it takes it)."""
-
-    store: Store | None = None
-    on_event: Callable[..., None] | None = None
-    max_cost: float | None = None
-    max_input_tokens: int | None = None
-    author_model: str | None = None
-
-
-# as the protocol functions have always shown them
-_RUN_TYPES = {
-    "store": "Store | None",
-    "on_event": "Callable[..., None] | None",
-    "max_cost": "float | None",
-    "max_input_tokens": "int | None",
-    "author_model": "str | None",
-}
 Build = Callable[[A, bool], Coroutine[Any, Any, Prepared]]
+A_in = TypeVar("A_in", bound=ProtocolArgs, contravariant=True)
 
 
-def with_run_choices(prepared: Prepared, choices: RunChoices) -> tuple[Prepared, RunOptions]:
-    """A prepared debate with the run options the judges file sets and the API's caps checked (cost,
-    input): one place, so that the protocols cannot differ in how they apply a cap. `author_model` (else
-    the judges file's `author_model:`) is the model that wrote the artifact, for the panel check."""
-    with_author(prepared, choices.author_model)
-    check_input_cap(prepared, choices.max_input_tokens)
-    options = options_from_panel(prepared.panel, store=choices.store, on_event=choices.on_event)
-    apply_max_cost(options, prepared.seats, choices.max_cost, "max_cost")
+class Builds(Protocol[A_in]):
+    """What `prepare` builds a debate with: a protocol's spec, or the declaration of its function."""
+
+    @property
+    def build(self) -> Build[A_in]: ...
+
+
+async def prepare(
+    spec: Builds[A], args: A, run: RunArgs, *, planning: bool = False, door: str = "max_cost"
+) -> tuple[Prepared, RunOptions]:
+    """A debate prepared from a protocol's `Args` and the run options, the one way the function, the
+    command, the tool (dry run included), a batch and a bench prepare one: built (`planning=True` for a dry
+    run: no key needed, no cap checked, the plan warns instead), told the model that wrote the artifact
+    (`author_model`, else the judges file's), its run options from the judges file with the caller's store,
+    progress and sampling options, then the caps checked (input, cost; `door` names the cost cap's option
+    in a message), before anything is stored or sent."""
+    prepared = with_author(await spec.build(args, planning), run.author_model)
+    options = options_from_panel(prepared.panel, store=run.store, on_event=run.on_event)
+    options.sampling = run.sampling() or None
+    if options.sampling:  # beside the stored request: a resumed debate samples the same
+        options.extra[STORED_SAMPLING_KEY] = options.sampling
+    if not planning:
+        check_input_cap(prepared, run.max_input_tokens)
+        apply_max_cost(options, prepared.seats, run.max_cost, door)
     return prepared, options
 
 
@@ -262,6 +299,7 @@ class ApiDeclaration:
     model: type[ProtocolArgs]
     build: Callable[..., Coroutine[Any, Any, Prepared]]
     result: type[Any]
+    run: type[RunArgs] = RunArgs
 
 
 def declaration(function: Callable[..., Any]) -> ApiDeclaration:
@@ -279,31 +317,31 @@ def api_function(
     result: type[R],
     *,
     doc: str,
-    run_options: tuple[str, ...] = RUN_OPTIONS[:-1],
+    run_options: tuple[str, ...] | None = None,
 ) -> Callable[..., Coroutine[Any, Any, R]]:
     """The protocol's public async function, generated from its `Args`: its arguments bound as the
     signature says (a wrong name or a missing one is Python's TypeError), split into the `Args` and the run
-    options, prepared by `build` and run."""
-    signature = api_signature(model, run_options, result.__name__)
-    options = set(RUN_OPTIONS) - {n for n in model.model_fields if details(model, n).api}
+    options (all of its `run`'s, or those named in `run_options`), prepared by `build` and run."""
+    signature = api_signature(model, result.__name__, run_options)
+    declared = ApiDeclaration(name, model, build, result, model.run)
 
     async def function(*args: Any, **kwargs: Any) -> R:
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         given = dict(bound.arguments)
-        choices = RunChoices(**{k: given.pop(k) for k in list(given) if k in options})
+        run = args_from(model.run, {k: given.pop(k) for k in list(given) if k in model.run.model_fields})
         try:
-            prepared, run = with_run_choices(await build(args_from(model, given), False), choices)
+            prepared, options = await prepare(declared, args_from(model, given), run)
         except SecretFound as e:  # a caller in Python redacts with the argument, not the command line's flag
             raise e.worded("python") from None
-        done: R = await run_prepared(prepared, run)
+        done: R = await run_prepared(prepared, options)
         return done
 
     function.__signature__ = signature  # type: ignore[attr-defined]
     function.__annotations__ = _annotations(model, signature) | {"return": result}
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
-    function.__declared__ = ApiDeclaration(name, model, build, result)  # type: ignore[attr-defined]
+    function.__declared__ = declared  # type: ignore[attr-defined]
     function.__args_model__ = model  # type: ignore[attr-defined]
     return function
 
@@ -316,7 +354,7 @@ def api_builder(name: str, model: type[A], body: Callable[[A], T]) -> Callable[.
     function is: the function's own arguments, without the run options, made an `Args` and handed to `body`,
     which validates them before any call. The builder and the function cannot then take different
     parameters, and the protocol's `_build` hands `body` the `Args` it was given, with no hop between."""
-    full = api_signature(model, (), inspect.signature(body).return_annotation)
+    full = api_signature(model, inspect.signature(body).return_annotation, ())
     signature = full.replace(parameters=[p for p in full.parameters.values() if p.name not in RUN_OPTIONS])
 
     def builder(*args: Any, **kwargs: Any) -> T:
@@ -342,12 +380,5 @@ def generated_from(value: Any) -> type[ProtocolArgs] | None:
 
 def _annotations(model: type[ProtocolArgs], signature: inspect.Signature) -> dict[str, Any]:
     """The function's annotations as types (what `moot batch` checks an item's values against)."""
-    run_types: dict[str, Any] = {
-        "store": Store | None,
-        "on_event": Callable[..., None] | None,
-        "max_cost": float | None,
-        "max_input_tokens": int | None,
-        "author_model": str | None,
-    }
-    fields = {n: i.annotation for n, i in model.model_fields.items()}
-    return {p: fields[p] if p in fields else run_types[p] for p in signature.parameters}
+    fields = {n: i.annotation for m in (model.run, model) for n, i in m.model_fields.items()}
+    return {p: fields[p] for p in signature.parameters}

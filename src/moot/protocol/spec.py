@@ -28,14 +28,14 @@ from moot.protocol.args import (
     Build,
     FlatArgs,
     ProtocolArgs,
-    RunChoices,
+    RunArgs,
     adapt_to,
     api_signature,
     args_from,
     declaration,
     offer_of,
     params_of,
-    with_run_choices,
+    prepare,
 )
 from moot.protocol.args import REQUIRED as REQUIRED
 from moot.protocol.args import SAME as SAME
@@ -46,24 +46,12 @@ from moot.protocol.verdict import VerdictSpec
 from moot.render.html_common import DebateRecord, View
 from moot.render.terminal import TextReport
 from moot.schemas.config import JudgeSpec
-from moot.store.db import Store
 
 # Where a protocol's command lists `--format` among its own parameters (`params=(..., FORMAT, ...)`); without
 # it, `--format` comes after them. The CLI words it from the spec's `formats`; the MCP tools answer JSON.
 FORMAT = Param("fmt", str, "text", flags=("--format", "-f"), mcp=False)
 # every protocol's: a secret in what would be sent refuses the run unless it may be redacted (`moot.secrets`)
 REDACT_SECRETS = Param("redact_secrets", bool, False, **offer_of(REDACTING))
-
-
-# Every protocol's command and tool take it (after their own params, as `--max-cost`): the cap on the input's
-# tokens (`moot.protocol.prepared.DEFAULT_MAX_INPUT_TOKENS` unless given); the Python functions take it by name
-MAX_INPUT_TOKENS = Param(
-    "max_input_tokens",
-    int | None,
-    None,
-    flags=("--max-input-tokens",),
-    help="Refuse an input (artifact, context) over this many tokens (default 1,000,000); the dry run warns near it.",
-)
 
 
 class Terminal(Protocol):
@@ -259,34 +247,40 @@ class ProtocolSpec(Generic[ArgsT]):
     def mcp_description(self) -> str:
         return self.cli.mcp_description
 
-    async def prepare(
-        self,
-        *args: Any,
-        store: Store | None = None,
-        on_event: Callable[..., None] | None = None,
-        max_cost: float | None = None,
-        max_input_tokens: int | None = None,
-        author_model: str | None = None,
-        **kwargs: Any,
-    ) -> tuple[Prepared, RunOptions]:
-        """`build` from the function's arguments (given as a call gives them, `planning=True` for a dry
-        run), with the run options and the caps applied as the function applies them (`with_run_choices`)."""
-        choices = RunChoices(store, on_event, max_cost, max_input_tokens, author_model)
-        planning = bool(kwargs.pop("planning", False))
-        return with_run_choices(await self.build(self.bound(*args, **kwargs), planning), choices)
+    @property
+    def run(self) -> type[RunArgs]:
+        """The run options its function, command and tool take (its `Args`' `run`)."""
+        return self.args.run if self.args is not None else RunArgs
+
+    @property
+    def run_params(self) -> tuple[Param, ...]:
+        """The run options as the command and the tool offer them, in their order."""
+        return params_of(self.run)
+
+    def run_args(self, values: Mapping[str, Any], **given: Any) -> RunArgs:
+        """The run options from the command's or the tool's values (by their names; those it does not offer
+        keep their defaults), with what the adapter adds itself (`given`: the command's progress)."""
+        return args_from(self.run, {n: values[n] for n in self.run.model_fields if n in values} | given)
+
+    async def prepare(self, *args: Any, planning: bool = False, **kwargs: Any) -> tuple[Prepared, RunOptions]:
+        """`prepare` from the function's arguments, as a call gives them (the run options among them)."""
+        run = {k: kwargs.pop(k) for k in list(kwargs) if k in self.run.model_fields}
+        return await prepare(self, self.bound(*args, **kwargs), args_from(self.run, run), planning=planning)
 
     def bound(self, *args: Any, **kwargs: Any) -> ArgsT:
         """The protocol's `Args` from its function's arguments (given as a call gives them)."""
         if self.args is None:  # a flat spec: its builder is made for `FlatArgs` (`moot.protocol.flat`)
             return cast(ArgsT, FlatArgs.model_construct(given=args, **kwargs))
-        signature = api_signature(self.args, (), None)
+        signature = api_signature(self.args, None, ())
         return args_from(self.args, signature.bind(*args, **kwargs).arguments)
+
+    def made(self, arguments: Mapping[str, Any]) -> ArgsT:
+        """The protocol's `Args` from arguments in the API's names (the adapters' values after `adapt`)."""
+        return self.bound(**arguments) if self.args is None else args_from(self.args, arguments)
 
     async def plan(self, arguments: Mapping[str, Any], *, planning: bool) -> Prepared:
         """`build` from arguments in the API's names (the adapters' values after `adapt`)."""
-        if self.args is None:
-            return await self.build(self.bound(**arguments), planning)
-        return await self.build(args_from(self.args, arguments), planning)
+        return await self.build(self.made(arguments), planning)
 
 
 @dataclass(frozen=True, kw_only=True)

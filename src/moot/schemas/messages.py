@@ -28,6 +28,9 @@ class Prompt(BaseModel):
     # Where this prompt sits in a debate ("round": 2, "kind": "clarify", ...). Never sent to a model;
     # scripted judges use it to pick their reply, so that a resumed debate gets the same replies.
     meta: dict[str, Any] = Field(default_factory=dict)
+    # the debate's sampling options (`seed`, `temperature`, ...), over the judge's own: sent in the request
+    # in the vendor's form, never stored with the call
+    sampling: dict[str, Any] = Field(default_factory=dict)
 
     def followed_by(self, assistant_reply: str, user_text: str) -> Prompt:
         """The same conversation, continued: used to ask a judge to fix a reply it just gave."""
