@@ -25,6 +25,7 @@ PINNED = {
     # replies
     *("Flag", "LongText", "ReplyError", "ReplyModel", "Required", "Score", "Text", "as_bool", "as_text", "items"),
     *("one_of", "read_reply", "reply_example", "reply_field", "reply_parser", "reply_schema", "specialize", "word"),
+    *("CONFIDENCE", "Meaning", "Words"),
     # judges and the debate ready to run
     *("JudgeLike", "JudgeSpec", "PanelFile", "Prepared", "Seat", "UsageError", "blocking", "check_rounds"),
     *("load_panel", "make_seats", "resumed_judges", "scenarios", "tokens_of"),

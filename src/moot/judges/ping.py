@@ -24,6 +24,7 @@ from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.reply_bounds import GRAMMAR_MAX_LENGTH
 from moot.schemas.reply_schemas import array, choice, long_text, obj, score, text
+from moot.schemas.words import CONFIDENCE
 
 PING_TIMEOUT_S = 30.0
 PING_PROMPT = Prompt(
@@ -68,7 +69,7 @@ PROBE_SCHEMA = obj(
     {
         "position": long_text("a paragraph"),
         "claims": array(obj({"claim": text(), "evidence": text(), "score": score()}), min_items=1),
-        "confidence": choice(["HIGH", "MEDIUM", "LOW"]),
+        "confidence": choice(CONFIDENCE.words),
     }
 )
 

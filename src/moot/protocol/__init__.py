@@ -2,7 +2,9 @@
 and the few functions only it can write; moot derives the rest from them:
 
 - its judges' replies: `ReplyModel`s (`reply_field`, `Text`, `Score`, ...), from which come the JSON schema
-  sent (`reply_schema`), the prompt's example (`reply_example`) and the parser (`read_reply`);
+  sent (`reply_schema`), the prompt's example (`reply_example`) and the parser (`read_reply`); a set of
+  words a reply gives, declared once with their synonyms and meanings (`Words`, `Meaning`; the confidence
+  words are `CONFIDENCE`);
 - its arguments: one `ProtocolArgs` model (each field an `arg` with its `Arg`), from which come its Python
   function and sync twin (`api_function`), a builder that validates the same arguments (`api_builder`), its
   command and its MCP tool; its keys of a judges file are the model's `settings`, and the run options it
@@ -67,8 +69,10 @@ from moot.schemas.envelope import (
 )
 from moot.schemas.messages import Message, Prompt
 from moot.schemas.spend import Spend
+from moot.schemas.words import CONFIDENCE, Meaning, Words
 
 __all__ = [
+    "CONFIDENCE",
     "NO_ANSWER",
     "TIE",
     "Answer",
@@ -84,6 +88,7 @@ __all__ = [
     "JudgeLike",
     "JudgeSpec",
     "LongText",
+    "Meaning",
     "Message",
     "Outcome",
     "PanelFile",
@@ -116,6 +121,7 @@ __all__ = [
     "VerdictSpec",
     "VerdictTone",
     "ViewSpec",
+    "Words",
     "api_builder",
     "api_function",
     "arg",

@@ -14,6 +14,7 @@ from typing import TypedDict
 from moot.judges.base import Seat
 from moot.schemas.effect import NO_ANSWER, TIE, DebateEffect, JudgeEffect
 from moot.schemas.envelope import JudgeStatus
+from moot.schemas.words import CONFIDENCE
 
 
 class SeatFate(TypedDict):
@@ -74,4 +75,4 @@ def assemble(
 def stated_level(said: str | None) -> str | None:
     """HIGH, MEDIUM or LOW as a judge stated its confidence (any case, words around it aside); None otherwise."""
     words = (said or "").upper().replace('"', " ").replace(".", " ").split()
-    return next((w for w in words if w in ("HIGH", "MEDIUM", "LOW")), None)
+    return next((w for w in words if w in CONFIDENCE.words), None)

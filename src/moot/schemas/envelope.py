@@ -30,10 +30,11 @@ from pydantic import (
 from moot.schemas.effect import DebateEffect
 from moot.schemas.panel import PanelReport
 from moot.schemas.spend import Spend
+from moot.schemas.words import Confidence
 
 RunStatus = Literal["finished", "stopped", "aborted"]
 VerdictKind = Literal["consensus", "majority", "contested", "forced", "tradeoff"]
-VerdictConfidence = Literal["HIGH", "MEDIUM", "LOW", "REQUIRES_INPUT"]
+VerdictConfidence = Literal[Confidence, "REQUIRES_INPUT"]  # the confidence words (`moot.schemas.words`), or a person's
 JudgeStatus = Literal["ok", "dropped", "unparsed"]
 
 __all__ = [

@@ -31,8 +31,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from moot.schemas.reply_bounds import Schema
+from moot.schemas.words import CONFIDENCE as CONFIDENCE_WORDS
 
-CONFIDENCE = ("HIGH", "MEDIUM", "LOW")
+CONFIDENCE = CONFIDENCE_WORDS.words  # the confidence words, declared once (`moot.schemas.words`)
 
 
 # ------------------------------------------------------------------ building blocks

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from moot.protocols.challenge.replies import REBUTTAL_WORDS, VERDICT_WORDS
 from moot.protocols.challenge.schemas import OUTCOME_WORDS, VERDICT
 from moot.render import html_common as h
 from moot.render.html_chart import Chart, build_chart
@@ -16,7 +17,11 @@ from moot.render.html_page import make_view
 from moot.schemas.envelope import headline
 
 STANCE_LEVELS = ["objects", "partly agrees", "agrees"]  # y axis of the challenge chart, low to high
-_LEVEL = {"agree": 3, "accept": 3, "partial": 2, "disagree": 1, "maintain": 1, "escalate": 1}
+
+
+def _level(word: str) -> int | None:
+    """A challenger's stance on the chart, from its verdict or its rebuttal word (their declared meanings)."""
+    return VERDICT_WORDS.level(word.lower()) if word.lower() in VERDICT_WORDS.words else REBUTTAL_WORDS.level(word)
 
 
 def _why_changed(v: dict[str, Any]) -> str:
@@ -107,9 +112,9 @@ def _chart(r: Mapping[str, Any]) -> Chart | None:
             continue
         rounds = max(rounds, n)
         for reply in h.records(rec.get("replies")):
-            word = str(reply.get("treated_as") or reply.get("verdict") or "").lower()
-            if reply.get("status", "ok") == "ok" and word in _LEVEL:
-                per_seat.setdefault(str(reply.get("seat")), {})[n] = float(_LEVEL[word])
+            level = _level(str(reply.get("treated_as") or reply.get("verdict") or "").upper())
+            if reply.get("status", "ok") == "ok" and level is not None:
+                per_seat.setdefault(str(reply.get("seat")), {})[n] = float(level)
     for per in per_seat.values():  # a challenger not asked again keeps where it stood
         last = None
         for n in range(1, rounds + 1):

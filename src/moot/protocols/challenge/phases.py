@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from moot.protocol import Answer, Outcome, Seat, Step
-from moot.protocols.challenge.replies import RebuttalResponse
+from moot.protocols.challenge.replies import REBUTTAL_WORDS, VERDICT_WORDS, RebuttalResponse
 from moot.protocols.challenge.rules import Reading, check_challenges, is_changed, next_step, read_challenge, unresolved
 from moot.protocols.challenge.schemas import (
     Challenge,
@@ -32,8 +32,6 @@ _CLOSING = {
     "continue": "no consensus yet",
     "tradeoff": "no consensus",
 }
-_STATUS = {"agree": "agreed", "partial": "partial", "disagree": "disagreed"}
-_REBUTTED = {"ACCEPT": "accepted", "MAINTAIN": "maintained", "ESCALATE": "escalated"}
 
 
 def failure(st: ChallengeState, seat: Seat, answer: Answer[Any], round_no: int, what: str) -> str:
@@ -139,7 +137,7 @@ def absorb_challenges(st: ChallengeState, step: Step, answers: Sequence[Answer[A
     if outcome.abort is not None:
         return outcome
     for seat_id, c in answered.items():
-        st.status[seat_id] = _STATUS[c.verdict]
+        st.status[seat_id] = VERDICT_WORDS.status(c.verdict)
     check = check_challenges(_read(st, record, answered))
     record.reasons = list(check.reasons)
     record.position_version = 1
@@ -228,7 +226,9 @@ def _collect_rebuttals(
             record.replies.append(_failed_reply(seat, round_no, "rebuttal", answer))
             continue
         r = out[seat.id] = answer.value
-        st.status[seat.id] = _REBUTTED[r.response] + (f" in round {round_no}" if r.response == "ACCEPT" else "")
+        st.status[seat.id] = REBUTTAL_WORDS.status(r.response) + (
+            f" in round {round_no}" if r.response == "ACCEPT" else ""
+        )
         record.replies.append(
             ChallengerReply(
                 seat=seat.id,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BeforeValidator, ValidationInfo, field_validator, model_validator
 
@@ -36,45 +36,41 @@ from moot.protocol import (
     specialize,
 )
 from moot.schemas.reply_bounds import Schema
+from moot.schemas.words import CONFIDENCE, Confidence, Meaning, Words
 
-T = TypeVar("T", bound=str)
+W = TypeVar("W", bound=str)
 _OBJECTION_ID = re.compile(r"^\s*\[?(O\d+)\]?\b", re.IGNORECASE)
 
 
-def _words(literal: Any, aliases: dict[str, T]) -> dict[str, T]:
-    """A reply word -> the schema's word: each of the `Literal`'s own words, and the other words judges write
-    for them."""
-    return {**{word: word for word in get_args(literal)}, **aliases}
-
-
-# each word a reply gives (the schema's enum), and what the parser reads as each
-PositionConfidence = Literal["HIGH", "MEDIUM", "LOW"]
-CONFIDENCE_WORDS: dict[str, PositionConfidence] = _words(PositionConfidence, {"MED": "MEDIUM"})
+# each word a reply gives (the schema's enum), what the parser reads as each, and what it means
+PositionConfidence = Confidence
 ChallengeVerdict = Literal["agree", "partial", "disagree"]
-VERDICT_WORDS: dict[str, ChallengeVerdict] = _words(
+VERDICT_WORDS: Words[ChallengeVerdict] = Words.of(
     ChallengeVerdict,
     {"agreed": "agree", "partially agree": "partial", "partial agree": "partial", "disagreed": "disagree"},
+    {"agree": Meaning("agreed", 3), "partial": Meaning("partial", 2), "disagree": Meaning("disagreed", 1)},
+    upper=False,
 )
 Strength = Literal["minor", "strong"]
-STRENGTH_WORDS: dict[str, Strength] = _words(Strength, {"weak": "minor", "major": "strong"})
+STRENGTH_WORDS: Words[Strength] = Words.of(Strength, {"weak": "minor", "major": "strong"}, upper=False)
 ObjectionDecision = Literal["ACCEPT", "PARTIAL", "REJECT"]
-DECISION_WORDS: dict[str, ObjectionDecision] = _words(
+DECISION_WORDS: Words[ObjectionDecision] = Words.of(
     ObjectionDecision, {"ACCEPTED": "ACCEPT", "PARTIALLY ACCEPT": "PARTIAL", "REJECTED": "REJECT"}
 )
 RebuttalResponse = Literal["ACCEPT", "MAINTAIN", "ESCALATE"]
-REBUTTAL_WORDS: dict[str, RebuttalResponse] = _words(
-    RebuttalResponse, {"ACCEPTED": "ACCEPT", "MAINTAINED": "MAINTAIN", "ESCALATED": "ESCALATE"}
+REBUTTAL_WORDS: Words[RebuttalResponse] = Words.of(
+    RebuttalResponse,
+    {"ACCEPTED": "ACCEPT", "MAINTAINED": "MAINTAIN", "ESCALATED": "ESCALATE"},
+    {"ACCEPT": Meaning("accepted", 3), "MAINTAIN": Meaning("maintained", 1), "ESCALATE": Meaning("escalated", 1)},
 )
 
 
-def match_word(value: Any, table: dict[str, Any], what: str, *, upper: bool) -> Any:
-    """The schema's word for `value`, or a ReplyError naming `what` and the words allowed."""
-    key = " ".join(as_text(value).replace("_", " ").split())
-    key = key.upper() if upper else key.lower()
-    if key in table:
-        return table[key]
-    choices = " | ".join(dict.fromkeys(table.values()))
-    raise ReplyError(f"{what} must be one of {choices} (got {preview(value)})")
+def match_word(value: Any, words: Words[W], what: str) -> W:
+    """The set's word for `value`, or a ReplyError naming `what` and the words allowed."""
+    found = words.read(as_text(value))
+    if found is None:
+        raise ReplyError(f"{what} must be one of {' | '.join(words.words)} (got {preview(value)})")
+    return found
 
 
 def entries(value: Any) -> list[str]:
@@ -127,7 +123,7 @@ class OpeningReply(ChallengeReply):
     @field_validator("confidence", mode="before")
     @classmethod
     def _confidence(cls, value: Any) -> Any:
-        return match_word(value, CONFIDENCE_WORDS, "confidence", upper=True)
+        return match_word(value, CONFIDENCE, "confidence")
 
 
 class VerdictReply(ChallengeReply):
@@ -150,13 +146,13 @@ class VerdictReply(ChallengeReply):
     @field_validator("verdict", mode="before")
     @classmethod
     def _verdict(cls, value: Any) -> Any:
-        return match_word(value, VERDICT_WORDS, "verdict", upper=False)
+        return match_word(value, VERDICT_WORDS, "verdict")
 
     @field_validator("objection_strength", mode="plain")
     @classmethod
     def _strength(cls, value: Any) -> Any:
         """The strength's word; one left out (None, "") is kept as written for `_weighed` to judge."""
-        return value if value in (None, "") else match_word(value, STRENGTH_WORDS, "objection_strength", upper=False)
+        return value if value in (None, "") else match_word(value, STRENGTH_WORDS, "objection_strength")
 
     @model_validator(mode="after")
     def _weighed(self) -> VerdictReply:
@@ -167,7 +163,7 @@ class VerdictReply(ChallengeReply):
             if self.verdict == "agree" and not self.objections:
                 self.objection_strength = "minor"
             else:  # refused as any word not allowed is, naming the words
-                self.objection_strength = match_word(given, STRENGTH_WORDS, "objection_strength", upper=False)
+                self.objection_strength = match_word(given, STRENGTH_WORDS, "objection_strength")
         if self.verdict != "agree" and not self.objections:
             raise ReplyError(f"a '{self.verdict}' verdict needs at least one entry in 'objections'")
         return self
@@ -204,7 +200,7 @@ class ConfrontationReply(ChallengeReply):
             oid = _response_id(item, index, ids)
             if oid not in ids:
                 continue  # an answer to something that was not asked is ignored, not an error
-            decision = match_word(item.get("decision"), DECISION_WORDS, f"the decision on {oid}", upper=True)
+            decision = match_word(item.get("decision"), DECISION_WORDS, f"the decision on {oid}")
             answers[oid] = {
                 "objection": oid,
                 "decision": decision,
@@ -220,7 +216,7 @@ class ConfrontationReply(ChallengeReply):
     @field_validator("confidence", mode="before")
     @classmethod
     def _confidence(cls, value: Any) -> Any:
-        return None if value in (None, "") else match_word(value, CONFIDENCE_WORDS, "confidence", upper=True)
+        return None if value in (None, "") else match_word(value, CONFIDENCE, "confidence")
 
 
 def _response_id(item: dict[str, Any], index: int, ids: Sequence[str]) -> str:
@@ -251,7 +247,7 @@ class RebuttalReply(ChallengeReply):
     @field_validator("response", mode="before")
     @classmethod
     def _response(cls, value: Any) -> Any:
-        return match_word(value, REBUTTAL_WORDS, "response", upper=True)
+        return match_word(value, REBUTTAL_WORDS, "response")
 
 
 class AssumptionsReply(ChallengeReply):

@@ -19,6 +19,7 @@ from typing import Literal
 
 from moot.protocols.challenge.replies import PositionConfidence, RebuttalResponse
 from moot.protocols.challenge.schemas import Challenge
+from moot.schemas.words import CONFIDENCE
 
 MIN_SUBSTANTIVE_WORDS = 15
 _WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
@@ -98,9 +99,6 @@ def next_step(
     return "continue" if round_no < max_rounds else "tradeoff"
 
 
-_ORDER: dict[str, int] = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
-
-
 def final_confidence(
     proponent: PositionConfidence, *, outcome: Literal["CONSENSUS", "TRADEOFF"], all_agreed_at_once: bool
 ) -> PositionConfidence:
@@ -108,7 +106,7 @@ def final_confidence(
     after a consensus reached by argument; at most MEDIUM for a contested (tradeoff) position."""
     if outcome == "CONSENSUS":
         return "HIGH" if all_agreed_at_once else proponent
-    return proponent if _ORDER[proponent] <= _ORDER["MEDIUM"] else "MEDIUM"
+    return proponent if CONFIDENCE.rank(proponent) <= CONFIDENCE.rank("MEDIUM") else "MEDIUM"
 
 
 def is_changed(previous: str, current: str, decisions: Sequence[str]) -> bool:

@@ -31,6 +31,7 @@ from moot.protocols.evaluate.replies import (
     moderator_reply_schema,
 )
 from moot.protocols.evaluate.schemas import (
+    PRIORITY,
     AttentionItem,
     ConvergentFinding,
     CriticalFinding,
@@ -261,7 +262,7 @@ def _convergent(item: dict[str, Any]) -> ConvergentFinding:
     entry = ConvergentEntry.model_validate(item)
     return ConvergentFinding(
         finding=entry.finding,
-        priority=_priority(entry.priority, ("CRITICAL", "HIGH", "MEDIUM", "LOW"), "MEDIUM"),
+        priority=_priority(entry.priority, PRIORITY.words, "MEDIUM"),
         action_required=bool(entry.action_required),
         source_judges=["all"],
     )

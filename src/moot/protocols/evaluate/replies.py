@@ -31,11 +31,13 @@ from moot.protocol import (
     specialize,
     word,
 )
+from moot.protocols.evaluate.schemas import PRIORITY
 from moot.schemas.reply_bounds import Schema
+from moot.schemas.words import CONFIDENCE
 
 # words the schema and the template ask for, which the parser still takes in any case (`word`)
-Confidence = Annotated[Text, word("HIGH", "MEDIUM", "LOW")]
-Severity = Annotated[Text, word("CRITICAL", "HIGH", "MEDIUM", "LOW")]
+Confidence = Annotated[Text, word(*CONFIDENCE.words)]
+Severity = Annotated[Text, word(*PRIORITY.words)]
 Priority = Annotated[Text, word("MUST", "SHOULD", "COULD")]
 FINDING_RESPONSES = ("accept", "reject")
 EARLIER_ANSWERS = ("resolved", "unresolved")

@@ -22,11 +22,15 @@ from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
 from moot.protocols.evaluate.task_rubric import Rubric
 from moot.schemas.config import Artifact
+from moot.schemas.words import Confidence, Words
 
 ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
 ConsensusMethod = Literal["unanimous", "majority", "forced"]
 VerdictType = Literal["consensus", "majority", "no_consensus"]
-ScoreConfidence = Literal["HIGH", "MEDIUM", "LOW"]
+ScoreConfidence = Confidence  # the confidence words, declared once (`moot.schemas.words`)
+# how pressing a finding is, declared once: a reply's severity, a convergent finding's priority
+Priority = Literal["CRITICAL", "HIGH", "MEDIUM", "LOW"]
+PRIORITY: Words[Priority] = Words.of(Priority)
 CriticalResponse = Literal["accept", "reject", "withdraw"]
 
 
@@ -170,7 +174,7 @@ class Summary(BaseModel):
 
 class ConvergentFinding(BaseModel):
     finding: str
-    priority: Literal["CRITICAL", "HIGH", "MEDIUM", "LOW"] = "MEDIUM"
+    priority: Priority = "MEDIUM"
     action_required: bool = False
     source_judges: list[str] = Field(default_factory=list)
 
