@@ -62,7 +62,11 @@ def test_the_added_word_reaches_the_schema_the_prompt_the_parser_and_the_renderi
     api = _copy(copies, "challenge_copy", meaning=True)
     position = "Shard orders by customer id, with a reporting replica"
     llm_server.script("prop", opening(), confront({"O1": "ACCEPT"}, position))
-    llm_server.script("ch-a", verdict("abstain", "minor", ["hot customers skew the shards"]), rebuttal("ACCEPT", "the replica answers it"))
+    llm_server.script(
+        "ch-a",
+        verdict("abstain", "minor", ["hot customers skew the shards"]),
+        rebuttal("ACCEPT", "the replica answers it"),
+    )
     llm_server.script("ch-b", verdict("agree", "minor"))
     judges = copies / "judges.yaml"
     seat = {"api_base": llm_server.base_url}
