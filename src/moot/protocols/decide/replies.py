@@ -149,6 +149,45 @@ class RecommendationReply(ReplyModel):
         """A mapping or a list of `{option, ...}` entries, keyed by the option ids they name."""
         return assessments_of(value, (info.context or {}).get("options", ()))
 
+    def position(self, rules: ReplyRules) -> StanceReply:
+        """The judge's position in this round, made from the validated reply (the record the debate keeps),
+        or a ReplyError, phrased for the judge, when it breaks one of the round's rules."""
+        ids = [o.id for o in rules.options]
+        option = self.recommendation
+        if option is None:
+            raise ReplyError(
+                f"the reply has no `recommendation` (it must be exactly one of the option ids: {', '.join(ids)})"
+            )
+        challenges = [CounterArgument(judge=c.judge, argument=c.counter_argument) for c in self.challenges]
+        if rules.round_no > 1 and rules.require_challenge and rules.others and not challenges:
+            raise ReplyError(
+                "the reply challenges nobody: `challenges` must hold at least one specific counter-argument, "
+                "each naming the judge it answers (" + ", ".join(rules.others) + ")"
+            )
+        changed_from = rules.previous if rules.previous is not None and rules.previous != option else None
+        if changed_from is not None and rules.require_change_reason and not self.change_reason:
+            raise ReplyError(
+                f"you changed your recommendation from {changed_from} to {option} without `change_reason`: "
+                "say exactly what convinced you, or keep your recommendation"
+            )
+        return StanceReply(
+            judge=rules.judge,
+            round=rules.round_no,
+            recommendation=option,
+            confidence=self.confidence,
+            rationale=self.rationale,
+            perspective=self.perspective or _first_sentence(self.rationale),
+            assessments=self.assessment.model_dump(exclude_unset=True),
+            challenges=challenges if rules.round_no > 1 else [],
+            changed_from=changed_from,
+            change_reason=self.change_reason if changed_from is not None else "",
+            risks=[
+                NamedRisk(option=r.option, risk=r.risk, quote=r.quote, **ground(r.quote, rules.shown).fields())
+                for r in self.risks
+                if r.risk
+            ],
+        )
+
 
 @functools.lru_cache(maxsize=64)
 def reply_model(option_ids: tuple[str, ...], round_no: int, others: tuple[str, ...]) -> type[RecommendationReply]:
@@ -303,40 +342,7 @@ def parse_stance_reply(text: str, rules: ReplyRules) -> StanceReply:
     model = reply_model(tuple(ids), rules.round_no, tuple(rules.others))
     data = extract_mapping(text, required_any=field_keys(model, "recommendation"))
     reply = validate_reply(model, data, context={"options": rules.options, "others": rules.others})
-    option = reply.recommendation
-    if option is None:
-        raise ReplyError(
-            f"the reply has no `recommendation` (it must be exactly one of the option ids: {', '.join(ids)})"
-        )
-    challenges = [CounterArgument(judge=c.judge, argument=c.counter_argument) for c in reply.challenges]
-    if rules.round_no > 1 and rules.require_challenge and rules.others and not challenges:
-        raise ReplyError(
-            "the reply challenges nobody: `challenges` must hold at least one specific counter-argument, "
-            "each naming the judge it answers (" + ", ".join(rules.others) + ")"
-        )
-    changed_from = rules.previous if rules.previous is not None and rules.previous != option else None
-    if changed_from is not None and rules.require_change_reason and not reply.change_reason:
-        raise ReplyError(
-            f"you changed your recommendation from {changed_from} to {option} without `change_reason`: "
-            "say exactly what convinced you, or keep your recommendation"
-        )
-    return StanceReply(
-        judge=rules.judge,
-        round=rules.round_no,
-        recommendation=option,
-        confidence=reply.confidence,
-        rationale=reply.rationale,
-        perspective=reply.perspective or _first_sentence(reply.rationale),
-        assessments=reply.assessment.model_dump(exclude_unset=True),
-        challenges=challenges if rules.round_no > 1 else [],
-        changed_from=changed_from,
-        change_reason=reply.change_reason if changed_from is not None else "",
-        risks=[
-            NamedRisk(option=r.option, risk=r.risk, quote=r.quote, **ground(r.quote, rules.shown).fields())
-            for r in reply.risks
-            if r.risk
-        ],
-    )
+    return reply.position(rules)
 
 
 def _first_sentence(text: str) -> str:
