@@ -9,6 +9,7 @@ from typing import Any, Literal, get_args
 
 import pytest
 
+from moot.protocol import ReplyError
 from moot.protocol.effect import stated_level
 from moot.protocols.challenge import html as challenge_html
 from moot.protocols.challenge.replies import REBUTTAL_WORDS, VERDICT_WORDS, challenge_reply_schema, match_word
@@ -69,3 +70,38 @@ def test_challenges_words_give_its_statuses_and_its_chart_levels() -> None:
             assert meaning.status and meaning.level is not None
             assert challenge_html._level(word.upper()) == meaning.level
     assert challenge_html._level("ABSTAIN") is None
+
+
+def test_evaluates_answers_to_a_finding_are_one_set_for_schema_parser_and_synthesis() -> None:
+    """The words a judge answers a CRITICAL finding with: the schema's enum (withdraw for its own finding
+    only), what the parser reads (synonyms included), and the moderator's words for each answer."""
+    from moot.protocols.evaluate import parsing
+    from moot.protocols.evaluate.replies import finding_answers
+    from moot.protocols.evaluate.schemas import RESPONSES
+
+    own = finding_answers([("C1", True), ("C2", False)]).model_json_schema()["properties"]
+    assert _enums_of(own["C1"]) == list(RESPONSES.words) == ["accept", "reject", "withdraw"]
+    assert _enums_of(own["C2"]) == ["accept", "reject"]
+    read = parsing._responses({"critical_responses": {"c1": "Agreed", "C2": "dispute"}})
+    assert read == {"C1": "accept", "C2": "reject"}
+    with pytest.raises(ReplyError, match="is not one of accept, reject, withdraw"):
+        parsing._responses({"critical_responses": {"C2": "maybe"}})
+    assert [RESPONSES.status(w) for w in RESPONSES.words] == ["accepts it", "rejects it", "withdraws it"]
+
+
+def _enums_of(node: Any) -> list[str]:
+    found = [e for enum in _all_enums(node) for e in enum]
+    return list(dict.fromkeys(found))
+
+
+def _all_enums(node: Any) -> list[list[str]]:
+    out: list[list[str]] = []
+    if isinstance(node, dict):
+        if isinstance(node.get("enum"), list):
+            out.append(node["enum"])
+        for value in node.values():
+            out += _all_enums(value)
+    elif isinstance(node, list):
+        for value in node:
+            out += _all_enums(value)
+    return out

@@ -32,6 +32,7 @@ from moot.protocols.evaluate.replies import (
 )
 from moot.protocols.evaluate.schemas import (
     PRIORITY,
+    RESPONSES,
     AttentionItem,
     ConvergentFinding,
     CriticalFinding,
@@ -44,7 +45,6 @@ from moot.protocols.evaluate.schemas import (
 )
 from moot.protocols.evaluate.state import DebateState
 
-_ANSWER = {"accept": "accepts it", "reject": "rejects it"}
 _PERSON_WEIGHS = "a person should weigh the evidence on both sides; the majority is not correct by vote count alone"
 
 
@@ -113,7 +113,7 @@ def _positions(state: DebateState, f: CriticalFinding) -> dict[str, str]:
     for seat in state.active:
         if seat.id != f.raised_by:
             answer = state.responses.get(seat.id, {}).get(f.id)
-            positions[seat.id] = _ANSWER.get(answer or "", "did not answer")
+            positions[seat.id] = RESPONSES.status(answer or "") or "did not answer"
     return positions
 
 

@@ -33,6 +33,7 @@ from moot.protocols.evaluate.replies import (
 )
 from moot.protocols.evaluate.rules import weighted_overall
 from moot.protocols.evaluate.schemas import (
+    RESPONSES,
     CriticalFinding,
     CriticalResponse,
     Earlier,
@@ -41,19 +42,6 @@ from moot.protocols.evaluate.schemas import (
     RaisedFinding,
     ScoredPosition,
 )
-
-_RESPONSE_WORDS: dict[str, CriticalResponse] = {
-    "accept": "accept",
-    "accepted": "accept",
-    "agree": "accept",
-    "agreed": "accept",
-    "reject": "reject",
-    "rejected": "reject",
-    "disagree": "reject",
-    "dispute": "reject",
-    "withdraw": "withdraw",
-    "withdrawn": "withdraw",
-}
 
 
 def reading_keys(field: str) -> tuple[str, ...]:
@@ -152,7 +140,7 @@ def _confirmations(data: dict[str, Any], shown: Sequence[Source]) -> dict[str, s
     out: dict[str, str] = {}
     if isinstance(raw, dict):
         for fid, answer in raw.items():
-            if isinstance(answer, dict) and str(answer.get("response", "")).strip().lower() in ("accept", "accepted"):
+            if isinstance(answer, dict) and RESPONSES.read(str(answer.get("response", ""))) == "accept":
                 quote = as_text(answer.get("quote"))
                 if ground(quote, shown).grounded:
                     out[str(fid).strip().upper()] = quote
@@ -186,11 +174,10 @@ def _responses(data: dict[str, Any]) -> dict[str, CriticalResponse]:
                 pairs.append((item.get("id") or item.get("finding_id"), item.get("response")))
     out: dict[str, CriticalResponse] = {}
     for fid, resp in pairs:
-        word = _RESPONSE_WORDS.get(str(resp).strip().lower())
+        word = RESPONSES.read(str(resp))
         if fid is None or word is None:
-            raise ReplyError(
-                f"critical_responses: {preview(resp)} for {preview(fid)} is not one of accept, reject, withdraw"
-            )
+            allowed = ", ".join(RESPONSES.words)
+            raise ReplyError(f"critical_responses: {preview(resp)} for {preview(fid)} is not one of {allowed}")
         out[str(fid).strip().upper()] = word
     return out
 

@@ -31,7 +31,7 @@ from moot.protocol import (
     specialize,
     word,
 )
-from moot.protocols.evaluate.schemas import PRIORITY
+from moot.protocols.evaluate.schemas import PRIORITY, RESPONSES
 from moot.schemas.reply_bounds import Schema
 from moot.schemas.words import CONFIDENCE
 
@@ -39,7 +39,7 @@ from moot.schemas.words import CONFIDENCE
 Confidence = Annotated[Text, word(*CONFIDENCE.words)]
 Severity = Annotated[Text, word(*PRIORITY.words)]
 Priority = Annotated[Text, word("MUST", "SHOULD", "COULD")]
-FINDING_RESPONSES = ("accept", "reject")
+FINDING_RESPONSES = tuple(w for w in RESPONSES.words if w != "withdraw")  # a finding another judge raised
 EARLIER_ANSWERS = ("resolved", "unresolved")
 
 # where a finding or claim points in the artifact: one short text ("src/app.py:12"), read into `file` and `line`
@@ -297,7 +297,7 @@ def criterion_scores(keys: Sequence[str], *, comment: str = "") -> type[Criterio
 def finding_answers(open_findings: Sequence[tuple[str, bool]]) -> type[FindingAnswers]:
     """(finding id, raised by this judge) -> accept | reject (| withdraw for the judge's own)."""
     fields = {
-        fid: (one_of([*FINDING_RESPONSES, "withdraw"] if own else FINDING_RESPONSES), reply_field(default=None))
+        fid: (one_of(RESPONSES.words if own else FINDING_RESPONSES), reply_field(default=None))
         for fid, own in open_findings
     }
     return specialize(FindingAnswers, "FindingAnswers", **fields)

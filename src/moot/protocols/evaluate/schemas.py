@@ -22,7 +22,7 @@ from moot.protocols.evaluate.criteria import Criterion
 from moot.protocols.evaluate.settings import ConsensusSettings, VerdictThresholds
 from moot.protocols.evaluate.task_rubric import Rubric
 from moot.schemas.config import Artifact
-from moot.schemas.words import Confidence, Words
+from moot.schemas.words import Confidence, Meaning, Words
 
 ScoreVerdict = Literal["PASS", "FAIL", "CONDITIONAL"]
 ConsensusMethod = Literal["unanimous", "majority", "forced"]
@@ -32,6 +32,17 @@ ScoreConfidence = Confidence  # the confidence words, declared once (`moot.schem
 Priority = Literal["CRITICAL", "HIGH", "MEDIUM", "LOW"]
 PRIORITY: Words[Priority] = Words.of(Priority)
 CriticalResponse = Literal["accept", "reject", "withdraw"]
+# a judge's answer to a CRITICAL finding, declared once: its words (withdraw: the raiser's own only), what
+# else judges write for each, and what each says of the judge's position on the finding
+RESPONSES: Words[CriticalResponse] = Words.of(
+    CriticalResponse,
+    {
+        **{"accepted": "accept", "agree": "accept", "agreed": "accept", "withdrawn": "withdraw"},
+        **{"rejected": "reject", "disagree": "reject", "dispute": "reject"},
+    },
+    {"accept": Meaning("accepts it"), "reject": Meaning("rejects it"), "withdraw": Meaning("withdraws it")},
+    upper=False,
+)
 
 
 class Located(BaseModel):
