@@ -105,3 +105,13 @@ def _all_enums(node: Any) -> list[list[str]]:
         for value in node:
             out += _all_enums(value)
     return out
+
+
+def test_evaluates_parser_refuses_a_field_name_its_replies_do_not_declare() -> None:
+    """The parser reads a reply's fields by the names the declared replies give them: a misspelt name is an
+    error where it is read, not a field silently read as empty."""
+    from moot.protocols.evaluate.parsing import reading_keys
+
+    assert reading_keys("change_reason") == ("change_reason",)
+    with pytest.raises(KeyError, match="change_reasn"):
+        reading_keys("change_reasn")

@@ -47,8 +47,12 @@ from moot.protocols.evaluate.schemas import (
 def reading_keys(field: str) -> tuple[str, ...]:
     """The keys the parser reads for `field` (a field's name, or a role: OVERALL, STATEMENT), in any round:
     judges mix the rounds' templates, so a reply is read by every round's keys, the last round's first,
-    each field's name before its legacy aliases (the first key holding a value wins)."""
-    return _reading_keys(field, (PHASES["final"], PHASES["rebuttal"], PHASES["round_1"]))
+    each field's name before its legacy aliases (the first key holding a value wins). A name no declared
+    reply field has (a misspelt one) is an error, never a field read as empty."""
+    keys = _reading_keys(field, (PHASES["final"], PHASES["rebuttal"], PHASES["round_1"]))
+    if not keys:
+        raise KeyError(f"{field!r} names no field of evaluate's declared replies")
+    return keys
 
 
 @functools.cache
