@@ -54,7 +54,7 @@ def seeded(toy: ModuleType, monkeypatch: pytest.MonkeyPatch) -> ProtocolSpec[Any
         vote, toy.SPEC.reprepare, toy.SPEC.views, exports={"vote": vote}, cli=toy.SPEC.cli, verdict=toy.SPEC.verdict
     )
     known = {"spec_for": lambda name: spec, "names": lambda: ["vote"], "entry": lambda name: name}
-    for where in ("moot.protocols", "moot.batch.items", "moot.batch.setup", "moot.api.resume"):
+    for where in ("moot.protocols", "moot.batch.items", "moot.batch.setup", "moot.api.resume", "moot.api"):
         module = importlib.import_module(where)  # the registry, and where it was imported by name
         for name, value in known.items():
             if hasattr(module, name):
@@ -165,3 +165,13 @@ def test_a_resumed_debate_samples_as_it_started(seeded: ProtocolSpec[Any], llm_s
     assert row.status == "interrupted" and _seeds(llm_server) == [12, 12, 12]
     moot.resume_sync(row.id)
     assert _seeds(llm_server) == [12] * 6
+
+
+def test_an_estimate_checks_no_cap_and_warns_as_the_dry_run_does(
+    seeded: ProtocolSpec[Any], llm_server: FakeLLMServer
+) -> None:
+    from moot.api import estimate_sync
+
+    plan = estimate_sync("vote", "Ship it?", judges=str(_agree(llm_server)), max_input_tokens=1, seed=3)
+    assert any("a run would be refused" in w for w in plan["warnings"])
+    assert llm_server.requests == []  # nothing sent

@@ -33,9 +33,10 @@ if TYPE_CHECKING:  # each protocol's exports, its generated functions typed by a
 async def estimate(protocol: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """What a debate would cost, sending nothing: `estimate("evaluate", "src/", task=...)` takes the same
     arguments as the protocol's own function and returns what `--dry-run --format json` prints: every planned
-    call with its input tokens and typical and worst-case cost, and the cost table."""
+    call with its input tokens and typical and worst-case cost, and the cost table. As the dry run, it
+    checks no cap: an input near or over `max_input_tokens` is a warning in the plan."""
     prepared, options = await spec_for(protocol).prepare(*args, **kwargs, planning=True)
-    return estimate_prepared(prepared, options.pricing)
+    return estimate_prepared(prepared, options.pricing, kwargs.get("max_input_tokens"))
 
 
 def estimate_sync(protocol: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
