@@ -2,7 +2,7 @@
 
 Each schema is built once, with its bounds (`moot.parsing.replies`, from a protocol's reply model, with
 the blocks of `moot.schemas.reply_schemas`). Vendors' clouds get `portable()`:
-the bounds they refuse or ignore taken out, which leaves exactly the schema they have always been sent.
+the bounds they refuse or ignore taken out, and the descriptions the prompt's template already says.
 Servers that decode under a grammar get `fit(schema, max_tokens)`: the bounds kept, and every string's
 `maxLength` scaled down (and, for a small bound, the longest lists shortened) until the longest reply the
 schema allows fits the call's output bound, so that a reply cannot be cut off however small the model.
@@ -37,10 +37,12 @@ GRAMMAR_MAX_LENGTH = 500
 
 
 def portable(schema: Schema) -> Schema:
-    """The schema as vendors' clouds take it: no length or item bounds, no numeric enums."""
+    """The schema as vendors' clouds take it: no length or item bounds, no numeric enums, and no
+    descriptions: a vendor reads the schema as prompt text and bills it so, and the prompt's template says
+    every field's meaning already (its placeholder is the field's description, or says more)."""
     out: Schema = {}
     for key, value in schema.items():
-        if key in _BOUND_KEYS or (key == "enum" and schema.get("type") in ("number", "integer")):
+        if key in _BOUND_KEYS or key == "description" or (key == "enum" and schema.get("type") in ("number", "integer")):
             continue
         if key == "properties":
             value = {k: portable(v) for k, v in value.items()}

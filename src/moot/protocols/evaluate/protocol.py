@@ -165,13 +165,11 @@ class Evaluation:
             earlier_ids=earlier_ids,
         )
         if round_no == 1:
-            example = phase_example(model, {"round": 1})
+            example = phase_example(model, {})
             text = PROMPTS.render("round_1.j2", **common, earlier=r.earlier, example=example)
         else:
             previous = self.state.latest(seat)
-            values: dict[str, Any] = {"judge_id": f"judge-{seat.number}", "round": round_no}
-            if not final:
-                values.update(previous_score=previous.overall_score, critical_findings=[])
+            values: dict[str, Any] = {} if final else {"critical_findings": []}
             text = PROMPTS.render(
                 "round_3.j2" if final else "round_2.j2",
                 **common,
