@@ -17,6 +17,7 @@ from moot.judges.vendor import VendorJudge
 from moot.judges.wire_errors import status_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
+from moot.schemas.reply_bounds import portable
 
 API_VERSION = "v1beta"
 
@@ -80,7 +81,7 @@ class GeminiJudge(VendorJudge):
             config["temperature"] = self.temperature
         if prompt.json_schema:
             config["response_mime_type"] = "application/json"
-            config["response_json_schema"] = prompt.json_schema
+            config["response_json_schema"] = portable(prompt.json_schema)  # as a vendor takes it (`reply_bounds`)
         contents = [
             types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
             for m in prompt.messages

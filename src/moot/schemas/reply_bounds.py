@@ -21,6 +21,8 @@ Schema = dict[str, Any]
 
 # what vendors' clouds are never sent (Anthropic rejects each; OpenAI's strict mode refuses the length ones)
 _BOUND_KEYS = ("maxLength", "minLength", "maxItems", "minItems")
+# what the prompt's template says already, and a vendor would bill again as prompt text
+_PROMPT_KEYS = ("description",)
 
 # How many characters of a reply make a token, at worst, for the estimate of a reply's longest length:
 # English prose is ~4 per token for most tokenizers, JSON punctuation and short keys nearer 2.
@@ -42,7 +44,7 @@ def portable(schema: Schema) -> Schema:
     every field's meaning already (its placeholder is the field's description, or says more)."""
     out: Schema = {}
     for key, value in schema.items():
-        if key in _BOUND_KEYS or key == "description" or (key == "enum" and schema.get("type") in ("number", "integer")):
+        if key in (*_BOUND_KEYS, *_PROMPT_KEYS) or (key == "enum" and schema.get("type") in ("number", "integer")):
             continue
         if key == "properties":
             value = {k: portable(v) for k, v in value.items()}
