@@ -124,3 +124,16 @@ def test_a_small_artifact_repeats_its_prefix_but_under_the_vendors_minimum(
     cache = json.loads(dry_run(tmp_path, artifact, capsys, "json"))["prompt_cache"]
     assert cache["repeated_prefix_share"] > 0 and cache["expected_cached_share"] == 0
     assert "vendors cache a prefix of 1,024 tokens or more" in dry_run(tmp_path, artifact, capsys, "text")
+
+
+def test_decide_and_challenge_bound_their_later_phases_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    judges = tmp_path / "challenge.yaml"
+    judges.write_text(yaml.safe_dump({"proponent": {"model": "gpt-5.2"}, "challengers": ["gpt-5.2", "sonnet"]}))
+    assert main(["challenge", "Shard the orders table?", "--judges", str(judges), "--dry-run", "--format", "json"]) == 0
+    bounds = {(c["phase"], c["max_tokens"]) for c in json.loads(capsys.readouterr().out)["calls"]}
+    assert bounds == {("opening", 8192), ("challenge", 8192), ("confrontation", 8192), ("rebuttal", 4096),
+                      ("assumptions", 4096)}  # fmt: skip
+    argv = ["decide", "--question", "Offline mode?", "--option", "A=No", "--option", "B=Yes", "--dry-run"]
+    assert main([*argv, "--format", "json"]) == 0
+    calls = json.loads(capsys.readouterr().out)["calls"]
+    assert [(c["round"], c["max_tokens"]) for c in calls] == [(1, 8192)] * 3 + [(2, 6144)] * 3

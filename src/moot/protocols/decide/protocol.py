@@ -42,6 +42,9 @@ from moot.schemas.events import Event
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
 
+# an adversarial response's bound unless the judge sets its own (longest reply ~1,900 tokens, the rest thinking)
+RESPONSE_MAX_TOKENS = 6144
+
 
 class Decision:
     """One run (or resumed run) of the option-choice debate."""
@@ -131,6 +134,7 @@ class Decision:
             system=self.systems[seat.id],
             messages=[Message(role="user", content=text)],
             json_schema=schema,
+            max_tokens=None if round_no == 1 else RESPONSE_MAX_TOKENS,
             meta={"round": round_no, "kind": "judge", "seat": seat.id},
         )
 
