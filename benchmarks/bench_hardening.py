@@ -70,10 +70,6 @@ def _last(body: dict[str, Any]) -> str:
     return str(body["messages"][-1]["content"])
 
 
-def _system(body: dict[str, Any]) -> str:
-    return str(body["messages"][0]["content"])
-
-
 def _scored(score: float, *, findings: list[dict[str, str]] | None = None, reason: str = "") -> Callable[..., str]:
     """An evaluate judge that keeps `score`, raises `findings` in round 1 and accepts every open finding."""
 
@@ -105,10 +101,10 @@ def _herder(first: float) -> Callable[..., str]:
 
 
 def _picker(choose: Callable[[list[tuple[str, str]]], str]) -> Callable[..., str]:
-    """A decide judge that picks from the options as its system prompt lists them."""
+    """A decide judge that picks from the options as its prompt lists them (in the order drawn for it)."""
 
     def reply(body: dict[str, Any]) -> str:
-        options = _OPTION.findall(_system(body))
+        options = _OPTION.findall("\n".join(str(m["content"]) for m in body["messages"]))
         pick = choose(options)
         data = {"recommendation": pick, "confidence": "HIGH", "perspective": f"{pick} is best", "rationale": "read"}
         data["assessment"] = {o: "read" for o, _ in options}

@@ -33,9 +33,6 @@ def round1(
         (*f[:3], f[3] if len(f) > 3 else quote) for f in located or []
     ]
     data: dict[str, Any] = {
-        "judge_id": "x",
-        "stance": "neutral",
-        "round": 1,
         "overall_score": overall,
         "dimension_scores": dims(dimension if dimension is not None else round(overall)),
         "position_statement": f"## My Assessment\nScore {overall}.",

@@ -253,9 +253,9 @@ def test_text_result_and_show_print_the_cost_table(
     text = capsys.readouterr().out
     assert code == 0
     assert "| Spend | Calls | Input tokens | Cached | Output tokens | Seconds | Cost |" in text
-    assert "| round 1 | 3 | 3,000 | 25% | 3,000 |" in text
-    assert "| judge-2 | 1 | 1,000 | 25% | 1,000 |" in text and "| $0.0100 |" in text
-    assert "| **Total** | 3 | 3,000 | 25% | 3,000 |" in text and "| $0.0300 |" in text
+    assert "| round 1 | 3 | 3,000 | 25%, 3/3 calls | 3,000 |" in text
+    assert "| judge-2 | 1 | 1,000 | 25%, 1/1 calls | 1,000 |" in text and "| $0.0100 |" in text
+    assert "| **Total** | 3 | 3,000 | 25%, 3/3 calls | 3,000 |" in text and "| $0.0300 |" in text
     debate_id = text.split("Debate ", 1)[1].split(":", 1)[0]
     assert main(["show", debate_id]) == 0
-    assert "| **Total** | 3 | 3,000 | 25% | 3,000 |" in capsys.readouterr().out
+    assert "| **Total** | 3 | 3,000 | 25%, 3/3 calls | 3,000 |" in capsys.readouterr().out

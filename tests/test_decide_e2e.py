@@ -290,8 +290,8 @@ def test_seed_blocks_load_unchanged(
     assert code == 0, out
     assert out["question_id"] == "Q3-offline" and out["consensus_threshold"] == 0.67
     assert out["recommended_option"] == "C"
-    system = system_message(llm_server, "risk-m", 0)
-    assert "Field workers (40% of revenue)" in system and "Read-only cache of recent data" in system
+    prompt = system_message(llm_server, "risk-m", 0) + last_user_message(llm_server, "risk-m", 0)
+    assert "Field workers (40% of revenue)" in prompt and "Read-only cache of recent data" in prompt
     assert Path("specs/007-mobile-sync/sadd/debate-Q3-offline-risk.md").exists()
     assert Path("specs/007-mobile-sync/sadd/debate-Q3-offline-decision.md").exists()
 

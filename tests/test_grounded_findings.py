@@ -16,7 +16,7 @@ from moot.cli.app import main
 from moot.testing import FakeLLMServer
 
 from .replies import CRITERIA, QUOTE, round1, round2
-from .test_decide_support import MODELS, decide_judges, question_args, r1, system_message
+from .test_decide_support import MODELS, decide_judges, last_user_message, question_args, r1
 
 INVENTED = "db.execute('DELETE FROM users')"  # no such text in the artifact
 
@@ -227,7 +227,7 @@ def test_each_decide_judge_reads_the_options_in_its_own_recorded_order(
         judges = decide_judges(tmp_path, llm_server, debate_config=dict(config) or None)
         assert main([*question_args(judges), "--format", "json"]) == 0
         out = json.loads(capsys.readouterr().out)
-        return out, {seat: _option_order(system_message(llm_server, m, 0)) for seat, m in MODELS.items()}
+        return out, {seat: _option_order(last_user_message(llm_server, m, 0)) for seat, m in MODELS.items()}
 
     out, seen = run()
     assert out["option_orders"] == seen  # what each judge read is what the result records

@@ -140,3 +140,26 @@ def test_challenge_challengers_of_a_step_share_all_but_their_own_part(llm_server
         assert in_order(prefix, parts)
         if k == 0:  # the challengers answer independently
             assert not any("objection of" in text for text, _ in prompts)
+
+
+def test_decide_judges_share_the_context_even_with_options_drawn_per_judge(llm_server: FakeLLMServer) -> None:
+    """The options, in an order drawn for each judge, come after the context: the context (the long part)
+    stays in the prefix every judge of the debate shares."""
+    context = "The app is used in the field; connectivity is poor. " * 40
+    stances = {"risk": "A", "value": "B", "effort": "C"}
+    for stance, option in stances.items():
+        others = {s: "not convinced" for s in stances if s != stance}
+        llm_server.script(f"{stance}-m", r1(option, f"R1 of {stance}"), r2(option, challenge=others))
+    judges = [{"model": f"{s}-m", "stance": s, "api_base": llm_server.base_url} for s in ("risk", "value", "effort")]
+    moot.decide_sync(QUESTION, OPTIONS, context=context, judges=judges, write_files=False)
+    for k in range(2):
+        texts = [full_text(llm_server.calls_for(f"{s}-m")[k]) for s in stances]
+        shared = texts[0]
+        for text in texts[1:]:
+            cut = next((i for i, (a, b) in enumerate(zip(shared, text, strict=False)) if a != b), len(shared))
+            shared = shared[:cut]
+        assert context.strip() in shared and "<option id=" not in shared  # the options, drawn per judge, after
+        if k == 0:  # round 1: the instructions and the template are shared too
+            assert "Reply in this template" in shared
+        else:  # every judge's round-1 report, in seat order, before them too
+            assert in_order(shared, [f"R1 of {s}" for s in stances])

@@ -335,6 +335,6 @@ def test_resume_replays_stored_calls_and_asks_the_rest_with_the_schema(
     # one call asked again, with its schema; every other call replayed from the store
     (again,) = llm_server.requests[before:]
     assert again.model == "gemini-3-pro-preview"
-    assert sent_schema(again) == evaluate_reply_schema(KEYS, phase="rebuttal")
+    assert sent_schema(again) == portable(evaluate_reply_schema(KEYS, phase="rebuttal"))
     assert resumed["summary"] == finished["summary"]
     assert resumed["round_progression"] == finished["round_progression"]

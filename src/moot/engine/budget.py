@@ -66,6 +66,9 @@ class CallCost:
     worst_usd: float | None  # the call and a clarification, at the output bound
     phase: str = ""  # where a protocol has phases within a round (challenge: "opening", "rebuttal", ...)
     host: bool = False  # a host seat's: its caller replies, and a reply moot cannot read is refused, never clarified
+    repeated_tokens: int = 0  # of its input, the prefix an earlier step's call to its model sent (`prefix_share`)
+    cached_tokens: int = 0  # of those, what a vendor's cache is expected to serve (and the typical cost prices so)
+    max_tokens: int | None = None  # its output bound: the most a reply of its phase may take
 
 
 @dataclass

@@ -116,24 +116,36 @@ class Engine:
         bound = seat.spec.get("max_tokens")
         return bound if isinstance(bound, int) and bound > 0 else DEFAULT_MAX_OUTPUT_TOKENS
 
+    @staticmethod
+    def call_bound(seat: Seat, prompt: Prompt) -> int:
+        """The most output tokens one call may produce: the seat's own `max_tokens` when it sets one (a
+        judge's bound is the user's word), else the bound of the call's phase (`Prompt.max_tokens`, what a
+        rebuttal or a final position needs), else the default."""
+        own = seat.spec.get("max_tokens")
+        if isinstance(own, int) and own > 0:
+            return own
+        return prompt.max_tokens or DEFAULT_MAX_OUTPUT_TOKENS
+
     def seat_price(self, seat: Seat, usage: Usage) -> float | None:
         """The cost of `usage` at the dearest model of the seat (a fallback may take the seat)."""
         costs = [self.pricing.judge_cost(j, usage) for j in seat.judges]
         return None if any(c is None for c in costs) else max(c for c in costs if c is not None)
 
-    def call_cost(self, seat: Seat, prompt: Prompt, round_no: int, *, cached_prefix: bool = False) -> CallCost:
-        """What one planned call should cost typically, and at worst (with a clarification, at the bound)."""
+    def call_cost(self, seat: Seat, prompt: Prompt, round_no: int, *, cached: int = 0) -> CallCost:
+        """What one planned call should cost typically (`cached` of its input tokens served by the vendor's
+        cache), and at worst (with a clarification, at the bound)."""
         tokens_in = prompt_tokens(seat, prompt)
-        cached = tokens_of(prompt.system) if cached_prefix else 0
         typical = self.seat_price(
             seat, Usage(input_tokens=tokens_in, output_tokens=TYPICAL_REPLY_TOKENS, cached_tokens=cached)
         )
-        worst = self.worst_cost(seat, tokens_in)
-        return CallCost(seat.id, seat.label, round_no, tokens_in, typical, worst, host=is_host(seat))
+        bound = self.call_bound(seat, prompt)
+        worst = self.worst_cost(seat, tokens_in, bound)
+        return CallCost(seat.id, seat.label, round_no, tokens_in, typical, worst, host=is_host(seat), max_tokens=bound)
 
-    def worst_cost(self, seat: Seat, tokens_in: int) -> float | None:
-        """A call of `tokens_in` input tokens answered at the output bound, then its clarification."""
-        bound = self.output_bound(seat)
+    def worst_cost(self, seat: Seat, tokens_in: int, bound: int | None = None) -> float | None:
+        """A call of `tokens_in` input tokens answered at its output bound (the seat's, unless given), then its
+        clarification."""
+        bound = bound or self.output_bound(seat)
         first = self.seat_price(seat, Usage(input_tokens=tokens_in, output_tokens=bound))
         clarify = self.seat_price(
             seat, Usage(input_tokens=tokens_in + bound + CLARIFY_OVERHEAD_TOKENS, output_tokens=bound)

@@ -25,6 +25,7 @@ def _add(line: SpendLine, c: CallRecord) -> None:
     line.input_tokens += c.input_tokens
     line.output_tokens += c.output_tokens
     line.cached_tokens += c.cached_tokens
+    line.cache_hits += 1 if c.cached_tokens > 0 else 0
     line.reasoning_tokens += c.reasoning_tokens
     line.seconds = round(line.seconds + c.latency_s, 4)
     line.cost_usd = round(line.cost_usd + (c.cost_usd or 0.0), 8)

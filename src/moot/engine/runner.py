@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Sequence
+from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
@@ -30,6 +31,7 @@ from moot.engine.ask import Answer, ask
 from moot.engine.budget import GRAMMAR_TYPICAL_SHARE, TYPICAL_REPLY_TOKENS, CallCost, prompt_tokens
 from moot.engine.core import Engine
 from moot.engine.host import host_answer, settle_host
+from moot.engine.prefix_share import PrefixLedger
 from moot.engine.steps import Call, Outcome, ProtocolSteps, Step
 from moot.errors import ContextOverflow, DebateAborted, DebateCancelled, UsageError
 from moot.judges.base import Seat
@@ -212,30 +214,30 @@ def typical_reply(engine: Engine, seat: Any) -> int:
     return min(TYPICAL_REPLY_TOKENS, bound)
 
 
-def rehearse_plan(
-    typical: ProtocolSteps[Any], worst: ProtocolSteps[Any], engine: Engine, *, cached_after_first: bool = True
-) -> list[CallCost]:
+def rehearse_plan(typical: ProtocolSteps[Any], worst: ProtocolSteps[Any], engine: Engine) -> list[CallCost]:
     """Every call of a debate's longest path, priced from the protocol's own prompts, sending nothing.
 
     Two copies of the protocol walk the same steps: one with placeholder replies of typical size (the
-    estimate), one with replies at each seat's output bound (the worst case).
+    estimate, its cached input what a vendor's cache is expected to serve of it: `prefix_share`), one with
+    replies at each seat's output bound (the worst case, nothing cached).
     """
     costs: list[CallCost] = []
     planned: list[tuple[Any, Any]] = []
+    ledger = PrefixLedger()
+    step_no = 0
     while (t_step := typical.plan()) is not None and (w_step := worst.plan()) is not None:
         check_context(engine, [(c.seat, c.prompt) for c in t_step.calls], t_step.round)
         planned += [(c.seat, c.prompt) for c in w_step.calls]
+        step_no += 1
         for t_call, w_call in zip(t_step.calls, w_step.calls, strict=True):
-            cached = cached_after_first and t_step.round != 1
-            t = engine.call_cost(t_call.seat, t_call.prompt, t_step.round, cached_prefix=cached)
+            repeated, cached = ledger.add(t_call.seat.label, step_no, t_call.prompt)
+            t = engine.call_cost(t_call.seat, t_call.prompt, t_step.round, cached=cached)
             w = engine.call_cost(w_call.seat, w_call.prompt, w_step.round)
             costs.append(
-                CallCost(
-                    t.seat, t.model, t_step.round, t.input_tokens, t.typical_usd, w.worst_usd, t_step.phase, t.host
-                )
+                replace(t, worst_usd=w.worst_usd, phase=t_step.phase, repeated_tokens=repeated, cached_tokens=cached)
             )
         t_out = typical.absorb(t_step, [typical.rehearse(c, typical_reply(engine, c.seat)) for c in t_step.calls])
-        w_out = worst.absorb(w_step, [worst.rehearse(c, engine.output_bound(c.seat)) for c in w_step.calls])
+        w_out = worst.absorb(w_step, [worst.rehearse(c, engine.call_bound(c.seat, c.prompt)) for c in w_step.calls])
         if not (t_out.go_on and w_out.go_on):
             break
     check_bounds(planned)

@@ -19,6 +19,7 @@ from moot.judges.vendor import VendorJudge, sampled
 from moot.judges.wire_errors import map_stainless_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
+from moot.schemas.reply_bounds import portable
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -59,7 +60,7 @@ class AnthropicJudge(VendorJudge):
             kwargs["temperature"] = self.temperature
         kwargs.update(sampled(prompt, frozenset({"temperature", "top_p", "top_k"})))
         if prompt.json_schema:
-            kwargs["output_config"] = {"format": {"type": "json_schema", "schema": prompt.json_schema}}
+            kwargs["output_config"] = {"format": {"type": "json_schema", "schema": portable(prompt.json_schema)}}
         if self.extra_body:
             kwargs["extra_body"] = dict(self.extra_body)  # the SDK's own extra-body parameter
         return kwargs

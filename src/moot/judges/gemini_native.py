@@ -11,12 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from moot.errors import JudgeError, JudgeTimeout, MissingExtra, TransientJudgeError
+from moot.judges import gemini_cache
 from moot.judges.effort import gemini_thinking
 from moot.judges.providers import adapter_args
 from moot.judges.vendor import VendorJudge, sampled
 from moot.judges.wire_errors import status_error
 from moot.schemas.config import JudgeSpec
 from moot.schemas.messages import Completion, Prompt, Usage
+from moot.schemas.reply_bounds import portable
 
 API_VERSION = "v1beta"
 
@@ -59,11 +61,12 @@ class GeminiJudge(VendorJudge):
     def client(self) -> Any:
         return self.shared_client()
 
-    def request(self, prompt: Prompt, timeout: float) -> dict[str, Any]:
-        """The generateContent arguments for a prompt (pure, so that tests can read what would be sent)."""
+    def request(self, prompt: Prompt, timeout: float, cached: str | None = None) -> dict[str, Any]:
+        """The generateContent arguments for a prompt (pure, so that tests can read what would be sent); with
+        `cached`, the name of a context cache that holds its system text, which is then not sent again."""
         _, types, _ = _sdk()
         config: dict[str, Any] = {
-            "system_instruction": prompt.system,
+            **({"cached_content": cached} if cached else {"system_instruction": prompt.system}),
             "http_options": types.HttpOptions(
                 timeout=max(1, int(timeout * 1000)),
                 retry_options=types.HttpRetryOptions(attempts=1),
@@ -81,18 +84,38 @@ class GeminiJudge(VendorJudge):
         config.update(sampled(prompt, frozenset({"temperature", "seed", "top_p", "top_k"})))
         if prompt.json_schema:
             config["response_mime_type"] = "application/json"
-            config["response_json_schema"] = prompt.json_schema
+            config["response_json_schema"] = portable(prompt.json_schema)  # as a vendor takes it (`reply_bounds`)
         contents = [
             types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
             for m in prompt.messages
         ]
         return {"model": self.model, "contents": contents, "config": types.GenerateContentConfig(**config)}
 
+    async def _cache(self, client: Any, prompt: Prompt) -> tuple[gemini_cache.Key | None, str | None]:
+        """The context cache for this prompt's system text, where one pays (`moot.judges.gemini_cache`)."""
+        if not gemini_cache.worth_caching(prompt.system, enabled=self.prompt_cache):
+            return None, None
+        _, types, errors = _sdk()
+        key = gemini_cache.cache_key(self.base_url, self._api_key, self.model, prompt.system)
+        try:
+            return key, await gemini_cache.cached_content(client, (types, errors), key, self.model, prompt.system)
+        except Exception as e:
+            if _transport_error(e, 0) is None:
+                raise
+            return key, None  # the cache could not be asked for now: this call goes whole, the next asks again
+
     async def complete(self, prompt: Prompt, *, timeout: float) -> Completion:
         client = self.client()
         _, _, errors = _sdk()
+        key, cached = await self._cache(client, prompt)
         try:
-            response = await client.aio.models.generate_content(**self.request(prompt, timeout))
+            try:
+                response = await client.aio.models.generate_content(**self.request(prompt, timeout, cached))
+            except errors.APIError as e:
+                if key is None or cached is None or int(e.code or 0) not in (400, 403, 404):
+                    raise
+                gemini_cache.forget(key)  # the cache is gone (expired, deleted): this call goes whole
+                response = await client.aio.models.generate_content(**self.request(prompt, timeout))
         except errors.APIError as e:
             headers = getattr(e.response, "headers", None)
             raise status_error(int(e.code or 0), e.message or str(e), headers) from None

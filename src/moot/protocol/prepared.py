@@ -25,6 +25,7 @@ from moot.engine.budget import TYPICAL_REPLY_TOKENS, CallCost, Scenario, stored_
 from moot.engine.core import Engine, EngineOptions
 from moot.engine.host import HostReplyRefused, HostWaiting
 from moot.engine.panel_check import STORED_AUTHOR_KEY, announce, panel_report, temper, warning_lines
+from moot.engine.prefix_share import prefix_shares
 from moot.engine.pricing import Pricing
 from moot.engine.runner import rehearse_plan, run_steps
 from moot.engine.steps import ProtocolSteps
@@ -328,5 +329,6 @@ def estimate_prepared(p: Prepared, pricing: Pricing | None, max_input_tokens: in
         "panel_warnings": warning_lines(report),
         "calls": [asdict(c) for c in calls],
         "scenarios": [asdict(s) for s in p.scenarios(calls)],
+        "prompt_cache": prefix_shares(calls),
         "assumptions": dict(ASSUMPTIONS),
     }

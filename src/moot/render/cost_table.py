@@ -26,8 +26,17 @@ def usd(line: SpendLine, unpriced: bool = False) -> str:
     return dollars(line.cost_usd, unpriced)
 
 
+def cached_cell(cached_tokens: int, input_tokens: int, hits: int, calls: int) -> str:
+    """The cached share of a line's input, and how many of its calls the vendor's cache served ("45%, 2/3
+    calls"); a line no cache served says its share alone ("0%"), as before caching was counted."""
+    if not input_tokens:
+        return "-"
+    share = f"{100 * cached_tokens / input_tokens:.0f}%"
+    return f"{share}, {hits}/{calls} calls" if hits else share
+
+
 def _row(name: str, line: SpendLine, unpriced: bool = False) -> list[str]:
-    cached = f"{100 * line.cached_tokens / line.input_tokens:.0f}%" if line.input_tokens else "-"
+    cached = cached_cell(line.cached_tokens, line.input_tokens, line.cache_hits, line.calls)
     return [
         name,
         str(line.calls),

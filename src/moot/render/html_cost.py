@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from moot.render.cost_table import dollars
+from moot.render.cost_table import cached_cell, dollars
 from moot.render.html_common import Section, Table, as_dict, num
 from moot.store.db import CallRecord
 
-COLUMNS = ["Calls", "Input tokens", "Output tokens", "Cost", "Seconds"]
+# "Cached" last: the columns before it keep the places they had before caching was counted
+COLUMNS = ["Calls", "Input tokens", "Output tokens", "Cost", "Seconds", "Cached"]
 
 
 def usd(cost: Any, unknown: bool) -> str:
@@ -42,6 +43,8 @@ def _line(calls: Sequence[CallRecord]) -> dict[str, Any]:
     return {
         "calls": len(calls),
         "input_tokens": sum(c.input_tokens for c in calls),
+        "cached_tokens": sum(c.cached_tokens for c in calls),
+        "cache_hits": sum(1 for c in calls if c.cached_tokens > 0),
         "output_tokens": sum(c.output_tokens for c in calls),
         "cost_usd": sum(c.cost_usd or 0.0 for c in calls),
         "seconds": sum(c.latency_s for c in calls),
@@ -79,9 +82,20 @@ def _spend_table(lines: Mapping[str, Any], first: str, unknown: set[str]) -> Tab
                 num(d.get("output_tokens", 0)),
                 usd(d.get("cost_usd"), name in unknown),
                 num(d.get("seconds", 0), 1),
+                _cached(d),
             ]
         )
     return Table([first, *COLUMNS], rows)
+
+
+def _cached(line: Mapping[str, Any]) -> str:
+    """The cached share and the calls a cache served (a result stored before hits were counted: its share)."""
+    return cached_cell(
+        int(line.get("cached_tokens") or 0),
+        int(line.get("input_tokens") or 0),
+        int(line.get("cache_hits") or 0),
+        int(line.get("calls") or 0),
+    )
 
 
 def _total(spend: Mapping[str, Any]) -> str:

@@ -33,7 +33,7 @@ def dry_run_text(data: dict[str, Any]) -> str:
     sends = [f"  {j['seat']} ({j['model']}): {'; '.join(j['sends'])}" for j in data["judges"] if j.get("sends")]
     if sends:
         out += ["", "Keys a real run sends (variable to host):", *sends]
-    out += ["", "Calls per round (input tokens, typical cost / worst case):"]
+    out += ["", "Calls per round (input tokens, typical cost / worst case, output bound):"]
     wheres = [_where(c) for c in data["calls"]]
     # each column as wide as its longest entry, so that a long seat or model name keeps the rest in line
     w_where, w_seat, w_model = (
@@ -47,8 +47,9 @@ def dry_run_text(data: dict[str, Any]) -> str:
     for where, c in zip(wheres, data["calls"], strict=True):
         out.append(
             f"  {where:{w_where}} {c['seat']:{w_seat}} {c['model']:{w_model}} ~{c['input_tokens']:>7,} tok  "
-            f"{_usd(c['typical_usd']):>8} / {_usd(c['worst_usd'])}"
+            f"{_usd(c['typical_usd']):>8} / {_usd(c['worst_usd']):<8}{_bound(c.get('max_tokens'))}"
         )
+    out += _cache_lines(data.get("prompt_cache"))
     out += [
         "",
         "| Scenario | Rounds | Judge Calls | Estimated Cost | Worst Case |",
@@ -64,6 +65,26 @@ def dry_run_text(data: dict[str, Any]) -> str:
         out += ["", f"No price known for {', '.join(unpriced)}: add it under 'pricing:' in the judges file."]
     out += ["", "Cap the spend with --max-cost USD: a round whose worst case could cross it is not started."]
     return "\n".join(out) + "\n"
+
+
+def _bound(tokens: int | None) -> str:
+    return f" max {tokens:,} out" if tokens else ""
+
+
+def _cache_lines(cache: dict[str, Any] | None) -> list[str]:
+    """The expected cached share: of the input after the first call, what repeats an earlier call's prefix and
+    what a vendor's cache is expected to serve of it."""
+    if not cache or not cache.get("input_tokens_after_first"):
+        return []
+    expected, repeated = cache["expected_cached_share"], cache["repeated_prefix_share"]
+    line = (
+        f"Expected cached share: {expected:.0%} of the input tokens after the first call "
+        f"(~{cache['expected_cached_tokens']:,} of ~{cache['input_tokens_after_first']:,}); "
+        f"{repeated:.0%} repeat an earlier call's prefix"
+    )
+    if repeated > expected:
+        line += f", and vendors cache a prefix of {cache['min_cached_tokens']:,} tokens or more"
+    return ["", line + "."]
 
 
 def _clarifications(most: int) -> str:

@@ -2,7 +2,7 @@
 
 Each schema is built once, with its bounds (`moot.parsing.replies`, from a protocol's reply model, with
 the blocks of `moot.schemas.reply_schemas`). Vendors' clouds get `portable()`:
-the bounds they refuse or ignore taken out, which leaves exactly the schema they have always been sent.
+the bounds they refuse or ignore taken out, and the descriptions the prompt's template already says.
 Servers that decode under a grammar get `fit(schema, max_tokens)`: the bounds kept, and every string's
 `maxLength` scaled down (and, for a small bound, the longest lists shortened) until the longest reply the
 schema allows fits the call's output bound, so that a reply cannot be cut off however small the model.
@@ -21,6 +21,8 @@ Schema = dict[str, Any]
 
 # what vendors' clouds are never sent (Anthropic rejects each; OpenAI's strict mode refuses the length ones)
 _BOUND_KEYS = ("maxLength", "minLength", "maxItems", "minItems")
+# what the prompt's template says already, and a vendor would bill again as prompt text
+_PROMPT_KEYS = ("description",)
 
 # How many characters of a reply make a token, at worst, for the estimate of a reply's longest length:
 # English prose is ~4 per token for most tokenizers, JSON punctuation and short keys nearer 2.
@@ -37,10 +39,12 @@ GRAMMAR_MAX_LENGTH = 500
 
 
 def portable(schema: Schema) -> Schema:
-    """The schema as vendors' clouds take it: no length or item bounds, no numeric enums."""
+    """The schema as vendors' clouds take it: no length or item bounds, no numeric enums, and no
+    descriptions: a vendor reads the schema as prompt text and bills it so, and the prompt's template says
+    every field's meaning already (its placeholder is the field's description, or says more)."""
     out: Schema = {}
     for key, value in schema.items():
-        if key in _BOUND_KEYS or (key == "enum" and schema.get("type") in ("number", "integer")):
+        if key in (*_BOUND_KEYS, *_PROMPT_KEYS) or (key == "enum" and schema.get("type") in ("number", "integer")):
             continue
         if key == "properties":
             value = {k: portable(v) for k, v in value.items()}

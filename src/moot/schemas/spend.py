@@ -10,6 +10,7 @@ class SpendLine(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    cache_hits: int = 0  # calls whose input the vendor's prompt cache served in part (cached_tokens > 0)
     reasoning_tokens: int = 0
     seconds: float = 0.0
     cost_usd: float = 0.0

@@ -1,7 +1,9 @@
 """A real HTTP server on 127.0.0.1 that speaks three vendors' wire protocols with scripted replies:
 OpenAI chat completions (`{base_url}/chat/completions`), Anthropic messages (`{root_url}/v1/messages`) and
 Gemini generateContent (`{root_url}/v1beta/models/MODEL:generateContent`), each with its own usage and
-error shapes.
+error shapes; and Gemini's context caches (`POST {root_url}/v1beta/cachedContents`): a generateContent that
+names one (`cachedContent`) is counted with the cache's text and reports it as `cachedContentTokenCount`,
+and one naming a cache the server does not hold (`drop_cache`: it expired) is answered 404 NOT_FOUND.
 
 Replies are queued per model name; each may carry a delay, an HTTP status (429, 500, ...), headers
 (Retry-After) and usage figures. A `responder` function can answer instead of a queue (benchmarks).
@@ -19,7 +21,8 @@ import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -70,6 +73,12 @@ class FakeLLMServer(LoopbackServer):
         self.refuse_forms: set[str] = set()
         # extra routes: path suffix -> handler(server, path, body, headers) -> (status, headers, body)
         self.routes: dict[str, Callable[..., tuple[int, dict[str, str], bytes]]] = {}
+        self.cached_contents: dict[str, dict[str, Any]] = {}  # Gemini context caches: name -> the create body
+
+    def drop_cache(self, name: str) -> None:
+        """Forget a Gemini context cache, as the vendor does when it expires."""
+        with self._lock:
+            self.cached_contents.pop(name, None)
 
     # scripting
 
@@ -123,6 +132,9 @@ class FakeLLMServer(LoopbackServer):
                 status, out_headers, payload = route(self, path, body, headers)
                 self._send(h, status, out_headers, payload)
                 return
+        if path.endswith("/cachedContents") and h.command == "POST":
+            self._send(h, 200, {}, json.dumps(self._create_cache(body)).encode())
+            return
         wire, model = _wire_of(path, body)
         if wire is None:
             if path.endswith("/models"):
@@ -133,6 +145,11 @@ class FakeLLMServer(LoopbackServer):
         with self._lock:
             self.requests.append(SeenRequest(path, model, body, headers, time.monotonic(), wire))
             number = len(self.requests)
+            cache = body.get("cachedContent") if wire == "gemini" else None
+            missing = cache is not None and cache not in self.cached_contents
+        if missing:
+            self._send(h, 404, {}, _gemini_error(404, "CachedContent not found (or permission denied)").encode())
+            return
         form = (body.get("response_format") or {}).get("type") if wire == "openai" else None
         if form in self.refuse_forms:
             self._send(h, 500, {}, _form_refusal(str(form)).encode())
@@ -151,10 +168,37 @@ class FakeLLMServer(LoopbackServer):
             text = reply.raw_body or _error_body(wire, reply.status)
             self._send(h, reply.status, dict(reply.headers), text.encode())
             return
-        tokens_in = reply.input_tokens if reply.input_tokens is not None else max(1, len(_prompt_text(wire, body)) // 4)
+        cached_text = self._cached_text(body) if wire == "gemini" else ""
+        if cached_text and not reply.cached_tokens:  # Gemini counts the cache's text as prompt, and as cached
+            reply = replace(reply, cached_tokens=len(cached_text) // 4)
+        prompt = cached_text + _prompt_text(wire, body)
+        tokens_in = reply.input_tokens if reply.input_tokens is not None else max(1, len(prompt) // 4)
         tokens_out = reply.output_tokens if reply.output_tokens is not None else max(1, len(reply.text) // 4)
         answer = WIRE_REPLIES[wire](model, reply, tokens_in, tokens_out, number)
         self._send(h, 200, dict(reply.headers), json.dumps(answer).encode())
+
+    def _create_cache(self, body: dict[str, Any]) -> dict[str, Any]:
+        """`caches.create`: a CachedContent as Gemini returns it, kept until `drop_cache`."""
+        with self._lock:
+            name = f"cachedContents/fake-{len(self.cached_contents) + 1}"
+            self.cached_contents[name] = body
+        now = datetime.now(UTC)
+        ttl = float(str(body.get("ttl", "3600s")).rstrip("s") or 3600)
+        stamp = now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return {
+            "name": name,
+            "model": body.get("model", ""),
+            "displayName": body.get("displayName", ""),
+            "usageMetadata": {"totalTokenCount": max(1, len(self._cached_text({"cachedContent": name})) // 4)},
+            "createTime": stamp,
+            "updateTime": stamp,
+            "expireTime": (now + timedelta(seconds=ttl)).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        }
+
+    def _cached_text(self, body: dict[str, Any]) -> str:
+        with self._lock:
+            held = self.cached_contents.get(str(body.get("cachedContent", "")), {})
+        return "".join(_texts(held.get("systemInstruction", {})) + _texts(held.get("contents", [])))
 
 
 def _form_refusal(form: str) -> str:
@@ -203,7 +247,13 @@ def _prompt_text(wire: str, body: dict[str, Any]) -> str:
 
 
 _ERROR_NAMES = {429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error"}
-_GEMINI_STATUS = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 400: "INVALID_ARGUMENT"}
+_GEMINI_STATUS = {
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    400: "INVALID_ARGUMENT",
+    404: "NOT_FOUND",
+}
 
 
 def _error_body(wire: str, status: int) -> str:
@@ -212,10 +262,12 @@ def _error_body(wire: str, status: int) -> str:
         kind = _ERROR_NAMES.get(status, "api_error" if status >= 500 else "invalid_request_error")
         return json.dumps({"type": "error", "error": {"type": kind, "message": message}})
     if wire == "gemini":
-        return json.dumps(
-            {"error": {"code": status, "message": message, "status": _GEMINI_STATUS.get(status, "UNKNOWN")}}
-        )
+        return _gemini_error(status, message)
     return json.dumps({"error": {"message": message}})
+
+
+def _gemini_error(status: int, message: str) -> str:
+    return json.dumps({"error": {"code": status, "message": message, "status": _GEMINI_STATUS.get(status, "UNKNOWN")}})
 
 
 def _openai_reply(model: str, reply: Reply, tokens_in: int, tokens_out: int, number: int) -> dict[str, Any]:

@@ -75,6 +75,12 @@ def _stated(a: AssumptionStatement) -> dict[str, Any]:
     return {"summary": f"{len(a.assumptions)} assumption(s)"}
 
 
+# The output bound a challenger's rebuttal and its final statement of assumptions need, for a judge that sets
+# no `max_tokens` of its own (`Engine.call_bound`; a judge's own bound always wins): their longest replies are
+# under 800 tokens, the rest is room for a reasoning model's thinking. The other phases keep the default.
+PHASE_MAX_TOKENS = {"rebuttal": 4096, "assumptions": 4096}
+
+
 @dataclass(frozen=True)
 class ChallengeCalls:
     """The prompts of one debate: its system prompt and the proponent are fixed when it starts."""
@@ -109,6 +115,7 @@ class ChallengeCalls:
             system=self.system,
             messages=[Message(role="user", content=text)],
             json_schema=schema,
+            max_tokens=PHASE_MAX_TOKENS.get(template),
             meta={"round": round_no, "kind": kind, "seat": seat.id},
         )
 

@@ -42,6 +42,9 @@ from moot.schemas.events import Event
 
 PROMPTS = Templates(Path(__file__).parent / "templates")
 
+# an adversarial response's bound unless the judge sets its own (longest reply ~1,900 tokens, the rest thinking)
+RESPONSE_MAX_TOKENS = 6144
+
 
 class Decision:
     """One run (or resumed run) of the option-choice debate."""
@@ -60,23 +63,16 @@ class Decision:
         ctx = self.context
         option_texts = "\n".join(o.text for o in ctx.options)  # as the system prompt shows each
         self.shown = sources([], question=ctx.question_text, options=option_texts, context=ctx.spec_context or "")
-        rendered: dict[tuple[str, ...], str] = {}  # one system prompt per distinct order (all alike when unshuffled)
-        for order in self.option_orders.values():
-            if tuple(order) not in rendered:
-                rendered[tuple(order)] = self._system(order)
-        self.systems = {seat: rendered[tuple(order)] for seat, order in self.option_orders.items()}
-
-    def _system(self, order: Sequence[str]) -> str:
-        """The judges' system prompt with the options in `order`."""
-        by_id = {o.id: o for o in self.context.options}
-        return PROMPTS.render(
+        # one system prompt for every judge (the prefix vendors' caches serve to all); each judge's options, in
+        # the order drawn for it, come in its own part of each round's prompt (`_options.j2`)
+        system = PROMPTS.render(
             "system.j2",
             judge_count=len(self.seats),
-            question_id=self.context.question_id,
-            question=self.context.question_text,
-            options=[by_id[i] for i in order],
-            spec_context=self.context.spec_context,
+            question_id=ctx.question_id,
+            question=ctx.question_text,
+            spec_context=ctx.spec_context,
         )
+        self.systems = dict.fromkeys(self.option_orders, system)
 
     def _options_for(self, seat_id: str) -> list[str]:
         """The option ids in the order this judge reads them: drawn from the question and the seat (the same on
@@ -131,6 +127,7 @@ class Decision:
             system=self.systems[seat.id],
             messages=[Message(role="user", content=text)],
             json_schema=schema,
+            max_tokens=None if round_no == 1 else RESPONSE_MAX_TOKENS,
             meta={"round": round_no, "kind": "judge", "seat": seat.id},
         )
 
@@ -150,6 +147,7 @@ class Decision:
             "round": round_no,
             "max_rounds": self.config.max_rounds,
             "options": self.context.options,
+            "drawn_options": [{o.id: o for o in self.context.options}[i] for i in self.option_orders[seat.id]],
             "file": self._file_label(seat.id, round_no),
             "example": decide_reply_example(
                 [o.id for o in self.context.options],

@@ -53,6 +53,13 @@ DEFAULT_JUDGES = [
 ]
 
 
+# The output bound a phase's reply needs, for a judge that sets no `max_tokens` of its own (`Engine.call_bound`;
+# a judge's own bound always wins): the longest reply its schema allows (a rebuttal about 4,400 tokens, a final
+# position about 2,800) and room for a reasoning model's thinking. Round 1, which reads and scores the whole
+# artifact and checks itself five times, keeps the default bound.
+PHASE_MAX_TOKENS = {"rebuttal": 6144, "final": 4096}
+
+
 class Evaluation:
     """One run (or resumed run) of the scored evaluation."""
 
@@ -165,13 +172,11 @@ class Evaluation:
             earlier_ids=earlier_ids,
         )
         if round_no == 1:
-            example = phase_example(model, {"round": 1})
+            example = phase_example(model, {})
             text = PROMPTS.render("round_1.j2", **common, earlier=r.earlier, example=example)
         else:
             previous = self.state.latest(seat)
-            values: dict[str, Any] = {"judge_id": f"judge-{seat.number}", "round": round_no}
-            if not final:
-                values.update(previous_score=previous.overall_score, critical_findings=[])
+            values: dict[str, Any] = {} if final else {"critical_findings": []}
             text = PROMPTS.render(
                 "round_3.j2" if final else "round_2.j2",
                 **common,
@@ -190,6 +195,7 @@ class Evaluation:
             system=self.system,
             messages=[Message(role="user", content=text)],
             json_schema=schema,
+            max_tokens=PHASE_MAX_TOKENS.get(phase),
             meta={"round": round_no, "kind": "judge", "seat": seat.id, "phase": phase},
         )
 

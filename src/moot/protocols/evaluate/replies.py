@@ -146,9 +146,6 @@ _ACCEPTS_HELP = "whether you accept the panel's consensus as it now stands"
 class ScoredAnalysis(ReplyModel):
     """Round 1, independent analysis (seed 000's template, seed 003's per-criterion scores)."""
 
-    judge_id: Text = _text("{your judge id, given below}")
-    stance: Text = _text("{your stance, given below}")
-    round: int | None = reply_field(default=None)
     overall_score: Annotated[Score | None, OVERALL] = reply_field(
         "the weighted score of your criterion scores, 1 to 5",
         example="X.X",
@@ -159,9 +156,7 @@ class ScoredAnalysis(ReplyModel):
     dimension_scores: CriterionScores | None = reply_field(_SCORES_HELP, aliases=_DIMENSIONS, default=None)
     position_statement: Annotated[LongText, STATEMENT] = reply_field(
         "your assessment: strengths and concerns with evidence, verdict",
-        example="## My Assessment\n### Strengths (with evidence)\n1. {strength} - Evidence: {specific reference}\n"
-        "### Concerns (with evidence)\n1. {concern} - Evidence: {specific reference}\n"
-        "### Overall Verdict\n{summary of position from my stance perspective}",
+        example="{strengths and concerns, each with its evidence; your verdict from your stance}",
         block=True,
         aliases=("statement", "assessment"),
         default="",
@@ -176,17 +171,13 @@ class ScoredAnalysis(ReplyModel):
 class ScoredRebuttal(ReplyModel):
     """Round 2 (and any round before the last of three): the rebuttal."""
 
-    judge_id: Text = _text("{your judge id}")
-    round: int | None = reply_field(default=None)
     score_changed: bool | None = reply_field(default=None)
-    previous_score: Score | None = reply_field("your previous overall score", default=None)
     new_score: Annotated[Score | None, OVERALL] = reply_field(
         "your overall score now, 1 to 5", example="X.X", default=None
     )
     change_reason: LongText = reply_field(
         "why the score changed, naming what moved it (a finding id such as C1, or Judge B), or why it is maintained",
-        example="{why the score changed, naming what moved it (a finding id such as C1, or Judge B); "
-        "or why the position is maintained despite counterarguments}",
+        example="{what moved your score (a finding id such as C1, or Judge B), or why you hold it}",
         block=True,
         default="",
     )
@@ -203,9 +194,7 @@ class ScoredRebuttal(ReplyModel):
     accepts_consensus: bool | None = reply_field(_ACCEPTS_HELP, aliases=_ACCEPTS, default=None)
     position_revision: Annotated[LongText, STATEMENT] = reply_field(
         "points you accept, points you reject, your revised assessment",
-        example="## Updated Position\n### Points I Accept\n- {point} from Judge X - convinced by {reason}\n"
-        "### Points I Reject\n- {point} from Judge Y - because {counterargument}\n"
-        "### My Revised Assessment\n{updated position summary}",
+        example="{points you accept (from whom, why), points you reject (why), your revised assessment}",
         block=True,
         default="",
     )
@@ -215,16 +204,13 @@ class ScoredRebuttal(ReplyModel):
 class ScoredFinal(ReplyModel):
     """The last round of three: final positions."""
 
-    judge_id: Text = _text("{your judge id}")
-    round: int | None = reply_field(default=None)
-    is_final: bool | None = reply_field(example="true", default=None)
     final_score: Annotated[Score | None, OVERALL] = reply_field(
         "your final overall score, 1 to 5", example="X.X", default=None
     )
     dimension_scores: CriterionScores | None = reply_field(_SCORES_HELP, aliases=_DIMENSIONS, default=None)
     final_position: Annotated[LongText, STATEMENT] = reply_field(
         "your comprehensive final assessment",
-        example="## Final Assessment\n{comprehensive final position}",
+        example="{your final assessment}",
         block=True,
         default="",
     )
@@ -290,8 +276,9 @@ def _keyed(base: type[M], keys: Sequence[str], annotation: Any, **field: Any) ->
     return specialize(base, base.__name__, **{k: (annotation, reply_field(default=None, **field)) for k in keys})
 
 
-def criterion_scores(keys: Sequence[str], *, comment: str = "") -> type[CriterionScores]:
-    return _keyed(CriterionScores, keys, Score | None, example="X", comment=comment)
+def criterion_scores(keys: Sequence[str]) -> type[CriterionScores]:
+    # each score's scale said once, in the object's description; a field's own says only "1 to 5"
+    return _keyed(CriterionScores, keys, Score | None, description="1 to 5", example="X")
 
 
 def finding_answers(open_findings: Sequence[tuple[str, bool]]) -> type[FindingAnswers]:
@@ -340,7 +327,6 @@ def phase_model(
         fields["critical_findings"] = list[_entry(RaisedEntry, left_out)]  # type: ignore[misc]
     if phase == "round_1":
         fields["key_claims"] = list[_entry(ClaimEntry, ("evidence",))]  # type: ignore[misc]
-        fields["dimension_scores"] = criterion_scores(criteria_keys, comment="1-5")
         if earlier_ids:  # a follow-up: whether the new version resolved each earlier finding
             fields["earlier_findings"] = (
                 earlier_answers(earlier_ids),
