@@ -100,3 +100,45 @@ def test_a_bad_score_in_the_reading_is_still_sent_back_to_the_judge() -> None:
         parse_scored_reply(
             round1(3.0).replace("overall_score: 3.0", "overall_score: great"), judge="j", round_no=1, criteria=CRIT
         )
+
+
+def test_scores_and_answers_in_the_other_shapes_judges_write_are_read_through_their_entry_models() -> None:
+    """Criterion scores as a list of entries (`criterion`/`name`/`dimension`, `score`/`value`) or as mappings,
+    and answers to CRITICAL findings as a list of entries (`id`/`finding_id`) or mappings with a quote."""
+    from moot.grounding import source_of
+
+    scores = [
+        {"criterion": "correctness", "score": 4},
+        {"name": "Design", "value": "3/5"},
+        {"dimension": "security", "score": 5},
+        {"score": 1},  # names no criterion: left out
+    ]
+    data = {
+        "new_score": 4,
+        "dimension_scores": scores,
+        "critical_responses": [{"finding_id": "c1", "response": "dispute"}, {"id": "C2", "response": "Agreed"}],
+    }
+    prev = parse_scored_reply(round1(2.0, 2), judge="judge-1", round_no=1, criteria=CRIT)
+    p = parse_scored_reply(yaml.safe_dump(data), judge="judge-1", round_no=2, criteria=CRIT, previous=prev)
+    assert p.dimension_scores == {"correctness": 4, "design": 3, "security": 5, "performance": 2, "docs": 2}
+    assert sorted(p.carried_over) == ["docs", "performance"]
+    assert p.critical_responses == {"C1": "reject", "C2": "accept"}
+
+    shown = [source_of("plan.md", "the cache is never invalidated\n")]
+    data = {
+        "new_score": 4,
+        "dimension_scores": {k: {"value": 4} for k in KEYS},
+        "critical_responses": {
+            "C1": {"response": "accept", "quote": "the cache is never invalidated"},
+            "C2": {"response": "accept", "quote": "words nowhere in the plan"},
+            "C3": {"response": "reject", "quote": "the cache is never invalidated"},
+        },
+    }
+    p = parse_scored_reply(yaml.safe_dump(data), judge="judge-1", round_no=2, criteria=CRIT, shown=shown)
+    assert p.dimension_scores == dict.fromkeys(KEYS, 4)
+    assert p.critical_responses == {"C1": "accept", "C2": "accept", "C3": "reject"}
+    assert p.confirmations == {"C1": "the cache is never invalidated"}
+    with pytest.raises(ReplyError, match="is not one of accept, reject, withdraw"):
+        parse_scored_reply(
+            yaml.safe_dump({**data, "critical_responses": [{"id": "C1"}]}), judge="j", round_no=2, criteria=CRIT
+        )

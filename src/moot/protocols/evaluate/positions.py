@@ -22,7 +22,7 @@ from pydantic.fields import FieldInfo
 from moot.grounding import Source, ground
 from moot.parsing.extract import as_list, as_score, preview
 from moot.parsing.replies import Listed, field_keys
-from moot.protocol import Flag, LongText, ReplyError, ReplyModel, as_text
+from moot.protocol import Flag, LongText, ReplyError, ReplyModel, Text, as_text, reply_field
 from moot.protocols.evaluate.criteria import Criterion, criterion_key
 from moot.protocols.evaluate.follow_up import parse_answers
 from moot.protocols.evaluate.locations import location
@@ -97,6 +97,23 @@ class ReplyContext(TypedDict):
     must_answer: NotRequired[Sequence[CriticalFinding]]
     earlier: NotRequired[Earlier | None]
     shown: NotRequired[Sequence[Source]]
+
+
+class ScoreEntry(ReplyModel):
+    """A criterion's score as judges also write it: a list's entry (`- {criterion: design, score: 4}`) or a
+    mapping in the criterion's place (`design: {score: 4}`)."""
+
+    criterion: Any = reply_field(aliases=("name", "dimension"), default=None)
+    score: Any = reply_field(aliases=("value",), default=None)
+
+
+class AnswerEntry(ReplyModel):
+    """An answer to a CRITICAL finding as judges also write it: a mapping in the finding's place (`C1: {response:
+    accept, quote: ...}`) or a list's entry naming the finding (`- {id: C1, response: reject}`)."""
+
+    id: Any = reply_field(aliases=("finding_id",), default=None)
+    response: Any = reply_field(default=None)
+    quote: Text = reply_field(default="")
 
 
 def _list() -> Any:
@@ -203,13 +220,8 @@ class ScoredReading(ReplyModel):
         if raw is None:
             return {}
         if isinstance(raw, list):  # [{criterion: x, score: y}, ...]
-            pairs = {}
-            for item in raw:
-                if isinstance(item, dict):
-                    name = item.get("criterion") or item.get("name") or item.get("dimension")
-                    if name is not None:
-                        pairs[str(name)] = item.get("score", item.get("value"))
-            raw = pairs
+            entries = [ScoreEntry.model_validate(item) for item in raw if isinstance(item, dict)]
+            raw = {str(e.criterion): e.score for e in entries if e.criterion is not None}
         if not isinstance(raw, dict):
             raise ReplyError("dimension_scores must be a mapping of criterion to score")
         known = {c.key for c in criteria}
@@ -219,7 +231,7 @@ class ScoredReading(ReplyModel):
             if key not in known:
                 continue
             if isinstance(value, dict):
-                value = value.get("score", value.get("value"))
+                value = ScoreEntry.model_validate(value).score
             scores[key] = as_score(value, f"the score for '{key}'")
         return scores
 
@@ -253,11 +265,10 @@ class ScoredReading(ReplyModel):
         raw = self.critical_responses
         pairs: list[tuple[Any, Any]] = []
         if isinstance(raw, dict):
-            pairs = [(k, v.get("response") if isinstance(v, dict) else v) for k, v in raw.items()]
+            pairs = [(k, AnswerEntry.model_validate(v).response if isinstance(v, dict) else v) for k, v in raw.items()]
         else:
-            for item in as_list(raw):
-                if isinstance(item, dict):
-                    pairs.append((item.get("id") or item.get("finding_id"), item.get("response")))
+            entries = [AnswerEntry.model_validate(item) for item in as_list(raw) if isinstance(item, dict)]
+            pairs = [(e.id, e.response) for e in entries]
         out: dict[str, CriticalResponse] = {}
         for fid, resp in pairs:
             word = RESPONSES.read(str(resp))
@@ -285,11 +296,14 @@ class ScoredReading(ReplyModel):
         and it is found in what was shown: a confirmation that grounds a finding its raiser did not."""
         out: dict[str, str] = {}
         if isinstance(self.critical_responses, dict):
-            for fid, answer in self.critical_responses.items():
-                if isinstance(answer, dict) and RESPONSES.read(str(answer.get("response", ""))) == "accept":
-                    quote = as_text(answer.get("quote"))
-                    if ground(quote, shown).grounded:
-                        out[str(fid).strip().upper()] = quote
+            for fid, given in self.critical_responses.items():
+                answer = AnswerEntry.model_validate(given) if isinstance(given, dict) else None
+                if (
+                    answer
+                    and RESPONSES.read(str(answer.response or "")) == "accept"
+                    and ground(answer.quote, shown).grounded
+                ):
+                    out[str(fid).strip().upper()] = answer.quote
         return out
 
     def _raised(self, shown: Sequence[Source]) -> list[RaisedFinding]:
