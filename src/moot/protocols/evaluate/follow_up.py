@@ -54,11 +54,10 @@ def _where(item: Mapping[str, Any]) -> dict[str, Any]:
     return {"file": item.get("file"), "line": item.get("line")}
 
 
-def parse_answers(data: Mapping[str, Any], earlier: Earlier | None) -> dict[str, str]:
-    """A reply's `earlier_findings` (E1 -> resolved | unresolved); unknown ids and words are left out."""
+def parse_answers(raw: Any, earlier: Earlier | None) -> dict[str, str]:
+    """A reply's `earlier_findings` as given (E1 -> resolved | unresolved); unknown ids and words are left out."""
     if earlier is None:
         return {}
-    raw = data.get("earlier_findings")
     known = {i.id for i in earlier.items}
     if not isinstance(raw, Mapping):
         return {}

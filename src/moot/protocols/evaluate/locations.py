@@ -14,6 +14,7 @@ from typing import Any
 
 from moot.about import repository_url, version
 from moot.diffs import shown_lines
+from moot.protocol import ReplyModel, reply_field
 from moot.protocols.evaluate.schemas import Located
 from moot.schemas.config import Artifact
 
@@ -22,11 +23,21 @@ _AT = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::\d+)?$")
 _LEVEL = {"CRITICAL": "error", "MUST": "error", "SHOULD": "warning", "COULD": "note"}
 
 
+class PlaceEntry(ReplyModel):
+    """Where a finding or claim of a reply points, as judges write it: `location: "src/a.py:12"` (what the
+    declared entries ask for), or a `file` and a `line` of their own."""
+
+    file: Any = reply_field(default=None)
+    line: Any = reply_field(default=None)
+    location: Any = reply_field(default=None)
+
+
 def location(item: Mapping[str, Any]) -> dict[str, Any]:
     """`file` and `line` of a reply's item (`location: "src/a.py:12"` is read too); none when not given."""
-    file = str(item.get("file") or "").strip() or None
-    line: Any = item.get("line")
-    at = _AT.match(str(item.get("location") or "").strip())
+    place = PlaceEntry.model_validate(item)
+    file = str(place.file or "").strip() or None
+    line: Any = place.line
+    at = _AT.match(str(place.location or "").strip())
     if file is None and at:
         file, line = at["file"], line or at["line"]
     if file is not None and (m := _AT.match(file)) and line in (None, "", 0):

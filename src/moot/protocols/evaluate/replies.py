@@ -3,7 +3,7 @@ positions, and the moderator's synthesis.
 
 From these models come the JSON schema sent to judges that decode under one (`evaluate_reply_schema`,
 `moderator_reply_schema`), the template the prompt shows (`*_example`, rendered into the round's template)
-and the keys the parser reads (a field's name and its legacy aliases, `parsing.reading_keys`). What depends on the
+and the keys the parser reads (a field's name and its legacy aliases, `positions.reading_keys`). What depends on the
 debate is a specialization of the declared model, never a second declaration: the request's criteria are
 the fields of `dimension_scores`, the open CRITICAL findings those of `critical_responses` (withdraw allowed
 for the judge's own), a follow-up's earlier items those of `earlier_findings`, the moderator's judges those
@@ -166,6 +166,8 @@ class ScoredAnalysis(ReplyModel):
     verification: Annotated[list[CheckEntry], items(5)] = reply_field(
         "five verification questions", aliases=("verification_questions",), default_factory=list
     )
+    # a follow-up's: whether the new version resolved each earlier finding (asked only in a follow-up)
+    earlier_findings: EarlierAnswers | None = reply_field("each earlier finding", default=None)
 
 
 class ScoredRebuttal(ReplyModel):
@@ -328,11 +330,8 @@ def phase_model(
     if phase == "round_1":
         fields["key_claims"] = list[_entry(ClaimEntry, ("evidence",))]  # type: ignore[misc]
         if earlier_ids:  # a follow-up: whether the new version resolved each earlier finding
-            fields["earlier_findings"] = (
-                earlier_answers(earlier_ids),
-                reply_field("each earlier finding", default=None),
-            )
-        return specialize(model, model.__name__, **fields)
+            fields["earlier_findings"] = earlier_answers(earlier_ids)
+        return specialize(model, model.__name__, without=() if earlier_ids else ("earlier_findings",), **fields)
     without = [] if open_findings else ["critical_responses"]  # an empty object would be a reply with nothing in it
     if open_findings:
         fields["critical_responses"] = finding_answers(open_findings)
@@ -363,7 +362,7 @@ def evaluate_reply_schema(
 def phase_example(model: type[ReplyModel], values: Mapping[str, Any]) -> str:
     """The template a round's prompt shows, from the model of that round (a follow-up's `earlier_findings`
     is asked in the prompt's words, after the template)."""
-    if "earlier_findings" in model.model_fields:
+    if "earlier_findings" in set(model.model_fields) - model.omitted_fields:
         model = specialize(model, model.__name__, without=("earlier_findings",))
     return reply_example(model, values)
 
