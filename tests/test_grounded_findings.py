@@ -252,7 +252,8 @@ def test_a_challengers_objections_are_checked_against_what_it_was_shown(
     llm_server.script(
         "prop", opening(), confront({"O1": "ACCEPT", "O2": "REJECT"}, "Shard by customer id, hot ones apart")
     )
-    llm_server.script("ch-a", "```json\n" + json.dumps(reply) + "\n```", rebuttal("ACCEPT"))
+    said = "```json\n" + json.dumps(reply) + "\n```"
+    llm_server.script("ch-a", said, said, rebuttal("ACCEPT"))  # asked once for a verbatim quote, it repeats itself
     llm_server.script("ch-b", verdict("agree", "minor"), rebuttal("ACCEPT"))
     seats = [{"model": m, "api_base": llm_server.base_url} for m in ("prop", "ch-a", "ch-b")]
     judges = write_judges(tmp_path / "j.yaml", seats[0], seats[1:])
@@ -261,9 +262,37 @@ def test_a_challengers_objections_are_checked_against_what_it_was_shown(
     out = json.loads(capsys.readouterr().out)
     marks = [(o["id"], o["grounded"], o["ungrounded_reason"]) for o in out["objections"]]
     assert marks == [("O1", True, None), ("O2", False, "quote not found")]
+    asked = llm_server.calls_for("ch-a")[1].body["messages"][-1]["content"]
+    assert "verbatim quote" in asked and "'the sharding library is abandoned' (quote not found)" in asked
+    assert "one customer may dominate" not in asked and out["spend"]["clarifications"] == 1
     assert main(["show", out["debate_id"]]) == 0
     text = capsys.readouterr().out
     assert "Objections not grounded" in text and "O2 the sharding library is abandoned (quote not found)" in text
+
+
+def test_a_challenger_asked_for_a_quote_that_gives_one_grounds_its_objection(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An objection with no quote is sent back once; the verbatim quote the challenger then gives is found, and
+    the objection counts as grounded. An agreement's objections are not asked about."""
+    from .challenge_helpers import confront, opening, rebuttal, verdict, write_judges
+
+    bare = json.loads(verdict("disagree", objections=["hot customers overload one shard"]).split("```json\n")[1][:-4])
+    bare["quotes"] = []
+    quoted = {**bare, "quotes": ["Orders are always read per customer"]}
+    llm_server.script("prop", opening(), confront({"O1": "PARTIAL"}, "Shard by customer id, hot ones apart"))
+    llm_server.script("ch-a", json.dumps(bare), json.dumps(quoted), rebuttal("ACCEPT"))
+    agree = json.loads(verdict("agree", "minor", objections=["naming"]).split("```json\n")[1][:-4])
+    llm_server.script("ch-b", json.dumps({**agree, "quotes": []}))
+    seats = [{"model": m, "api_base": llm_server.base_url} for m in ("prop", "ch-a", "ch-b")]
+    judges = write_judges(tmp_path / "j.yaml", seats[0], seats[1:])
+    assert main(["challenge", "Shard the orders table?", "--judges", str(judges), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    [objection] = [o for o in out["objections"] if o["raised_by"] == "challenger-1"]
+    assert (objection["grounded"], objection["quote"]) == (True, "Orders are always read per customer")
+    asked = llm_server.calls_for("ch-a")[1].body["messages"][-1]["content"]
+    assert "'hot customers overload one shard' (no quote)" in asked
+    assert len(llm_server.calls_for("ch-b")) == 1 and out["spend"]["clarifications"] == 1
 
 
 def test_key_claims_with_a_location_carry_file_line_and_its_check(
