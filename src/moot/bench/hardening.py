@@ -196,14 +196,17 @@ def hardening_text(result: dict[str, Any]) -> str:
 
 def tested_judge(judges: str) -> tuple[dict[str, Any], str]:
     """The first judge of the user's judges file, for the seat under test, and its label; bad input raises."""
-    from moot.protocol.panel import judge_spec, load_panel
+    from moot.protocol.panel import Panelist, judge_spec, load_panel
 
     if not Path(judges).is_file():
         raise UsageError(f"no such judges file: {judges}")
     _, listed = load_panel(judges)
     if not listed:
         raise UsageError(f"judges file {judges}: no judges listed (the first one goes in the seat under test)")
-    spec = judge_spec(listed[0], "judge 1")
+    first = listed[0]
+    if isinstance(first, Panelist):  # a judges file holds none; a code-built judge has no endpoint to seat
+        raise UsageError("the seat under test takes a judge from a judges file")
+    spec = judge_spec(first, "judge 1")
     if spec.api_key:
         raise UsageError(
             f"judges file {judges}: judge 1 ({spec.label}) holds its api_key in the file; the hardening bench "

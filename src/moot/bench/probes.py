@@ -102,8 +102,8 @@ def picker(choose: Callable[[list[tuple[str, str]]], str]) -> Responder:
     def reply(body: dict[str, Any]) -> str:
         options = _OPTION.findall(_system(body))
         pick = choose(options)
-        data = {"recommendation": pick, "confidence": "HIGH", "perspective": f"{pick} is best", "rationale": "read"}
-        data["assessment"] = {o: "read" for o, _ in options}
+        data: dict[str, Any] = {"recommendation": pick, "confidence": "HIGH", "perspective": f"{pick} is best"}
+        data |= {"rationale": "read", "assessment": {o: "read" for o, _ in options}}
         return yaml.safe_dump(data, sort_keys=False)
 
     return reply
