@@ -391,6 +391,7 @@ def test_the_verbosity_suite_runs_on_and_off_with_the_real_model_in_every_seat(
     assert r.code == 0, r.stderr[-1500:]
     [suite] = r.result["suites"]
     [measure] = suite["measures"]
+    print("verbosity on the real model:", json.dumps({"measure": measure, "cost": suite["cost"]}))
     assert r.result["tested"].startswith("smollm2 (judge 1 of") and measure["on"]["n"] == measure["off"]["n"] == 1
     assert measure["difference"]["inconclusive"] and all(len(measure[a]["ci95"]) == 2 for a in ("on", "off"))
     cost = suite["cost"]
