@@ -50,7 +50,12 @@ JUDGE = {"model": "smollm2", "temperature": 0.2, "max_tokens": MAX_TOKENS, "time
 GREEDY = {"temperature": 0.0}
 
 
-QUOTE_ASKED = "a CRITICAL finding blocks only with a verbatim quote"  # evaluate's grounding clarification
+# the grounding clarifications: evaluate's (a CRITICAL finding), challenge's (an objection), decide's (a risk)
+QUOTE_ASKED = (
+    "a CRITICAL finding blocks only with a verbatim quote",
+    "an objection stands only on a verbatim quote",
+    "a risk counts only with a verbatim quote",
+)
 
 
 @dataclass
@@ -232,7 +237,9 @@ def asked_for_a_quote(run: Run) -> set[tuple[str, str]]:
         return set()
     store = Store(run.home / "moot.db")
     try:
-        asked = [c for c in store.calls(debate_id) if c.kind == "clarify" and QUOTE_ASKED in c.prompt_json]
+        asked = [
+            c for c in store.calls(debate_id) if c.kind == "clarify" and any(q in c.prompt_json for q in QUOTE_ASKED)
+        ]
     finally:
         store.close()
     return {(c.debate_id, c.call_key) for c in asked}
