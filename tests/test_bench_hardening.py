@@ -103,3 +103,18 @@ def test_bad_input_is_one_line_and_exit_2(
 ) -> None:
     code, out, err = _bench(capsys, *args)
     assert code == 2 and out == "" and said in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_item_whose_debate_cannot_finish_is_left_out_and_named(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A judge under test whose every reply is unreadable: no decide debate can finish, so the item is left
+    out (a difference is read from items both arms finished), the output says why, and the exit is 1."""
+    llm_server.responder = lambda model, body: Reply(text="I would rather not say.")
+    judges = tmp_path / "mine.yaml"
+    judges.write_text(yaml.safe_dump({"debate_judges": [{"model": "mute", "api_base": llm_server.base_url}]}))
+    code, out, err = _bench(capsys, "verbosity", "--limit", "1", "--judges", str(judges), "--format", "json")
+    [suite] = json.loads(out)["suites"]
+    assert code == 1 and "1 item left out" in err
+    assert len(suite["failed"]) == 1 and suite["failed"][0].startswith("item 1: ")
+    assert suite["measures"][0]["difference"] is None

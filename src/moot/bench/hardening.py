@@ -18,7 +18,7 @@ from typing import Any
 
 from moot.bench.probes import Outcome, ProbeRun, bandwagon, planted_findings, position, verbosity
 from moot.bench.stats import paired_difference, wilson
-from moot.errors import UsageError
+from moot.errors import DebateAborted, UsageError
 from moot.store import Store
 
 Probe = Callable[[ProbeRun, int, bool], Outcome]
@@ -101,6 +101,8 @@ def _rate(hits: Sequence[bool]) -> dict[str, Any]:
 
 
 def _measure(key: str, what: str, on: Arm, off: Arm) -> dict[str, Any]:
+    if not on.hits.get(key):  # no item finished in both arms
+        return {"measure": key, "what": what, "on": None, "off": None, "difference": None}
     diff = paired_difference(on.hits[key], off.hits[key])
     low, high = diff.ci95
     return {
@@ -122,9 +124,15 @@ def run_suite(name: str, items: int, run: ProbeRun, progress: Callable[[str], No
     """Every item of suite `name` with the rules on and off: the suite's figures."""
     spec = SUITES[name]
     on, off = Arm(), Arm()
+    failures: list[str] = []
     for k in range(items):
-        on.add(spec.probe(run, k, True))
-        off.add(spec.probe(run, k, False))
+        try:  # an item counts only when both arms finished: the difference is paired
+            both = spec.probe(run, k, True), spec.probe(run, k, False)
+        except DebateAborted as e:  # too few usable replies, say: the item is left out, and named
+            failures.append(f"item {k + 1}: {e}")
+        else:
+            on.add(both[0])
+            off.add(both[1])
         if progress is not None:
             progress(f"{name}: item {k + 1} of {items}")
     return {
@@ -132,6 +140,7 @@ def run_suite(name: str, items: int, run: ProbeRun, progress: Callable[[str], No
         "question": spec.question,
         "rules": spec.rules,
         "items": items,
+        "failed": failures,
         "measures": [_measure(key, what, on, off) for key, what in spec.measures.items()],
         "cost": {"on": on.cost(), "off": off.cost()},
     }
@@ -176,7 +185,11 @@ def hardening_text(result: dict[str, Any]) -> str:
     lines = [f"moot bench: hardening on and off, {result['items']} item(s) per suite; judge under test: {who}", ""]
     for s in result["suites"]:
         lines += [f"{s['suite']}: {s['question']}", f"  rules compared: {s['rules']}"]
+        lines += [f"  left out: {f}" for f in s["failed"]]
         for m in s["measures"]:
+            if m["difference"] is None:
+                lines.append(f"  {m['what']}: no item finished with the rules both on and off")
+                continue
             lines += [
                 f"  {m['what']}",
                 f"    rules on   {_interval(m['on'])}",

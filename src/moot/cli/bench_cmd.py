@@ -209,7 +209,10 @@ def _hardening(
         progress=(lambda s: say(f"moot: {s}")) if told else None,
     )
     emit(to_json(result) if fmt == "json" else text_for(hardening_text(result)))
-    return 0
+    failed = sum(len(s["failed"]) for s in result["suites"])
+    if failed:
+        say(f"moot: {_items(failed)} left out: a debate of each could not finish (the figures say why)")
+    return 1 if failed else 0
 
 
 def _items(n: int) -> str:
