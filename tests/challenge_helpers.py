@@ -25,12 +25,19 @@ def opening(position: str = "Shard orders by customer id", confidence: str = "HI
     return "Here is my position.\n```yaml\n" + yaml.safe_dump(data, sort_keys=False) + "```\n"
 
 
+# words of `opening()`'s assumptions: a quote moot finds in what every challenger was shown
+GROUNDED = "no single customer dominates the load"
+
+
 def verdict(v: str, strength: str = "strong", objections: list[Any] | None = None, reasoning: str = SUBSTANTIVE) -> str:
+    """A challenger's verdict; each objection quotes the opening (a disagreement's objections must, or they are
+    asked again for a verbatim quote)."""
+    listed = objections if objections is not None else ([] if v == "agree" else [f"{v}: a problem"])
     data = {
         "verdict": v,
         "objection_strength": strength,
-        "objections": objections if objections is not None else ([] if v == "agree" else [f"{v}: a problem"]),
-        "quotes": [],
+        "objections": listed,
+        "quotes": [GROUNDED] * len(listed),
         "reasoning": reasoning,
     }
     return "After review:\n```json\n" + json.dumps(data) + "\n```"
@@ -47,6 +54,9 @@ def confront(decisions: dict[str, str], position: str, confidence: str = "MEDIUM
 
 
 def rebuttal(response: str, reasoning: str = "the answer does not address hot customers", **extra: Any) -> str:
+    """A rebuttal; objections it lists quote the opening unless `quotes` is given."""
+    if extra.get("objections") and "quotes" not in extra:
+        extra["quotes"] = [GROUNDED] * len(extra["objections"])
     return json.dumps({"response": response, "reasoning": reasoning, **extra})
 
 

@@ -16,7 +16,7 @@ from moot.cli.app import main
 from moot.testing import FakeLLMServer
 
 from .replies import CRITERIA, QUOTE, round1, round2
-from .test_decide_support import MODELS, decide_judges, last_user_message, question_args, r1
+from .test_decide_support import MODELS, decide_judges, last_user_message, question_args, r1, r2
 
 INVENTED = "db.execute('DELETE FROM users')"  # no such text in the artifact
 
@@ -252,7 +252,8 @@ def test_a_challengers_objections_are_checked_against_what_it_was_shown(
     llm_server.script(
         "prop", opening(), confront({"O1": "ACCEPT", "O2": "REJECT"}, "Shard by customer id, hot ones apart")
     )
-    llm_server.script("ch-a", "```json\n" + json.dumps(reply) + "\n```", rebuttal("ACCEPT"))
+    said = "```json\n" + json.dumps(reply) + "\n```"
+    llm_server.script("ch-a", said, said, rebuttal("ACCEPT"))  # asked once for a verbatim quote, it repeats itself
     llm_server.script("ch-b", verdict("agree", "minor"), rebuttal("ACCEPT"))
     seats = [{"model": m, "api_base": llm_server.base_url} for m in ("prop", "ch-a", "ch-b")]
     judges = write_judges(tmp_path / "j.yaml", seats[0], seats[1:])
@@ -261,9 +262,37 @@ def test_a_challengers_objections_are_checked_against_what_it_was_shown(
     out = json.loads(capsys.readouterr().out)
     marks = [(o["id"], o["grounded"], o["ungrounded_reason"]) for o in out["objections"]]
     assert marks == [("O1", True, None), ("O2", False, "quote not found")]
+    asked = llm_server.calls_for("ch-a")[1].body["messages"][-1]["content"]
+    assert "verbatim quote" in asked and "'the sharding library is abandoned' (quote not found)" in asked
+    assert "one customer may dominate" not in asked and out["spend"]["clarifications"] == 1
     assert main(["show", out["debate_id"]]) == 0
     text = capsys.readouterr().out
     assert "Objections not grounded" in text and "O2 the sharding library is abandoned (quote not found)" in text
+
+
+def test_a_challenger_asked_for_a_quote_that_gives_one_grounds_its_objection(
+    llm_server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An objection with no quote is sent back once; the verbatim quote the challenger then gives is found, and
+    the objection counts as grounded. An agreement's objections are not asked about."""
+    from .challenge_helpers import confront, opening, rebuttal, verdict, write_judges
+
+    bare = json.loads(verdict("disagree", objections=["hot customers overload one shard"]).split("```json\n")[1][:-4])
+    bare["quotes"] = []
+    quoted = {**bare, "quotes": ["Orders are always read per customer"]}
+    llm_server.script("prop", opening(), confront({"O1": "PARTIAL"}, "Shard by customer id, hot ones apart"))
+    llm_server.script("ch-a", json.dumps(bare), json.dumps(quoted), rebuttal("ACCEPT"))
+    agree = json.loads(verdict("agree", "minor", objections=["naming"]).split("```json\n")[1][:-4])
+    llm_server.script("ch-b", json.dumps({**agree, "quotes": []}))
+    seats = [{"model": m, "api_base": llm_server.base_url} for m in ("prop", "ch-a", "ch-b")]
+    judges = write_judges(tmp_path / "j.yaml", seats[0], seats[1:])
+    assert main(["challenge", "Shard the orders table?", "--judges", str(judges), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    [objection] = [o for o in out["objections"] if o["raised_by"] == "challenger-1"]
+    assert (objection["grounded"], objection["quote"]) == (True, "Orders are always read per customer")
+    asked = llm_server.calls_for("ch-a")[1].body["messages"][-1]["content"]
+    assert "'hot customers overload one shard' (no quote)" in asked
+    assert len(llm_server.calls_for("ch-b")) == 1 and out["spend"]["clarifications"] == 1
 
 
 def test_key_claims_with_a_location_carry_file_line_and_its_check(
@@ -309,7 +338,8 @@ def test_a_decide_judges_risks_are_checked_against_the_question_options_and_cont
         {"option": "B", "risk": "sync conflicts", "quote": "everything works offline and syncs later"},
         {"option": "A", "risk": "regulators forbid it", "quote": "the 2021 offline-data regulation"},
     ]
-    llm_server.script("risk-m", yaml.safe_dump(reply, sort_keys=False))
+    said = yaml.safe_dump(reply, sort_keys=False)
+    llm_server.script("risk-m", said, said)  # asked once for a verbatim quote, it repeats itself
     llm_server.script("value-m", r1("C"))
     llm_server.script("effort-m", r1("C"))
     assert main([*question_args(decide_judges(tmp_path, llm_server)), "--format", "json"]) == 0
@@ -318,6 +348,36 @@ def test_a_decide_judges_risks_are_checked_against_the_question_options_and_cont
         ("risk", "B", True, None),
         ("risk", "A", False, "quote not found"),
     ]
+    asked = llm_server.calls_for("risk-m")[1].body["messages"][-1]["content"]
+    assert "verbatim quote" in asked and "A: 'regulators forbid it' (quote not found)" in asked
+    assert "sync conflicts" not in asked and out["spend"]["clarifications"] == 1
     assert main(["show", out["debate_id"]]) == 0
     text = capsys.readouterr().out
     assert "Risks named, quoted:" in text and "risk on A: regulators forbid it (quote not found)" in text
+
+
+def test_a_decide_risk_left_ungrounded_counts_for_nothing_in_the_others_next_round(
+    llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """A risk whose quote is not found, asked again and still not quoted, is flagged beside its judge's report in
+    every other judge's round-2 prompt; a risk given a verbatim quote on the second ask is not."""
+    bare = yaml.safe_load(r1("A", "offline only adds risk").strip("`\nyaml"))
+    bare["risks"] = [{"option": "B", "risk": "sync corrupts orders", "quote": "a sync engine ships in 2019"}]
+    fixed = {**bare, "risks": [{**bare["risks"][0], "quote": "everything works offline and syncs later"}]}
+    invented = yaml.safe_load(r1("C").strip("`\nyaml"))
+    invented["risks"] = [{"option": "A", "risk": "the app store bans it", "quote": "store policy 4.2 forbids it"}]
+    invented_text = yaml.safe_dump(invented, sort_keys=False)
+    llm_server.script("risk-m", yaml.safe_dump(bare), yaml.safe_dump(fixed), r2("A", challenge={"value": "no"}))
+    llm_server.script("value-m", invented_text, invented_text, r2("C", challenge={"risk": "no"}))
+    llm_server.script("effort-m", r1("B"), r2("B", challenge={"risk": "no"}))
+    judges = decide_judges(tmp_path, llm_server, debate_config={"max_rounds": 2})
+    result = moot.decide_sync(
+        "Should the mobile app support offline mode?",
+        options=["A=online only", "B=full offline: everything works offline and syncs later", "C=read-only cache"],
+        judges=str(judges),
+        write_files=False,
+    )
+    round2 = llm_server.calls_for("effort-m")[1].body["messages"][-1]["content"]
+    flagged = "these risks quote nothing the judges were shown, so they count for nothing: A: the app store bans it"
+    assert flagged in round2 and round2.count("count for nothing") == 1  # the risk judge's, quoted on asking
+    assert result.spend.clarifications == 2

@@ -50,7 +50,12 @@ JUDGE = {"model": "smollm2", "temperature": 0.2, "max_tokens": MAX_TOKENS, "time
 GREEDY = {"temperature": 0.0}
 
 
-QUOTE_ASKED = "a CRITICAL finding blocks only with a verbatim quote"  # evaluate's grounding clarification
+# the grounding clarifications: evaluate's (a CRITICAL finding), challenge's (an objection), decide's (a risk)
+QUOTE_ASKED = (
+    "a CRITICAL finding blocks only with a verbatim quote",
+    "an objection stands only on a verbatim quote",
+    "a risk counts only with a verbatim quote",
+)
 
 
 @dataclass
@@ -232,7 +237,9 @@ def asked_for_a_quote(run: Run) -> set[tuple[str, str]]:
         return set()
     store = Store(run.home / "moot.db")
     try:
-        asked = [c for c in store.calls(debate_id) if c.kind == "clarify" and QUOTE_ASKED in c.prompt_json]
+        asked = [
+            c for c in store.calls(debate_id) if c.kind == "clarify" and any(q in c.prompt_json for q in QUOTE_ASKED)
+        ]
     finally:
         store.close()
     return {(c.debate_id, c.call_key) for c in asked}
@@ -376,3 +383,25 @@ def test_criteria_auto_writes_a_rubric_every_judge_reads_on_the_real_model(
     assert len(judged) >= 3 and len(blocks) == 1 and all(f"- {k}:" in blocks.pop() for k in keys[:1])
     assert all(f"- {k}:" in judged[0] for k in keys) and "Checklist:" in judged[0]
     assert r.result["spend"]["per_judge"]["rubric"]["calls"] >= 1 and r.result["rounds_completed"] == 1
+
+
+def test_the_verbosity_suite_runs_on_and_off_with_the_real_model_in_every_seat(
+    server: UsageProxy, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`moot bench verbosity --judges ...` with SmolLM2 as the judge under test: one item, rules on and off, every
+    reply real (three decide seats a debate). Its rate is noise at one item; the mechanics are what is checked:
+    each arm's rate has an interval, the difference is read as inconclusive, and the tokens the bench reports are
+    the ones the server counted."""
+    root = tmp_path_factory.mktemp("local-hardening")
+    files = {"judges.yaml": {"debate_judges": [{**JUDGE, "api_base": server.base_url, "structured": "json_object"}]}}
+    r = run(server, root, "hardening", files, "bench", "verbosity", "--limit", "1", "--judges", "@judges.yaml", "--format", "json", "--no-progress")  # fmt: skip
+    assert r.code == 0, r.stderr[-1500:]
+    [suite] = r.result["suites"]
+    [measure] = suite["measures"]
+    print("verbosity on the real model:", json.dumps({"measure": measure, "cost": suite["cost"]}))
+    assert r.result["tested"].startswith("smollm2 (judge 1 of") and measure["on"]["n"] == measure["off"]["n"] == 1
+    assert measure["difference"]["inconclusive"] and all(len(measure[a]["ci95"]) == 2 for a in ("on", "off"))
+    cost = suite["cost"]
+    assert cost["on"]["calls_per_debate"] >= 3 and cost["off"]["calls_per_debate"] >= 3
+    reported = sum(cost[a]["tokens_per_debate"] * cost[a]["debates"] for a in ("on", "off"))
+    assert reported == r.seen.prompt_tokens + r.seen.completion_tokens > 0

@@ -198,11 +198,12 @@ def test_decide_asks_for_one_of_the_option_ids_and_for_challenges_of_the_other_j
         others = [j for j in ("risk", "value", "effort") if j != judge]
         schema = decide_reply_schema(ids, round_no=2, others=others)
         challenges = [{"judge": o, "counter_argument": f"{o} overrates its case"} for o in others]
-        return reply(schema, recommendation=rec, challenges=challenges, **values)
+        # no risks: a risk needs a verbatim quote of the question or options, or it is asked about again
+        return reply(schema, recommendation=rec, challenges=challenges, risks=[], **values)
 
-    llm_server.script("risk-m", reply(first, recommendation="A"), second("risk", "C", changed=True))
-    llm_server.script("value-m", reply(first, recommendation="B"), second("value", "C", changed=True))
-    llm_server.script("effort-m", reply(first, recommendation="C"), second("effort", "C", change_reason=""))
+    llm_server.script("risk-m", reply(first, recommendation="A", risks=[]), second("risk", "C", changed=True))
+    llm_server.script("value-m", reply(first, recommendation="B", risks=[]), second("value", "C", changed=True))
+    llm_server.script("effort-m", reply(first, recommendation="C", risks=[]), second("effort", "C", change_reason=""))
     judges = write(
         tmp_path / "judges.yaml",
         {
@@ -250,6 +251,7 @@ def test_challenge_asks_for_the_seeds_verdicts_decisions_and_rebuttals(
             verdict="disagree",
             objection_strength="strong",
             objections=["hot customers overload one shard"],
+            quotes=["Shard orders by customer id"],  # the opening's position: an objection quotes what it answers
         ),
         reply(challenge_reply_schema("rebuttal"), response="ACCEPT", objections=[]),
     )

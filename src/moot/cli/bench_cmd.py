@@ -28,7 +28,13 @@ class BenchInterrupted(Interrupted):
 
 
 def bench(
-    suite: Annotated[str, typer.Argument(help="judgebench, humaneval-bugs, mmlu, or a JSONL gold file.")],
+    suite: Annotated[
+        str,
+        typer.Argument(
+            help="judgebench, humaneval-bugs, mmlu, or a JSONL gold file; or the hardening suites "
+            "planted-findings, position, verbosity, bandwagon (comma-separated)."
+        ),
+    ],
     judges: Annotated[str | None, typer.Option(help="Judges file (default: the project's, else moot's).")] = None,
     strategies: Annotated[
         str, typer.Option(help="Comma-separated: single, vote, vote@equal, debate, select (best-of-N).")
@@ -74,13 +80,33 @@ def bench(
     continues it, paying only for what is missing. Pairwise items are judged by `decide` over options A
     and B (unanimity needed, so that the debate can differ from the vote), scored items by `evaluate`.
 
+    The hardening suites (planted-findings, position, verbosity, bandwagon) instead run each item with
+    grounding and the anti-herding rules on and off: planted judges are scripted on 127.0.0.1, the judge
+    under test too unless --judges names one (its first judge). --limit is the number of items (default 20).
+
     Exit codes: 0 the bench completed, 1 some debate failed (the figures leave its item out), 2 bad input
     (nothing sent), 130 interrupted.
     """
+    from moot.bench.hardening import hardening_suites
     from moot.bench.plan import parse_strategies
     from moot.bench.suites import load_suite
 
     check_format(fmt, ("text", "json"))
+    hardening = hardening_suites(suite)
+    if hardening is not None:
+        given = {
+            "--strategies": strategies != DEFAULT_STRATEGIES,
+            "--concurrency": concurrency != 8,
+            "--max-cost": max_cost is not None,
+            "--swap/--no-swap": swap is not None,
+            "--html": html is not None,
+            "--report": report is not None,
+            "--data": data is not None,
+            "--dry-run": dry_run,
+            "--margin": margin != 3.0,
+        }
+        extra = [flag for flag, on in given.items() if on]
+        return _hardening(hardening, judges, limit, seed, fmt, extra, bar_wanted(progress, fmt))
     if not 0 < margin < 100:
         raise UsageError(f"--margin is in accuracy points, between 0 and 100 (got {margin:g})")
     chosen = parse_strategies(strategies)
@@ -157,6 +183,35 @@ def _report(run: BenchRun, fmt: str, html: str | None, report: str | None = None
 
         write_report(report, run.result)
     emit(to_json(run.result) if fmt == "json" else text_for(bench_report(run.result)))
+    return 1 if failed else 0
+
+
+def _hardening(
+    suites: tuple[str, ...], judges: str | None, limit: int | None, seed: int, fmt: str, extra: list[str], told: bool
+) -> int:
+    """The hardening suites: each rate on and off with its interval, the paired difference, the cost."""
+    from moot.bench.hardening import DEFAULT_ITEMS, hardening_text, run_hardening, tested_judge
+    from moot.render.serialize import to_json
+
+    if extra:
+        raise UsageError(f"{', '.join(extra)} does not apply to the hardening suites ({', '.join(suites)})")
+    tested, label = tested_judge(judges) if judges is not None else (None, "scripted")
+    items = DEFAULT_ITEMS if limit is None else limit
+
+    from moot.cli.output import say
+
+    result = run_hardening(
+        suites,
+        items=items,
+        seed=seed,
+        tested=tested,
+        tested_label=label,
+        progress=(lambda s: say(f"moot: {s}")) if told else None,
+    )
+    emit(to_json(result) if fmt == "json" else text_for(hardening_text(result)))
+    failed = sum(len(s["failed"]) for s in result["suites"])
+    if failed:
+        say(f"moot: {_items(failed)} left out: a debate of each could not finish (the figures say why)")
     return 1 if failed else 0
 
 

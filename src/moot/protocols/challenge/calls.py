@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from moot.engine.budget import CallCost, Scenario, scenario
+from moot.grounding import Source
 from moot.protocol import Call, Message, Prompt, Seat, Templates, tokens_of
 from moot.protocols.challenge.parsing import (
     parse_assumptions,
@@ -124,9 +125,14 @@ class ChallengeCalls:
         prompt = self.prompt("opening", seat, 1, "opening")
         return Call(seat, prompt, "r1/proponent/opening", "opening", parse_opening, _clarify, _opened)
 
-    def challenge(self, seat: Seat, opening: Opening) -> Call[Challenge]:
+    def challenge(self, seat: Seat, opening: Opening, shown: Sequence[Source] = ()) -> Call[Challenge]:
+        """A challenger's verdict; `shown` (what it read) is what each objection's quote is checked against."""
         prompt = self.prompt("challenge", seat, 1, "challenge", opening=opening, version=1)
-        return Call(seat, prompt, f"r1/{seat.id}/challenge", "challenge", parse_challenge, _clarify, _challenged)
+
+        def parse(text: str) -> Challenge:
+            return parse_challenge(text, shown=shown)
+
+        return Call(seat, prompt, f"r1/{seat.id}/challenge", "challenge", parse, _clarify, _challenged)
 
     def confront(self, st: ChallengeState) -> Call[Confrontation]:
         seat, round_no, objections = self.proponent, st.round_no, st.in_play
@@ -163,7 +169,12 @@ class ChallengeCalls:
             suspicious=seat.id in st.suspicious,
         )
         key = f"r{st.round_no}/{seat.id}/rebuttal"
-        return Call(seat, prompt, key, "rebuttal", parse_rebuttal, _clarify, _rebutted)
+        shown = st.quotable()
+
+        def parse(text: str) -> Rebuttal:
+            return parse_rebuttal(text, shown=shown)
+
+        return Call(seat, prompt, key, "rebuttal", parse, _clarify, _rebutted)
 
     def assumptions(self, seat: Seat, st: ChallengeState) -> Call[AssumptionStatement]:
         mine = seat is self.proponent

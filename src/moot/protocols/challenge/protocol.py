@@ -71,7 +71,7 @@ class PositionChallenge:
             return Step(1, [call], phase="opening", first=True, reserve=reserve)
         if st.phase == "challenge":
             assert st.opening is not None, "the opening comes first"
-            challenges = [self.calls.challenge(s, st.opening) for s in self.challengers]
+            challenges = [self.calls.challenge(s, st.opening, st.quotable()) for s in self.challengers]
             return Step(1, challenges, phase="challenge", gated=False)
         if st.phase == "confrontation":
             return self._confrontation()

@@ -46,11 +46,16 @@ class ChallengeState:
     def latest(self) -> PositionVersion:
         return self.history[-1]
 
-    def new_objection(self, raised_by: str, round_no: int, text: str, strength: str, quote: str = "") -> Objection:
+    def quotable(self) -> list[Source]:
+        """What an objection may quote: the topic and context, every version of the position, the opening."""
         shown = [*self.shown, *(source_of("position", v.position) for v in self.history)]
         if self.opening is not None:  # the opening's reasoning, weaknesses and assumptions were shown too
             op = self.opening
             shown.append(source_of("opening", "\n".join([op.reasoning, *op.weaknesses, *op.assumptions])))
+        return shown
+
+    def new_objection(self, raised_by: str, round_no: int, text: str, strength: str, quote: str = "") -> Objection:
+        shown = self.quotable()
         o = Objection(
             id=f"O{len(self.objections) + 1}",
             raised_by=raised_by,

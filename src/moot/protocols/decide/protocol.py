@@ -177,6 +177,7 @@ class Decision:
                 "recommendation": st.latest(s.id),
                 "file": self._file_label(s.id, before),
                 "text": st.texts[s.id][before],
+                "ungrounded": st.ungrounded_risks(s.id),
             }
             for s in st.active
         ]

@@ -26,7 +26,7 @@ from typing import Annotated, Any
 from pydantic import ValidationInfo, field_validator
 
 from moot.grounding import Source, ground
-from moot.parsing.extract import as_list, extract_mapping
+from moot.parsing.extract import as_list, extract_mapping, preview
 from moot.parsing.replies import Bound, Count, field_keys, validate_reply
 from moot.protocol import (
     Flag,
@@ -342,7 +342,22 @@ def parse_stance_reply(text: str, rules: ReplyRules) -> StanceReply:
     model = reply_model(tuple(ids), rules.round_no, tuple(rules.others))
     data = extract_mapping(text, required_any=field_keys(model, "recommendation"))
     reply = validate_reply(model, data, context={"options": rules.options, "others": rules.others})
-    return reply.position(rules)
+    return _quotes_checked(reply.position(rules), asked=bool(rules.shown))
+
+
+def _quotes_checked(stance: StanceReply, *, asked: bool) -> StanceReply:
+    """The reply, or a ReplyError that sends it back once when a risk it names has no verbatim quote of the
+    question, options or context; kept as it stands if the judge gives none (`usable`): the risk is then
+    reported as not grounded, and the other judges read that it is."""
+    ungrounded = [r for r in stance.risks if not r.grounded]
+    if not asked or not ungrounded:
+        return stance
+    said = "; ".join(f"{r.option}: {preview(r.risk)} ({r.ungrounded_reason})" for r in ungrounded)
+    raise ReplyError(
+        "a risk counts only with a verbatim quote of the question, the options or the context in its `quote`: "
+        f"give the exact words it rests on, copied, or drop the risk: {said}",
+        usable=stance,
+    )
 
 
 def _first_sentence(text: str) -> str:

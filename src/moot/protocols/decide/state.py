@@ -32,6 +32,13 @@ class DecideState:
         recs = self.recommendations.get(seat_id, {})
         return recs[max(recs)] if recs else None
 
+    def ungrounded_risks(self, seat_id: str) -> list[str]:
+        """The risks of a judge's counted reply whose quote was not found, as the other judges are told of them:
+        each counts for nothing, and the next round's prompt says so beside that judge's report."""
+        reply = self.counted.get(seat_id)
+        risks = reply.risks if reply is not None else []
+        return [f"{r.option}: {r.risk} ({r.ungrounded_reason})" for r in risks if not r.grounded]
+
     @property
     def settled(self) -> bool:
         """The last round reached consensus: nothing more to debate."""
