@@ -75,7 +75,8 @@ def test_a_judge_of_the_users_own_sits_in_the_seat_under_test(
     over by padding, where the scripted longest-option picker always is."""
 
     def shortest(model: str, body: dict[str, Any]) -> Reply:
-        options = re.findall(r'<option id="([^"]+)">\n(.*?)\n</option>', body["messages"][0]["content"], re.DOTALL)
+        text = "\n".join(m["content"] for m in body["messages"])  # the options in this judge's own order
+        options = re.findall(r'<option id="([^"]+)">\n(.*?)\n</option>', text, re.DOTALL)
         pick = min(options, key=lambda o: len(o[1]))[0]
         return Reply(text=yaml.safe_dump({"recommendation": pick, "confidence": "HIGH", "rationale": "shorter"}))
 
