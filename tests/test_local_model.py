@@ -182,11 +182,12 @@ def runs(server: UsageProxy, tmp_path_factory: pytest.TempPathFactory) -> dict[s
             {"median.py": MEDIAN, "judges.yaml": {"debate_judges": readme, "consensus": {"overall_score_range": 0.0,
              "dimension_score_range": 0.0}, "max_rounds": 3}}, *evaluate
         ),
-        # the README's judge (on Gemma) beside providers.md's two recipes (its YAML line and its Python block)
+        # the README's judge (on Gemma) beside providers.md's two recipes (its YAML line and its Python block);
+        # one round: decide's adversarial round runs on both families in the bench's debates, where round 1 splits
         "decide": run(
             server, root, "decide",
             {"judges.yaml": {"debate_judges": [on_gemma(plain[0]), {**providers_md, **slow}, {**python_md, **slow}],
-                             "debate_config": {"max_rounds": 2}}}, *decide,
+                             "debate_config": {"max_rounds": 1}}}, *decide,
         ),
         # at temperature 0: at the server's default sampling the 135M model missed an objection in about one
         # challenge of five (exit 3, 'missing O1'); greedy replies make the tier repeatable (3 of 3 and 3 of 3
