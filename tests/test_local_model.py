@@ -6,7 +6,7 @@ mmlu` through single, vote, select and debate, each as `python -m moot` in a sto
 
 The panels are the docs' own, with one seat of each protocol on Gemma: the README's local judge (model and
 api_base, no max_tokens, no structured key) runs a three-round `evaluate` (two seats on SmolLM2, one on
-Gemma), `decide` (on Gemma) and `challenge` (a SmolLM2 proponent, a Gemma challenger); the local recipes of
+Gemma), a one-round `decide` (on Gemma) and `challenge` (a SmolLM2 proponent, a Gemma challenger); the local recipes of
 docs/providers.md and docs/structured-replies.md, read from the docs and run as written, sit beside it on
 `decide`'s panel (providers.md's two) and `challenge`'s (structured-replies.md's); a bound below the
 schemas' minimum is refused before any call; a one-round `evaluate --criteria auto` on the README's judges has
@@ -311,7 +311,7 @@ BENCH = ("single", "vote", "select", "debate")
 def test_an_mmlu_bench_runs_all_four_strategies_on_a_two_family_panel_and_writes_the_evidence_table(
     server: UsageProxy, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Three MMLU questions (the seeded sample of `--limit 3 --seed 4`: the suite's shortest three-item draw),
+    """Three MMLU questions (the seeded sample of `--limit 3 --seed 4`, chosen for its short questions),
     each decided over its four options by SmolLM2, Gemma and SmolLM2: single, vote, select (one pick among
     the round-1 answers) and debate all read from real replies, and the evidence table names the panel's
     two families. (The figures are near chance and decide nothing: docs/evidence.md says so.)"""
