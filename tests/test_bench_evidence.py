@@ -13,10 +13,10 @@ from statsmodels.stats.proportion import proportion_confint
 from moot.bench.evidence import evidence_rows, merge, render
 from moot.bench.figures import held_out
 from moot.cli.app import main
-from moot.schemas.bench import BenchResult
+from moot.schemas.bench import BenchResult, SingleFigures
 from moot.testing import FakeLLMServer
 
-from .bench_judges import Ask, always_wrong, choices, judges_file, right_with, write_jsonl
+from .bench_judges import Ask, Behaviour, always_wrong, choices, judges_file, right_with, write_jsonl
 from .test_bench_select import Picking
 from .test_bench_stats import tango_independent
 
@@ -28,11 +28,18 @@ def talked_out(ask: Ask) -> str:
     return ask.right if ask.round == 1 else ask.wrong
 
 
+PLANTED = (talked_out, always_wrong, right_with(0.6, seed=5))
+
+
 def _run(
-    tmp_path: Path, server: FakeLLMServer, capsys: pytest.CaptureFixture[str], *extra: str
+    tmp_path: Path,
+    server: FakeLLMServer,
+    capsys: pytest.CaptureFixture[str],
+    *extra: str,
+    panel: tuple[Behaviour, ...] = PLANTED,
 ) -> tuple[int, str, str]:
     rows = choices(12, lambda i: "ABCD"[i % 4])
-    behaviours = dict(zip(MODELS, [talked_out, always_wrong, right_with(0.6, seed=5)], strict=True))
+    behaviours = dict(zip(MODELS, panel, strict=True))
     server.responder = Picking(rows, behaviours)
     gold = write_jsonl(tmp_path / "gold.jsonl", rows)
     judges = judges_file(tmp_path, server, MODELS)
@@ -109,3 +116,33 @@ def test_the_report_keeps_other_panels_rows_and_refuses_a_file_it_did_not_write(
     code, _, _ = _run(tmp_path, llm_server, capsys, "--report", str(report))
     text = report.read_text(encoding="utf-8")
     assert code == 0 and text.count("| 3x other-model |") == 4 and text.count("| judge-a + judge-b + judge-c |") == 4
+
+
+def test_the_report_names_each_panels_families_and_its_effective_number_of_judges(
+    tmp_path: Path, llm_server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "evidence.md"
+    # two judges right at random and one always wrong: their correctness varies, so Kish's figure is defined
+    panel = (right_with(0.6, seed=5), right_with(0.5, seed=9), always_wrong)
+    code, out, _ = _run(tmp_path, llm_server, capsys, "--report", str(report), panel=panel)
+    assert code == 0
+    result = BenchResult.model_validate_json(out)
+    e = result.effective_judges
+    assert e is not None and e.estimate is not None and e.ci95 is not None
+    text = report.read_text(encoding="utf-8")
+    panels = text[text.index("## The panels") :]
+    # three models no provider table knows: three families, each named by its model
+    line = "- gold.jsonl, panel judge-a + judge-b + judge-c: 3 judges of 3 families (judge-a, judge-b, judge-c)"
+    assert f"{line}; effective judges (Kish): {e.estimate:.2f} [{e.ci95[0]:.2f}, {e.ci95[1]:.2f}] of 3." in panels
+    # two seats of one vendor's models are one family
+    single = result.strategies["single"]
+    assert isinstance(single, SingleFigures)
+    seats = dict(zip(single.judges, ("gpt-5-mini", "openai/gpt-5.2", "smollm2"), strict=True))
+    renamed = {seat: f.model_copy(update={"model": seats[seat]}) for seat, f in single.judges.items()}
+    strategies = {**result.strategies, "single": single.model_copy(update={"judges": renamed})}
+    rows = evidence_rows(result.model_copy(update={"strategies": strategies}))
+    assert {r.families for r in rows} == {("openai", "smollm2")}
+    assert "3 judges of 2 families (openai, smollm2)" in render(rows)
+    # rows written before the panels were recorded still read, and say so
+    old = render(rows).replace('"families": ["openai", "smollm2"], ', "").replace('"judges": 3, ', "")
+    assert "families not recorded" in render(merge(old, []))

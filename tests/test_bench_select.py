@@ -36,11 +36,13 @@ class Picking(Panel):
     """The panel of bench_judges, and a picker that knows which candidate holds the right answer: it picks
     that one (or, with `first`, always the first candidate shown)."""
 
-    def __init__(self, rows: list[dict[str, Any]], behaviours: dict[str, Behaviour], *, first: bool = False) -> None:
+    def __init__(
+        self, rows: list[dict[str, Any]], behaviours: dict[str, Behaviour], *, first: bool = False, bare: bool = False
+    ) -> None:
         from .bench_judges import right_texts
 
         super().__init__(right_texts(rows), behaviours, usage=(100, 20))
-        self.first = first
+        self.first, self.bare = first, bare  # bare: the pick is the candidate's id alone, as a small model says it
 
     def _reply(self, model: str, body: dict[str, Any]) -> Reply:
         text = _text(body)
@@ -49,7 +51,7 @@ class Picking(Panel):
         shown = dict(_CANDIDATE.findall(text))
         right = next((c for c, t in shown.items() if t in self.right_texts), None)
         choice = next(iter(shown)) if self.first or right is None else right
-        return Reply(text=json.dumps({"choice": choice, "why": "its reasoning checks out"}))
+        return Reply(text=choice if self.bare else json.dumps({"choice": choice, "why": "its reasoning checks out"}))
 
 
 def right_on_even(ask: Ask) -> str:
@@ -59,10 +61,12 @@ def right_on_even(ask: Ask) -> str:
 PRICES = {m: {"input_per_mtok": 1.0, "output_per_mtok": 5.0} for m in MODELS}
 
 
-def _bench(tmp_path: Path, server: FakeLLMServer, rows: list[dict[str, Any]], *, first: bool = False) -> Any:
+def _bench(
+    tmp_path: Path, server: FakeLLMServer, rows: list[dict[str, Any]], *, first: bool = False, bare: bool = False
+) -> Any:
     # judge-a (the picker) and judge-c are always wrong in round 1; judge-b is right on even items only
     behaviours = dict(zip(MODELS, [always_wrong, right_on_even, always_wrong], strict=True))
-    server.responder = Picking(rows, behaviours, first=first)
+    server.responder = Picking(rows, behaviours, first=first, bare=bare)
     suite = load_suite(str(write_jsonl(tmp_path / "gold.jsonl", rows)))
     return asyncio.run(
         run_bench(
@@ -104,6 +108,23 @@ def test_select_finds_the_one_right_candidate_the_vote_outvotes(tmp_path: Path, 
     again = _bench(tmp_path, llm_server, rows)
     assert len(llm_server.requests) == before
     assert again.result.strategies["select"].accuracy == 0.5
+
+
+def test_the_pick_is_sent_its_schema_and_a_bare_candidate_id_is_read_as_the_pick(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    """The pick goes with a schema whose `choice` can only be a candidate (a server that enforces it, as a
+    local one does, keeps a small model to the candidates), and a picker answering the id alone (`B`, as
+    SmolLM2 did without one) has picked it, not failed."""
+    rows = choices(4, lambda i: "ABCD"[i % 4])
+    run = _bench(tmp_path, llm_server, rows, bare=True)
+    assert run.result is not None and run.result.strategies["select"].accuracy == 0.5  # as with JSON picks
+    picks = [q.body for q in llm_server.requests if "CANDIDATE ANSWERS" in json.dumps(q.body)]
+    assert picks
+    for body in picks:
+        schema = body["response_format"]["json_schema"]["schema"]
+        shown = re.findall(r'<candidate id=\\"(\w+)\\">', json.dumps(body["messages"]))
+        assert schema["properties"]["choice"]["enum"] == shown and len(shown) == 2
 
 
 def test_a_picker_that_takes_the_first_candidate_is_only_as_good_as_its_position(

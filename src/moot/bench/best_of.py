@@ -92,11 +92,31 @@ def select_prompt(question: str, shown: Mapping[str, str], picked: Mapping[str, 
         + "\n\n".join(blocks)
         + f"\n\nWhich candidate is correct? Choose one of: {', '.join(picked)}."
     )
-    return Prompt(system=SYSTEM, messages=[Message(role="user", content=text)], meta={"round": 1, "kind": "select"})
+    return Prompt(
+        system=SYSTEM,
+        messages=[Message(role="user", content=text)],
+        json_schema=pick_schema(list(picked)),
+        meta={"round": 1, "kind": "select"},
+    )
+
+
+def pick_schema(ids: Sequence[str]) -> dict[str, object]:
+    """The pick's reply schema, sent like a judge's (a judge whose server enforces it can only name a
+    candidate: a small local model otherwise answered a bare letter, which was no pick)."""
+    return {
+        "type": "object",
+        "properties": {"choice": {"type": "string", "enum": list(ids)}, "why": {"type": "string", "maxLength": 300}},
+        "required": ["choice", "why"],
+        "additionalProperties": False,
+    }
 
 
 def parse_pick(text: str, ids: Sequence[str]) -> str | None:
-    """The candidate id the reply chose; None when it names none of them."""
+    """The candidate id the reply chose (its JSON's `choice`, or a reply that is the id alone: `A`, `"B".`);
+    None when it names none of them."""
+    bare = text.strip().strip("\"'`*.").strip()
+    if bare in ids:
+        return bare
     try:
         value = extract_mapping(text, required_any=("choice",)).get("choice")
     except ReplyError:  # an unreadable reply is no pick, which counts wrong

@@ -14,6 +14,10 @@ the swapped answers), so that the table says exactly what it computed:
 The rows of several runs live in one file: the table is followed by its rows as JSON in an HTML comment,
 so writing a second suite or panel to the same file keeps the others' rows (a run of the same suite and
 panel replaces its own).
+
+Below the table, each panel's families (from the provider table: two seats of one vendor's models are one
+family) and its effective number of independent judges (`moot.bench.independence`, Kish's, from how alike the
+judges erred on these items): a panel of three judges of one family that err together is worth about one.
 """
 
 from __future__ import annotations
@@ -23,10 +27,12 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from moot.bench.figures import held_out
 from moot.bench.stats import Table2x2, equivalent, mcnemar_midp, tango_paired, wilson
 from moot.bench.verdict import ALPHA, MARGIN
+from moot.judges.families import family_of
 from moot.schemas.bench import BenchResult, SingleFigures
 from moot.schemas.safe_text import inert_markdown
 
@@ -56,6 +62,11 @@ class EvidenceRow:
     cost_per_item: float | None
     calls_per_item: float
     versus: dict[str, Against | None]
+    # the panel's (the same on each of its rows; defaults: rows written before they were recorded)
+    families: tuple[str, ...] = ()
+    judges: int = 0
+    effective: float | None = None  # Kish's effective number of judges; None: not measurable on these items
+    effective_ci95: tuple[float, float] | None = None
 
     @property
     def accuracy(self) -> float:
@@ -106,9 +117,23 @@ def panel_name(result: BenchResult) -> str:
     return " + ".join(f"{c}x {m}" if c > 1 else m for m, c in counts.items()) or "panel"
 
 
+def panel_families(result: BenchResult) -> tuple[str, ...]:
+    """The distinct families of the panel's models, in seat order (`gpt-5-mini` and `gpt-5.2` are one)."""
+    single = result.strategies.get("single")
+    models = [f.model for f in single.judges.values()] if isinstance(single, SingleFigures) else []
+    return tuple(dict.fromkeys(family for m in models if (family := family_of(m))))
+
+
 def evidence_rows(result: BenchResult, panel: str | None = None, margin: float | None = None) -> list[EvidenceRow]:
     """One row per strategy of `result`, with its differences against each baseline that ran."""
     panel = panel or panel_name(result)
+    e = result.effective_judges
+    facts: dict[str, Any] = {
+        "families": panel_families(result),
+        "judges": e.judges if e is not None else 0,
+        "effective": e.estimate if e is not None else None,
+        "effective_ci95": e.ci95 if e is not None and e.estimate is not None else None,
+    }
     margin = result.margin if margin is None else margin
     right = {name: correctness(result, name) for name in result.strategies}
     rows = []
@@ -132,6 +157,7 @@ def evidence_rows(result: BenchResult, panel: str | None = None, margin: float |
                 figures.cost_per_item,
                 figures.calls_per_item,
                 against,
+                **facts,
             )
         )
     return rows
@@ -205,6 +231,25 @@ def where_debate_loses(rows: Sequence[EvidenceRow]) -> list[str]:
     return out or ["- Debate loses nowhere in these rows (no debate row is behind single or select)."]
 
 
+def panel_lines(rows: Sequence[EvidenceRow]) -> list[str]:
+    """One line per suite and panel: its families, and how many independent judges it is worth."""
+    out = []
+    for row in {(r.suite, r.panel): r for r in rows}.values():
+        families = len(row.families)
+        named = f"{families} {'family' if families == 1 else 'families'} ({', '.join(row.families)})"
+        where = f"- {inert_markdown(row.suite)}, panel {inert_markdown(row.panel)}"
+        if not row.judges:
+            out.append(f"{where}: {inert_markdown(named) if families else 'families not recorded'}.")
+            continue
+        if row.effective is None:
+            worth = "not measurable on these items (no two judges vary in correctness)"
+        else:
+            ci = f" [{row.effective_ci95[0]:.2f}, {row.effective_ci95[1]:.2f}]" if row.effective_ci95 else ""
+            worth = f"{row.effective:.2f}{ci} of {row.judges}"
+        out.append(f"{where}: {row.judges} judges of {inert_markdown(named)}; effective judges (Kish): {worth}.")
+    return out
+
+
 def render(rows: Sequence[EvidenceRow]) -> str:
     """The table, where debate loses, and the rows as data (for the next run writing to the same file)."""
     lines = [
@@ -219,17 +264,20 @@ def render(rows: Sequence[EvidenceRow]) -> str:
     ]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _row_cells(r)) + " |" for r in rows]
     lines += ["", "## Where debate loses", "", *where_debate_loses(rows), ""]
+    lines += ["## The panels", "", *panel_lines(rows), ""]
     data = json.dumps([asdict(r) for r in rows], sort_keys=True).replace("--", "-\\u002d")
     lines.append(f"<!-- moot-evidence-rows: {data} -->")
     return "\n".join(lines) + "\n"
 
 
-def _row_of(data: Mapping[str, object]) -> EvidenceRow:
+def _row_of(data: Mapping[str, Any]) -> EvidenceRow:
     raw = dict(data)
     against = raw.pop("versus")
-    assert isinstance(against, dict)
     vs = {k: None if v is None else Against(**{**v, "ci95": tuple(v["ci95"])}) for k, v in against.items()}
-    return EvidenceRow(**{**raw, "ci95": tuple(raw["ci95"]), "versus": vs})  # type: ignore[arg-type]
+    effective_ci = raw.get("effective_ci95")
+    raw.update(ci95=tuple(raw["ci95"]), versus=vs, families=tuple(raw.get("families") or ()))
+    raw["effective_ci95"] = tuple(effective_ci) if effective_ci else None
+    return EvidenceRow(**raw)
 
 
 def merge(existing: str, rows: Sequence[EvidenceRow]) -> list[EvidenceRow]:
