@@ -14,6 +14,14 @@ the workers' calls and debates into the store, the most requests the server held
 configured limit, and the limiter's messages per call.
 
     python benchmarks/bench_ray.py [--debates 10000] [--concurrency 48] [--latency 0.2] [--limit 64]
+
+`--loaded --runs 5`: the batch and Ray test files (tests/test_batch*.py), run `--runs` times in a row with a
+CPU-bound process on every core for the whole time (their ids printed; they are ended at the end, whatever
+happens). Prints each run's passed and failed tests and its wall time, and for the cluster's worker-kill and
+driver-kill cases the calls answered twice (re-sent) against the calls the lost tasks had in flight at the
+kill (sent, their replies not recorded), as those tests record them. `--kills` runs only those two cases.
+
+    python benchmarks/bench_ray.py --loaded --runs 5 [--kills]
 """
 
 from __future__ import annotations
@@ -25,11 +33,14 @@ import multiprocessing
 import os
 import queue
 import resource
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.request
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -209,6 +220,79 @@ def _measure(ctx: Any, *args: Any) -> dict[str, Any]:
         return figures
 
 
+ROOT = Path(__file__).resolve().parent.parent
+KILLS = {
+    "test_a_killed_worker_costs_no_completed_call": "worker",
+    "test_a_driver_killed_with_kill_9_is_rerun": "driver",
+}
+RUN_LIMIT_S = 1800  # one run of the files, at most
+
+
+def _pytest_run(n: int, files: list[str], selector: list[str], folder: Path) -> dict[str, Any]:
+    """One run of the test files under pytest; its tests' outcomes and the kill cases' counts, from its
+    JUnit XML (xunit1 carries the properties the tests record)."""
+    report = folder / f"run{n}.xml"
+    cmd = [sys.executable, "-m", "pytest", *files, *selector, "-q", "-p", "no:cacheprovider", "-o"]
+    cmd += ["junit_family=xunit1", f"--junitxml={report}"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    t0 = time.perf_counter()
+    try:
+        subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_LIMIT_S, check=False)
+    except subprocess.TimeoutExpired:
+        return {"wall": time.perf_counter() - t0, "passed": 0, "failed": [f"timed out after {RUN_LIMIT_S}s"]}
+    wall = time.perf_counter() - t0
+    figures: dict[str, Any] = {"wall": wall, "passed": 0, "failed": [], "kills": {}}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = case.get("name", "")
+        if case.find("failure") is not None or case.find("error") is not None:
+            figures["failed"].append(name)
+        elif case.find("skipped") is None:
+            figures["passed"] += 1
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        base = name.split("[")[0]
+        if base in KILLS and "resent" in props:
+            figures["kills"][KILLS[base]] = (int(props["resent"] or 0), int(props["in_flight"] or 0))
+    return figures
+
+
+def loaded(runs: int, kills_only: bool) -> int:
+    """The test files `runs` times with every core busy; the exit status is 1 if any run failed."""
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_batch*.py"))
+    selector = ["-k", " or ".join(KILLS)] if kills_only else []
+    if kills_only:
+        files = ["tests/test_batch_ray_cluster.py"]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a bench stopped from outside ends its hogs too
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
+    print(
+        f"{len(files)} test files, {runs} runs; a CPU-bound process on each of {cores} cores:",
+        f"pids {[h.pid for h in hogs]}",
+    )
+    print(
+        f"{'run':>3} {'passed':>6} {'failed':>6} {'wall s':>7} {'worker kill resent/in flight':>29} {'driver kill':>12}"
+    )
+    bad = 0
+    try:
+        with tempfile.TemporaryDirectory(prefix="moot-bench-loaded-") as folder:
+            for n in range(1, runs + 1):
+                f = _pytest_run(n, files, selector, Path(folder))
+                bad += bool(f["failed"])
+                kills = f.get("kills", {})
+                worker, driver = ("{}/{}".format(*kills[k]) if k in kills else "-" for k in ("worker", "driver"))
+                print(
+                    f"{n:>3} {f['passed']:>6} {len(f['failed']):>6} {f['wall']:>7.0f} {worker:>29} {driver:>12}",
+                    flush=True,
+                )
+                for name in f["failed"]:
+                    print(f"      failed: {name}", flush=True)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    print(f"{runs - bad} of {runs} runs passed; load average now {os.getloadavg()[0]:.1f}")
+    return 1 if bad else 0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--debates", type=int, default=10_000)
@@ -216,7 +300,12 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.2, help="seconds the server holds each call")
     ap.add_argument("--limit", type=int, default=64, help="the provider's concurrency limit (limits: {custom: ...})")
     ap.add_argument("--limiter-only", action="store_true", help="only the limiter actor's message figures")
+    ap.add_argument("--loaded", action="store_true", help="the batch and Ray test files with every core busy")
+    ap.add_argument("--runs", type=int, default=5, help="--loaded: runs of the test files")
+    ap.add_argument("--kills", action="store_true", help="--loaded: only the worker-kill and driver-kill cases")
     args = ap.parse_args()
+    if args.loaded:
+        raise SystemExit(loaded(args.runs, args.kills))
 
     ctx = multiprocessing.get_context("spawn")
     f = _measure(ctx, "limiter", 20_000)

@@ -92,6 +92,11 @@ class ClusterKeeper:
         )
         self._read()
 
+    @property
+    def token(self) -> str:
+        """The cluster's auth token: every process of it carries it (`ray_procs.tasks` finds them by it)."""
+        return self.env["RAY_AUTH_TOKEN"]
+
     def _read(self) -> None:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -18,10 +19,28 @@ from pathlib import Path
 import pytest
 
 from moot.cli.app import main
-from moot.testing import FakeLLMServer
+from moot.testing import FakeLLMServer, Reply
 
 from .test_batch_resume import N, _item_of, _lines, _rows, _start, _wait_for
 from .test_batch_support import EVALUATE_MODELS, Responder, item, judges_for, read_results, serve, write_items
+
+
+class Gated:
+    """Answers as `Responder` does, but holds every 'ev-against' call after the first `free` until `gate`
+    opens: a run lasts until the test has seen what it needs, however slow the machine (no wall-clock cut)."""
+
+    def __init__(self, free: int) -> None:
+        self.free, self.seen, self.lock, self.gate = free, 0, threading.Lock(), threading.Event()
+        self.answer = Responder()
+
+    def __call__(self, model: str, body: dict[str, object]) -> Reply:
+        if model == "ev-against":
+            with self.lock:
+                self.seen += 1
+                held = self.seen > self.free
+            if held:
+                self.gate.wait(timeout=120)
+        return self.answer(model, body)
 
 
 def _sent_once(server: FakeLLMServer) -> Counter[tuple[int, str]]:
@@ -37,7 +56,7 @@ def _batch(items: Path, judges: Path, home: Path) -> subprocess.CompletedProcess
 def test_a_second_run_of_a_running_batch_is_refused_and_pays_for_nothing(
     llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path
 ) -> None:
-    serve(llm_server, delays={"ev-against": 1.0})  # the first run lasts about 12 s: long past the second's start
+    gated = llm_server.responder = Gated(free=1)  # one item ends; the first run then waits for the test
     judges = judges_for("evaluate", tmp_path, llm_server)
     items = write_items(tmp_path / "items.jsonl", [item("evaluate", n) for n in range(N)])
     results = tmp_path / "items.results.jsonl"
@@ -46,6 +65,7 @@ def test_a_second_run_of_a_running_batch_is_refused_and_pays_for_nothing(
     _wait_for(first, lambda: _lines(results) >= 1, "the first run under way")
     second = _batch(items, judges, isolated_home)
     assert first.poll() is None  # refused while the first ran
+    gated.gate.set()
     assert second.returncode == 2, second.stderr
     assert second.stderr.strip().splitlines() == [
         f"moot: error: batch {json.loads(first.communicate(timeout=120)[0])['batch_id']} is already running "
@@ -65,11 +85,15 @@ def test_a_second_run_of_a_running_batch_is_refused_and_pays_for_nothing(
 def test_two_runs_started_together_one_is_refused_and_nothing_is_paid_twice(
     llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path
 ) -> None:
-    serve(llm_server, delays={"ev-against": 0.8})  # the first run lasts ~8 s: both start well within it
+    gated = llm_server.responder = Gated(free=0)  # the winner runs until the other has ended, however late
     judges = judges_for("evaluate", tmp_path, llm_server)
     items = write_items(tmp_path / "items.jsonl", [item("evaluate", n) for n in range(N)])
 
     both = [_start(items, judges, isolated_home) for _ in range(2)]
+    deadline = time.monotonic() + 120
+    while all(proc.poll() is None for proc in both) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    gated.gate.set()
     ended = [proc.communicate(timeout=120) for proc in both]
     codes = sorted(proc.returncode for proc in both)
     assert codes == [0, 2], ended
@@ -83,7 +107,7 @@ def test_two_runs_started_together_one_is_refused_and_nothing_is_paid_twice(
 
 
 def test_a_killed_runs_lock_is_taken_over(llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path) -> None:
-    serve(llm_server, delays={"ev-against": 0.3})
+    gated = llm_server.responder = Gated(free=1)  # one item ends; the others wait for the kill
     judges = judges_for("evaluate", tmp_path, llm_server)
     items = write_items(tmp_path / "items.jsonl", [item("evaluate", n) for n in range(N)])
     results = tmp_path / "items.results.jsonl"
@@ -93,6 +117,7 @@ def test_a_killed_runs_lock_is_taken_over(llm_server: FakeLLMServer, tmp_path: P
     _wait_for(first, lambda: _lines(results) >= 1, "the first run under way")
     first.send_signal(signal.SIGKILL)
     first.wait()
+    gated.gate.set()
     assert lock.read_text().strip() == str(first.pid)  # left behind, naming a dead process
 
     llm_server.responder = Responder()
@@ -105,7 +130,7 @@ def test_a_killed_runs_lock_is_taken_over(llm_server: FakeLLMServer, tmp_path: P
 def test_a_results_file_replaced_under_a_running_batch_stops_it(
     llm_server: FakeLLMServer, tmp_path: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    serve(llm_server, delays={"ev-against": 0.6})
+    gated = llm_server.responder = Gated(free=2)  # two items end; the others wait until the file is replaced
     judges = judges_for("evaluate", tmp_path, llm_server)
     items = write_items(tmp_path / "items.jsonl", [item("evaluate", n) for n in range(N)])
     results = tmp_path / "items.results.jsonl"
@@ -115,6 +140,7 @@ def test_a_results_file_replaced_under_a_running_batch_stops_it(
     other = tmp_path / "other.jsonl"
     other.write_text("")
     other.replace(results)
+    gated.gate.set()
     out, err = first.communicate(timeout=120)
     assert first.returncode == 2, err
     assert out == ""

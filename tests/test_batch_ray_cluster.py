@@ -5,9 +5,12 @@ driver a `moot batch` process of its own:
 - one limit for the whole cluster: `limits: {custom: {concurrency: 2}}` over three workers, and the
   server never holds more than two requests; a 429's Retry-After stops every worker's calls;
 - faults: a worker process killed, the driver killed with kill -9 (and rerun), a node removed. Every item
-  ends with one result line, and no call whose reply was delivered is sent again. The worker and driver
-  kills run with a CPU-bound process on every core (`busy`), as on a loaded CI runner: a call the batch
-  had stored (or its journal held) is never paid twice, and only calls in flight at the kill are sent again.
+  ends with one result line, and no call whose reply was delivered is sent again. In the worker and driver
+  kills the fast judges' replies go out, are read and are copied to the journal with a CPU-bound process on
+  every core (`busy`), as on a loaded CI runner, and the kill lands once the calls the test needs are
+  recorded (an event, not a wait): a call a worker had recorded is never paid twice, and only calls in flight
+  at the kill (sent by the lost worker, their replies not recorded by it) are sent again. Each records
+  `in_flight` and `resent` (pytest's `record_property`), which `benchmarks/bench_ray.py --loaded` reports.
 
 The local server's responder holds each request for a while and counts how many it holds at once.
 """
@@ -33,6 +36,7 @@ from moot.store import Store
 from moot.testing import FakeLLMServer, Reply
 
 from .ray_nodes import ClusterKeeper
+from .ray_procs import Busy, parent, recorded, tasks
 from .test_batch_support import Responder, item, judges_for, read_results, write_items
 
 pytest.importorskip("ray")
@@ -42,15 +46,13 @@ N = 6  # items: two per task, three tasks (one per node)
 
 
 @pytest.fixture
-def busy() -> Iterator[None]:
-    """A CPU-bound process on every core for the test's length (ended, by its own id, at the test's end)."""
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+def busy() -> Iterator[Busy]:
+    """A CPU-bound process on every core once the test starts them (ended, by their own ids, at its end)."""
+    hogs = Busy()
     try:
-        yield
+        yield hogs
     finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
+        hogs.stop()
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +69,8 @@ def cluster() -> Iterator[ClusterKeeper]:
 
 class Holding:
     """Answers as `Responder` does, holding each request `hold[model]` seconds (else `default`) and
-    counting the requests held at once; `special(n)` may answer the n-th request instead."""
+    counting the requests held at once; `special(n)` may answer the n-th request instead. With `gated`, every
+    request waits for `go` first, and `gated`'s requests then wait for `gate`."""
 
     def __init__(
         self,
@@ -78,6 +81,9 @@ class Holding:
     ):
         self.hold, self.default, self.special = hold, default, special
         self.gated, self.gate = gated, threading.Event()  # `gated`'s requests are held until the gate opens
+        self.go = threading.Event()
+        if not gated:
+            self.go.set()
         self.lock = threading.Lock()
         self.held = self.most = self.seen = 0
         self.answered: list[tuple[float, int, str, int]] = []  # (when, item, model, status) of each reply
@@ -90,6 +96,7 @@ class Holding:
             self.most = max(self.most, self.held)
         try:
             reply = self.special(number) if self.special else None
+            self.go.wait(timeout=600)
             if reply is None and model == self.gated:
                 self.gate.wait(timeout=600)
             elif reply is None:
@@ -136,24 +143,6 @@ def _until(check: Callable[[], bool], timeout: float = 300, what: str = "") -> N
         time.sleep(0.05)
 
 
-def _tasks() -> list[int]:
-    """The processes running a batch's Ray task (Ray titles them after the function)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "cmdline").read_bytes().startswith(b"ray::run_units"):
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids
-
-
-def _parent(pid: int) -> int:
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    return int(stat.rsplit(")", 1)[1].split()[1])
-
-
 def _ok_calls() -> int:
     return len(_stored())
 
@@ -190,7 +179,7 @@ def test_one_concurrency_limit_for_three_workers(
     driver = _driver(items, judges, cluster.address)
     most_tasks = 0
     while driver.poll() is None:
-        most_tasks = max(most_tasks, len(_tasks()))
+        most_tasks = max(most_tasks, len(tasks(cluster.token)))
         time.sleep(0.05)
     summary = _finish(driver)
     assert summary["done"] == N and len(llm_server.requests) == 3 * N
@@ -219,12 +208,12 @@ def test_a_retry_after_pauses_every_worker(cluster: ClusterKeeper, llm_server: F
 
 
 def _kill_test(
-    llm_server: FakeLLMServer, tmp_path: Path, address: str, fast: float = 0.05
+    llm_server: FakeLLMServer, tmp_path: Path, address: str
 ) -> tuple[Holding, Path, Path, subprocess.Popen[str]]:
-    """A batch whose fast judges are answered (after `fast` seconds) while every 'ev-against' call is held
-    until the test opens `holding.gate` (after its fault)."""
-    holding = llm_server.responder = Holding({}, default=fast, gated="ev-against")
-    items, judges = _setup(tmp_path, llm_server)
+    """A batch whose requests are all held until the test opens `holding.go` (the fast judges are then
+    answered after 0.05 s), and every 'ev-against' call until it opens `holding.gate` (after its fault)."""
+    holding = llm_server.responder = Holding({}, gated="ev-against")
+    items, judges = _setup(tmp_path, llm_server, {"custom": {"concurrency": 3 * N}})  # every call at once
     data = yaml.safe_load(judges.read_text())  # a held call is not given up on, however long the cores are busy
     data["debate_judges"] = [{**judge, "timeout": 600} for judge in data["debate_judges"]]
     judges.write_text(yaml.safe_dump(data))
@@ -243,55 +232,104 @@ def _no_completed_call_twice(llm_server: FakeLLMServer, holding: Holding, cut: f
     return {i for i, _ in twice}
 
 
-def _paid_once(llm_server: FakeLLMServer, holding: Holding, kept: set[tuple[int, str]], cut: float) -> int:
-    """Counted through the server, after the run: no call was answered twice but one in flight at the kill
-    (sent before `cut`, its reply not in `kept`, what the batch's store held then), and the store holds one
-    paid attempt of every call (a call the journal had, sent again, would be there twice). Returns how many
-    calls were answered twice."""
+class Lost:
+    """What the tasks about to be lost held when the fault landed: their debates, and the calls they had
+    recorded (and so sent to the journal); `cut` is when the fault landed."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.debates: set[str] = set()
+        self.recorded: set[tuple[str, str]] = set()
+        for pid in pids:
+            debates, calls = recorded(pid)
+            self.debates |= debates
+            self.recorded |= calls
+        self.cut = time.monotonic()
+
+    def in_flight(self, llm_server: FakeLLMServer) -> set[tuple[int, str]]:
+        """The lost tasks' calls sent before the fault whose replies they had not recorded."""
+        items = _items_of_debates()
+        mine = {items[d] for d in self.debates}
+        done = {(items[d], model) for d, model in self.recorded}
+        sent = {(_item_of(r.body), r.model) for r in llm_server.requests if r.at < self.cut}
+        return {(i, model) for i, model in sent - done if i in mine}
+
+
+def _items_of_debates() -> dict[str, int]:
+    store = Store.open_default()
+    try:
+        rows = store.execute("SELECT item_id, debate_id FROM batch_items WHERE debate_id IS NOT NULL")
+        return {str(r["debate_id"]): int(str(r["item_id"])[1:]) for r in rows}
+    finally:
+        store.close()
+
+
+def _paid_once(llm_server: FakeLLMServer, holding: Holding, lost: Lost, record: Callable[[str, object], None]) -> None:
+    """Counted through the server, after the run: no call was answered twice but one the lost tasks had in
+    flight at the fault, and the store holds one paid attempt of every call (a call the journal had, sent
+    again, would be there twice). Records how many calls were in flight and how many were answered twice."""
     answered = Counter((i, model) for _, i, model, status in holding.answered if status == 200)
     twice = {key for key, n in answered.items() if n > 1}
-    in_flight = {(_item_of(r.body), r.model) for r in llm_server.requests if r.at < cut} - kept
-    assert twice <= in_flight, sorted(twice - in_flight)
+    in_flight = lost.in_flight(llm_server)
+    record("in_flight", len(in_flight))
+    record("resent", len(twice))
+    assert in_flight and twice <= in_flight, sorted(twice - in_flight)
     stored = Counter(_stored())
     assert set(stored) == set(answered) and max(stored.values()) == 1, [k for k, n in stored.items() if n > 1]
-    return len(twice)
 
 
-@pytest.mark.timeout(400)  # every core busy: the cluster's processes get a share of them
+def _recorded_by(pids: list[int]) -> int:
+    return sum(len(recorded(pid)[1]) for pid in pids)
+
+
+@pytest.mark.timeout(300)  # every core busy: the cluster's processes get a share of them
 def test_a_killed_worker_costs_no_completed_call(
-    busy: None, cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
+    busy: Busy,
+    cluster: ClusterKeeper,
+    llm_server: FakeLLMServer,
+    tmp_path: Path,
+    record_property: Callable[[str, object], None],
 ) -> None:
     holding, _, _, driver = _kill_test(llm_server, tmp_path, cluster.address)
+    _until(lambda: holding.seen == 3 * N, what="every call sent")  # every task is running its debates
+    busy.start()
+    holding.go.set()  # the fast replies are read and copied with every core busy
     _until(lambda: _ok_calls() == 2 * N, what="the fast calls in the batch's store")  # as they complete
-    kept = set(_stored())
-    cut = time.monotonic()
-    os.kill(_tasks()[0], signal.SIGKILL)
+    victim = tasks(cluster.token)[0]
+    lost = Lost([victim])
+    os.kill(victim, signal.SIGKILL)  # its held calls are in flight; its fast ones, stored
     holding.gate.set()
     summary = _finish(driver)
     assert summary["done"] == N
-    _paid_once(llm_server, holding, kept, cut)
+    _paid_once(llm_server, holding, lost, record_property)
     _one_line_each(tmp_path)
 
 
-@pytest.mark.timeout(400)
+@pytest.mark.timeout(300)
 def test_a_driver_killed_with_kill_9_is_rerun(
-    busy: None, cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
+    busy: Busy,
+    cluster: ClusterKeeper,
+    llm_server: FakeLLMServer,
+    tmp_path: Path,
+    record_property: Callable[[str, object], None],
 ) -> None:
-    holding, items, judges, driver = _kill_test(llm_server, tmp_path, cluster.address, fast=1.0)
-    _until(lambda: len(llm_server.requests) > 0, what="a first call")
+    holding, items, judges, driver = _kill_test(llm_server, tmp_path, cluster.address)
+    _until(lambda: holding.seen == 3 * N, what="every call sent")
     os.kill(driver.pid, signal.SIGSTOP)  # the driver stores nothing more: the fast calls wait in the journal
-    fast = {(i, m) for i in range(N) for m in ("ev-neutral", "ev-for")}
-    _until(lambda: fast <= {(i, m) for _, i, m, status in holding.answered if status == 200}, what="the fast replies")
+    busy.start()
+    holding.go.set()
+    pids = tasks(cluster.token)
+    _until(lambda: _recorded_by(pids) == 2 * N, what="the fast calls in the workers' stores")
     assert _ok_calls() == 0
-    cut = time.monotonic()
+    lost = Lost(pids)
     os.kill(driver.pid, signal.SIGKILL)
     driver.wait()
     holding.gate.set()
-    _until(lambda: not _tasks(), what="the dead driver's workers to go")
+    _until(lambda: not tasks(cluster.token), what="the dead driver's workers to go")
+    busy.stop()  # the kill's window was loaded; the rerun's start need not be
     summary = _finish(_driver(items, judges, cluster.address))
     assert summary["done"] == N
-    # the journal held the calls whose replies the workers had read: the store has each once (none paid again)
-    _paid_once(llm_server, holding, set(), cut)
+    # the journal held the calls the workers had recorded: none of them is paid again
+    _paid_once(llm_server, holding, lost, record_property)
     _one_line_each(tmp_path)
 
 
@@ -299,8 +337,9 @@ def test_a_removed_node_s_tasks_run_elsewhere(
     cluster: ClusterKeeper, llm_server: FakeLLMServer, tmp_path: Path
 ) -> None:
     holding, _, _, driver = _kill_test(llm_server, tmp_path, cluster.address)
+    holding.go.set()
     _until(lambda: _ok_calls() == 2 * N, what="the fast calls in the batch's store")
-    raylets = [_parent(pid) for pid in _tasks()]  # a task's parent is its node's raylet
+    raylets = [parent(pid) for pid in tasks(cluster.token)]  # a task's parent is its node's raylet
     (index, *_) = [i for i, raylet in enumerate(cluster.raylets) if raylet in raylets]  # a worker node's
     cut = time.monotonic()
     cluster.lose(index)
