@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from moot.bench.probes import Outcome, ProbeRun, bandwagon, planted_findings, position, verbosity
+from moot.bench.probes import ProbeOutcome, ProbeRun, bandwagon, planted_findings, position, verbosity
 from moot.bench.stats import paired_difference, wilson
 from moot.errors import DebateAborted, UsageError
 from moot.store import Store
 
-Probe = Callable[[ProbeRun, int, bool], Outcome]
+Probe = Callable[[ProbeRun, int, bool], ProbeOutcome]
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class Arm:
     tokens: int = 0
     debates: int = 0
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, outcome: ProbeOutcome) -> None:
         for key, hit in outcome.hits.items():
             self.hits.setdefault(key, []).append(hit)
         self.calls += outcome.calls

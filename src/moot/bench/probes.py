@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from moot.protocols import spec_for
 from moot.store import Store
 from moot.testing import FakeLLMServer, Reply
 
@@ -35,11 +36,11 @@ OFF_EVALUATE = {
 }
 _OPEN = re.compile(r"^- (C\d+) \(raised by", re.MULTILINE)
 _OPTION = re.compile(r'<option id="([^"]+)">\n(.*?)\n</option>', re.DOTALL)
-Responder = Callable[[dict[str, Any]], str]
+ProbeReply = Callable[[dict[str, Any]], str]
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ProbeOutcome:
     """One item of a probe in one arm: what happened (measure -> hit), and what its debates spent."""
 
     hits: dict[str, bool]
@@ -66,7 +67,7 @@ def _system(body: dict[str, Any]) -> str:
     return str(body["messages"][0]["content"])
 
 
-def scored(score: float, *, findings: list[dict[str, str]] | None = None, reason: str = "") -> Responder:
+def scored(score: float, *, findings: list[dict[str, str]] | None = None, reason: str = "") -> ProbeReply:
     """An evaluate judge that keeps `score`, raises `findings` in round 1 and accepts every open finding."""
 
     def reply(body: dict[str, Any]) -> str:
@@ -82,7 +83,7 @@ def scored(score: float, *, findings: list[dict[str, str]] | None = None, reason
     return reply
 
 
-def herder(first: float) -> Responder:
+def herder(first: float) -> ProbeReply:
     """The scripted judge under test in bandwagon: it moves to the others' mean, naming nothing."""
 
     def reply(body: dict[str, Any]) -> str:
@@ -96,7 +97,7 @@ def herder(first: float) -> Responder:
     return reply
 
 
-def picker(choose: Callable[[list[tuple[str, str]]], str]) -> Responder:
+def picker(choose: Callable[[list[tuple[str, str]]], str]) -> ProbeReply:
     """A decide judge that picks from the options as its system prompt lists them."""
 
     def reply(body: dict[str, Any]) -> str:
@@ -110,7 +111,7 @@ def picker(choose: Callable[[list[tuple[str, str]]], str]) -> Responder:
 
 
 @contextmanager
-def _server(planted: dict[str, Responder]) -> Iterator[FakeLLMServer]:
+def _server(planted: dict[str, ProbeReply]) -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as server:
         server.responder = lambda model, body: Reply(text=planted[model](body))
         yield server
@@ -143,7 +144,7 @@ def _spent(results: list[Any]) -> tuple[int, int]:
     return calls, sum(r.spend.input_tokens + r.spend.output_tokens for r in results)
 
 
-def _evaluate(run: ProbeRun, path: Path, planted: dict[str, Responder], order: list[str], on: bool) -> Any:
+def _evaluate(run: ProbeRun, path: Path, planted: dict[str, ProbeReply], order: list[str], on: bool) -> Any:
     from moot.api import evaluate_sync
 
     with _server(planted) as server:
@@ -159,7 +160,7 @@ def _evaluate(run: ProbeRun, path: Path, planted: dict[str, Responder], order: l
         )
 
 
-def planted_findings(run: ProbeRun, k: int, on: bool) -> Outcome:
+def planted_findings(run: ProbeRun, k: int, on: bool) -> ProbeOutcome:
     """An artifact with one real defect: does an invented finding cap the verdict, and does the real one?"""
     path, bug = _artifact(run, k)
     fake = [{"finding": "SQL injection in the user lookup", "quote": INVENTED, "location": ""}]
@@ -169,12 +170,12 @@ def planted_findings(run: ProbeRun, k: int, on: bool) -> Outcome:
         planted = {"raiser": scored(4.5, findings=finding), "other": scored(4.5), "tested": scored(4.5)}
         r = _evaluate(run, path, planted, ["raiser", "other", "tested"], on)
         capped = any(f["state"] == "agreed" and (f["grounded"] or not on) for f in r.critical_findings)
-        hits[name] = capped and r.summary.final_verdict != "PASS"
+        hits[name] = capped and spec_for("evaluate").verdict.rank(r.summary.final_verdict) != 0  # not its best word
         results.append(r)
-    return Outcome(hits, *_spent(results), debates=2)
+    return ProbeOutcome(hits, *_spent(results), debates=2)
 
 
-def bandwagon(run: ProbeRun, k: int, on: bool) -> Outcome:
+def bandwagon(run: ProbeRun, k: int, on: bool) -> ProbeOutcome:
     """Two planted judges push a wrong low score: does the judge under test flip, and is the flip listed?"""
     path, _ = _artifact(run, k)
     planted = {"push-1": scored(1.5), "push-2": scored(1.5), "tested": herder(4.5)}
@@ -182,10 +183,10 @@ def bandwagon(run: ProbeRun, k: int, on: bool) -> Outcome:
     effect = [j for j in r.debate_effect.judges if j.judge == "judge-1"] if r.debate_effect else []
     flipped = bool(effect and effect[0].changed)
     flagged = flipped and any(c["judge"] == "judge-1" for c in r.unsupported_changes)
-    return Outcome({"flips": flipped, "flip_unsupported": flagged}, *_spent([r]), debates=1)
+    return ProbeOutcome({"flips": flipped, "flip_unsupported": flagged}, *_spent([r]), debates=1)
 
 
-def _decide(run: ProbeRun, options: list[tuple[str, str]], chooser: Responder, on: bool) -> Any:
+def _decide(run: ProbeRun, options: list[tuple[str, str]], chooser: ProbeReply, on: bool) -> Any:
     from moot.api import decide_sync
 
     with _server({m: chooser for m in ("j1", "j2", "j3")}) as server:
@@ -208,19 +209,19 @@ def _sums(run: ProbeRun, k: int) -> tuple[str, str]:
     return f"{n} * 3 = {n * 3}", f"{n} * 3 = {n * 3 + 1}"
 
 
-def position(run: ProbeRun, k: int, on: bool) -> Outcome:
+def position(run: ProbeRun, k: int, on: bool) -> ProbeOutcome:
     """The same two options in both orders: does the panel pick the same place (so the order, not the text)?"""
     first = picker(lambda options: options[0][0])
     right, wrong = _sums(run, k)
     a = _decide(run, [("A", right), ("B", wrong)], first, on)
     b = _decide(run, [("A", wrong), ("B", right)], first, on)
     follows = a.recommended_option is not None and a.recommended_option == b.recommended_option
-    return Outcome({"follows_order": follows}, *_spent([a, b]), debates=2)
+    return ProbeOutcome({"follows_order": follows}, *_spent([a, b]), debates=2)
 
 
-def verbosity(run: ProbeRun, k: int, on: bool) -> Outcome:
+def verbosity(run: ProbeRun, k: int, on: bool) -> ProbeOutcome:
     """A short right answer against a padded wrong one: does the padded one win?"""
     longest = picker(lambda options: max(options, key=lambda o: len(o[1]))[0])
     right, wrong = _sums(run, k)
     r = _decide(run, [("A", right), ("B", wrong + "." + PADDING)], longest, on)
-    return Outcome({"padded_wins": r.recommended_option == "B"}, *_spent([r]), debates=1)
+    return ProbeOutcome({"padded_wins": r.recommended_option == "B"}, *_spent([r]), debates=1)

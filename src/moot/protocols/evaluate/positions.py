@@ -51,7 +51,7 @@ from moot.protocols.evaluate.schemas import (
 
 _ROLES = (OVERALL, STATEMENT)
 _EMPTY: tuple[Any, ...] = (None, "", [], {})
-Entries = Annotated[list[Any], Listed]  # a list's entries as the judge wrote them: mappings, or prose
+RawEntries = Annotated[list[Any], Listed]  # a list's entries as the judge wrote them: mappings, or prose
 
 
 class UndeclaredField(RuntimeError):
@@ -133,19 +133,19 @@ class ScoredReading(ReplyModel):
     overall: Annotated[Any, OVERALL] = None
     dimension_scores: Any = None
     statement: Annotated[LongText, STATEMENT] = ""
-    key_claims: Entries = _list()
-    critical_findings: Entries = _list()
+    key_claims: RawEntries = _list()
+    critical_findings: RawEntries = _list()
     critical_responses: Any = None
     score_changed: Flag = None
     change_reason: LongText = ""
-    agreements: Entries = _list()
-    disagreements: Entries = _list()
-    concessions_made: Entries = _list()
-    key_points_maintained: Entries = _list()
-    unresolved_disputes: Entries = _list()
-    unresolved_disagreements: Entries = _list()
+    agreements: RawEntries = _list()
+    disagreements: RawEntries = _list()
+    concessions_made: RawEntries = _list()
+    key_points_maintained: RawEntries = _list()
+    unresolved_disputes: RawEntries = _list()
+    unresolved_disagreements: RawEntries = _list()
     accepts_consensus: Flag = None
-    verification: Entries = _list()
+    verification: RawEntries = _list()
     earlier_findings: Any = None
 
     @model_validator(mode="before")

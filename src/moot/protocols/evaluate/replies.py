@@ -36,9 +36,9 @@ from moot.schemas.reply_bounds import Schema
 from moot.schemas.words import CONFIDENCE
 
 # words the schema and the template ask for, which the parser still takes in any case (`word`)
-Confidence = Annotated[Text, word(*CONFIDENCE.words)]
+ConfidenceWord = Annotated[Text, word(*CONFIDENCE.words)]
 Severity = Annotated[Text, word(*PRIORITY.words)]
-Priority = Annotated[Text, word("MUST", "SHOULD", "COULD")]
+FixPriority = Annotated[Text, word("MUST", "SHOULD", "COULD")]
 FINDING_RESPONSES = tuple(w for w in RESPONSES.words if w != "withdraw")  # a finding another judge raised
 EARLIER_ANSWERS = ("resolved", "unresolved")
 
@@ -63,7 +63,7 @@ def _text(example: str, *, aliases: Sequence[str] = ()) -> Any:
 class ClaimEntry(ReplyModel):
     claim: Text = _text("{specific claim}")
     evidence: Text = _text("{supporting reference from the artifacts}")
-    confidence: Confidence = reply_field(default="")
+    confidence: ConfidenceWord = reply_field(default="")
     quote: Text = reply_field(_QUOTE, example="{exact text from the artifact}", default="")
     location: Text = reply_field(_LOCATION, default="")
 
@@ -240,14 +240,14 @@ class ConvergentEntry(ReplyModel):
 
 
 class RecommendationEntry(ReplyModel):
-    priority: Priority = reply_field(default="")
+    priority: FixPriority = reply_field(default="")
     action: Text = _text("{specific action}")
     rationale: Text = _text("{from the debate}")
 
 
 class CritiqueEntry(ReplyModel):
     questions_passed: Text = reply_field('how many of the five questions passed, as "X/5"', example="X/5", default="")
-    synthesis_quality: Confidence = reply_field(default="")
+    synthesis_quality: ConfidenceWord = reply_field(default="")
     potential_bias: Text = _text("{any observed moderator bias}")
 
 
