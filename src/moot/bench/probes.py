@@ -170,7 +170,7 @@ def planted_findings(run: ProbeRun, k: int, on: bool) -> ProbeOutcome:
         planted = {"raiser": scored(4.5, findings=finding), "other": scored(4.5), "tested": scored(4.5)}
         r = _evaluate(run, path, planted, ["raiser", "other", "tested"], on)
         capped = any(f["state"] == "agreed" and (f["grounded"] or not on) for f in r.critical_findings)
-        hits[name] = capped and spec_for("evaluate").verdict.rank(r.summary.final_verdict) != 0  # not its best word
+        hits[name] = capped and spec_for(r.protocol).verdict.rank(r.summary.final_verdict) != 0  # not its best word
         results.append(r)
     return ProbeOutcome(hits, *_spent(results), debates=2)
 
