@@ -138,8 +138,7 @@ def evaluate_reply(model: str, user: str) -> str:
     score = [1.5, 3.0, 4.5][_index(model) % 3]
     round_no = 1 if "Round 1 of" in user else (3 if "FINAL POSITIONS" in user else 2)
     key = {1: "overall_score", 2: "new_score", 3: "final_score"}[round_no]
-    data = {
-        "round": round_no,
+    data = {  # the keys the round's template asks for (no `round`: moot knows it)
         key: score,
         "dimension_scores": {k: round(score) for k in KEYS},
         "position_statement": PROSE,

@@ -81,14 +81,15 @@ def test_round2_consensus_after_rebuttal(
         "performance": 5,
         "docs": 5,
     }
-    # rebuttal prompts carry every judge's latest position under a letter, in the order recorded for the judge,
-    # and say which one is the judge's own
+    # rebuttal prompts carry the other judges' latest positions under a letter, in the order recorded for the
+    # judge (never its own again), after the round's instructions and template, and say which letter is its own
     r2_prompt = llm_server.calls_for("judge-a")[1].body["messages"][-1]["content"]
     order = out["report_orders"]["r2/judge-1"]
-    assert sorted(order) == ["A", "B", "C"]
+    assert sorted(order) == ["B", "C"]
     starts = [r2_prompt.index(f'<judge_report judge="{letter}"') for letter in order]
-    assert starts == sorted(starts) and r2_prompt.count("<judge_report ") == 3
-    own = r2_prompt.index('Your own round 1 report is the one above labelled judge="A"')
+    assert starts == sorted(starts) and r2_prompt.count("<judge_report ") == 2
+    assert r2_prompt.index("Reply in this template") < starts[0]
+    own = r2_prompt.index('The others know you as judge "A".')
     assert r2_prompt.index("You are Judge 1 (judge-1)") > r2_prompt.rindex("</judge_report>") and own > starts[-1]
     # seed 003 report files: created in round 1, round 2 appended
     reports = sorted((tmp_path / "reports").glob("users-api-*.md"))

@@ -1,11 +1,13 @@
 """The prompts' layout for vendors' prompt caches (OpenAI, Anthropic, Gemini serve the longest prefix a call
 shares with an earlier one): within a step, every judge's prompt is one text up to where its judge-specific
-part starts, and that shared prefix holds the replies of the round before, of every judge, in seat order.
+part starts.
 
 Each debate runs to its last round against the local server; the prompts are read as the server got them.
-The rules against herding draw each judge's order of the reports (evaluate) and of the options (decide), which
-gives up this sharing for those parts: the layout holds as drawn here with them turned off, as a judges file
-may (`consensus: {anonymous_reports: false, shuffled_reports: false}`, `debate_config: {shuffled_options: false}`).
+In evaluate, a round's instructions and reply template are shared and each judge's part holds the other
+judges' reports in the order drawn for it (the rules against herding, on as by default). In decide, the
+shared prefix holds every judge's replies of the round before in seat order, and each judge's options come in
+its own part; the test turns the option shuffle off (`debate_config: {shuffled_options: false}`) only to read
+the options in the shared part.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ def in_order(text: str, parts: list[str]) -> bool:
 
 
 def test_evaluate_judges_of_a_round_share_all_but_their_own_part(llm_server: FakeLLMServer, artifact: Path) -> None:
+    """With the rules against herding on (the default): a round's instructions and reply template come before
+    the reports, so the judges of a round share them; each judge's own part holds the other judges' reports,
+    in its drawn order, never its own, then who it is."""
     models = ["judge-a", "judge-b", "judge-c"]
     for model, score in zip(models, (1.5, 3.0, 4.5), strict=True):  # never converging: all three rounds run
         llm_server.script(model, round1(score, prose=f"R1 of {model}"), round2(score, reason=f"R2 of {model}"))
@@ -51,23 +56,26 @@ def test_evaluate_judges_of_a_round_share_all_but_their_own_part(llm_server: Fak
         {"model": m, "stance": s, "api_base": llm_server.base_url}
         for m, s in zip(models, ("neutral", "for", "against"), strict=True)
     ]
-    plain = {"anonymous_reports": False, "shuffled_reports": False}
-    result = moot.evaluate_sync(str(artifact), criteria=CRITERIA, judges=judges, reports_dir=None, consensus=plain)
+    result = moot.evaluate_sync(str(artifact), criteria=CRITERIA, judges=judges, reports_dir=None)
     assert result.rounds_completed == 3 and len(llm_server.requests) == 9
     for k in range(3):
         sent = [llm_server.calls_for(m)[k] for m in models]
-        prompts = [(full_text(r), f"You are Judge {n} (judge-{n}).") for n, r in enumerate(sent, 1)]
-        prefix = shared_prefix(prompts)
+        cuts = [full_text(r)[: full_text(r).index("<judge_report " if k else "You are Judge ")] for r in sent]
+        assert all(cut == cuts[0] for cut in cuts), "the judges' prompts differ before their own parts"
+        prefix = cuts[0]
         assert f"Round {k + 1} of" in prefix and "export function createUser" in prefix  # the artifact
+        assert "Reply in this template" in prefix and "```yaml" in prefix
         if k == 0:  # isolation: no judge sees another's reply in round 1
-            assert not any("R1 of" in text for text, _ in prompts) and "Reply in this template" in prefix
+            assert not any("R1 of" in full_text(r) for r in sent)
             continue
-        assert in_order(prefix, [f'<judge_report judge="judge-{n}"' for n in (1, 2, 3)])
-        assert all(f"R{k} of {m}" in prefix for m in models)
-        for n, (text, marker) in enumerate(prompts, 1):
-            assert (
-                f'Your own round {k} report is the one above labelled judge="judge-{n}"' in text[text.index(marker) :]
-            )
+        for n, (request, own) in enumerate(zip(sent, models, strict=True), 1):
+            text = full_text(request)
+            letters = result.report_orders[f"r{k + 1}/judge-{n}"]
+            assert len(letters) == 2 and "ABC"[n - 1] not in letters
+            assert in_order(text, [f'<judge_report judge="{x}"' for x in letters] + [f"You are Judge {n}"])
+            assert f"R{k} of {own}" not in text  # its own report is not shown again
+            assert all(f"R{k} of {m}" in text for m in models if m != own)
+            assert f'The others know you as judge "{"ABC"[n - 1]}".' in text[text.index(f"You are Judge {n}") :]
 
 
 def test_decide_judges_of_a_round_share_all_but_their_own_part(llm_server: FakeLLMServer) -> None:

@@ -204,12 +204,13 @@ class Evaluation:
         return self.letters[seat_id] if self.request.consensus.anonymous_reports else seat_id
 
     def _reports(self, seat: Seat, round_no: int) -> list[dict[str, Any]]:
-        """Every active judge's latest reply, its own included, under a letter and its stance (never its model),
-        in the order drawn for this judge and round (`hardening.report_order`), recorded in the result. With
-        both rules off: seat ids in seat order, the same text for every judge of the round."""
+        """The other active judges' latest replies (the judge's own is not shown again: its scores are in its own
+        part), under a letter and its stance (never its model), in the order drawn for this judge and round
+        (`hardening.report_order`), recorded in the result. With both rules off: seat ids in seat order."""
         st, consensus = self.state, self.request.consensus
         active = {s.id: s for s in st.active}
-        order = report_order(self.order_seed, seat.id, round_no, list(active), shuffled=consensus.shuffled_reports)
+        drawn = report_order(self.order_seed, seat.id, round_no, list(active), shuffled=consensus.shuffled_reports)
+        order = [i for i in drawn if i != seat.id]
         if consensus.anonymous_reports or consensus.shuffled_reports:
             st.report_orders[f"r{round_no}/{seat.id}"] = [self._label(i) for i in order]
         return [
