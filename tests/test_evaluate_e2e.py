@@ -89,8 +89,7 @@ def test_round2_consensus_after_rebuttal(
     starts = [r2_prompt.index(f'<judge_report judge="{letter}"') for letter in order]
     assert starts == sorted(starts) and r2_prompt.count("<judge_report ") == 2
     assert r2_prompt.index("Reply in this template") < starts[0]
-    own = r2_prompt.index('The others know you as judge "A".')
-    assert r2_prompt.index("You are Judge 1 (judge-1)") > r2_prompt.rindex("</judge_report>") and own > starts[-1]
+    assert r2_prompt.index('You are Judge 1, judge "A" to the others.') > r2_prompt.rindex("</judge_report>")
     # seed 003 report files: created in round 1, round 2 appended
     reports = sorted((tmp_path / "reports").glob("users-api-*.md"))
     assert [p.name.split(".", 1)[1] for p in reports] == ["1.md", "2.md", "3.md", "consensus.md"]

@@ -170,7 +170,7 @@ def test_rebuttals_read_anonymised_reports_in_a_recorded_shuffled_order(
         shown = [prompt.index(f'<judge_report judge="{letter}"') for letter in orders[f"r2/judge-{n}"]]
         own = "ABCD"[n - 1]
         assert shown == sorted(shown) and sorted(orders[f"r2/judge-{n}"]) == [x for x in "ABCD" if x != own]
-        assert f'<judge_report judge="{own}"' not in prompt and f'know you as judge "{own}"' in prompt
+        assert f'<judge_report judge="{own}"' not in prompt and f'judge "{own}" to the others' in prompt
     assert len({tuple(orders[f"r2/judge-{n}"]) for n in range(1, 5)}) > 1  # drawn per judge
     again, prompts_again = run()
     assert again["report_orders"] == orders and prompts_again == prompts  # a rerun reads the same

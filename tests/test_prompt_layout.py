@@ -72,10 +72,10 @@ def test_evaluate_judges_of_a_round_share_all_but_their_own_part(llm_server: Fak
             text = full_text(request)
             letters = result.report_orders[f"r{k + 1}/judge-{n}"]
             assert len(letters) == 2 and "ABC"[n - 1] not in letters
-            assert in_order(text, [f'<judge_report judge="{x}"' for x in letters] + [f"You are Judge {n}"])
+            assert in_order(text, [f'<judge_report judge="{x}"' for x in letters] + [f"You are Judge {n},"])
             assert f"R{k} of {own}" not in text  # its own report is not shown again
             assert all(f"R{k} of {m}" in text for m in models if m != own)
-            assert f'The others know you as judge "{"ABC"[n - 1]}".' in text[text.index(f"You are Judge {n}") :]
+            assert f'You are Judge {n}, judge "{"ABC"[n - 1]}" to the others.' in text
 
 
 def test_decide_judges_of_a_round_share_all_but_their_own_part(llm_server: FakeLLMServer) -> None:
