@@ -161,20 +161,25 @@ def decide_reply(model: str, user: str) -> str:
     return yaml.safe_dump(data)
 
 
+QUOTE = "Shard by customer id"  # the words of the position each scripted objection answers, as the template asks
+
+
 def challenge_reply(model: str, user: str) -> str:
-    """A proponent that rejects every objection and challengers that maintain theirs: every round runs."""
+    """A proponent that rejects every objection and challengers that maintain theirs, each objection on a
+    verbatim quote of the position: every round runs, and no reply is sent back."""
     phase = _PHASE.search(user)
     kind = phase.group(1) if phase else "1"
     if kind == "1":
-        data: dict[str, Any] = {"position": "Shard by customer id", "reasoning": PROSE, "confidence": "HIGH"}
+        data: dict[str, Any] = {"position": QUOTE, "reasoning": PROSE, "confidence": "HIGH"}
     elif kind == "2":
-        data = {"verdict": "disagree", "objection_strength": "strong", "objections": [PROSE[:300]], "reasoning": PROSE}
+        data = {"verdict": "disagree", "objection_strength": "strong", "objections": [PROSE[:300]], "quotes": [QUOTE],
+                "reasoning": PROSE}  # fmt: skip
     elif kind == "4":
         ids = _OBJECTION.findall(user)
         responses = [{"objection": o, "decision": "REJECT", "reason": "not so"} for o in ids]
         data = {"responses": responses, "position": "Shard by customer id", "confidence": "HIGH", "reasoning": PROSE}
     elif kind == "5":
-        data = {"response": "MAINTAIN", "reasoning": PROSE, "objections": [PROSE[:300]]}
+        data = {"response": "MAINTAIN", "reasoning": PROSE, "objections": [PROSE[:300]], "quotes": [QUOTE]}
     else:
         data = {
             "why_disagree": PROSE,
