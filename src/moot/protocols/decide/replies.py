@@ -27,7 +27,7 @@ from pydantic import ValidationInfo, field_validator
 
 from moot.grounding import Source, ground
 from moot.parsing.extract import as_list, extract_mapping, preview
-from moot.parsing.replies import Bound, Count, field_keys, validate_reply
+from moot.parsing.replies import Bound, field_keys, validate_reply
 from moot.protocol import (
     Flag,
     LongText,
@@ -82,9 +82,6 @@ class OptionTexts(ReplyModel):
 class RecommendationReply(ReplyModel):
     """Every key a judge's reply may give, in every round, in the order the prompts show them."""
 
-    judge: Text = reply_field(default="", example="{your judge id, given below}")
-    stance: Text = reply_field(default="", example="{your stance, given below}")
-    round: Count = reply_field(default=None)
     challenges: Annotated[list[CounterArgumentReply], items(min_items=1)] = reply_field(
         "at least one specific counter-argument, each naming the judge it answers",
         aliases=("counter_arguments", "counterarguments", "challenge"),
