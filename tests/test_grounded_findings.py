@@ -189,6 +189,7 @@ def test_switched_off_reports_are_in_seat_order_under_seat_ids(
     prompt = llm_server.calls_for("judge-b")[1].body["messages"][-1]["content"]
     starts = [prompt.index(f'<judge_report judge="judge-{n}"') for n in (1, 3)]  # judge-b (judge-2) reads the others
     assert starts == sorted(starts) and '<judge_report judge="judge-2"' not in prompt
+    assert "You are Judge 2 (judge-2). Your stance" in prompt and "to the others" not in prompt  # no letters
 
 
 def test_a_score_change_that_names_no_cause_is_listed(
