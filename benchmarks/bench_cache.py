@@ -177,7 +177,7 @@ def challenge_reply(model: str, user: str) -> str:
     elif kind == "4":
         ids = _OBJECTION.findall(user)
         responses = [{"objection": o, "decision": "REJECT", "reason": "not so"} for o in ids]
-        data = {"responses": responses, "position": "Shard by customer id", "confidence": "HIGH", "reasoning": PROSE}
+        data = {"responses": responses, "position": QUOTE, "confidence": "HIGH", "reasoning": PROSE}
     elif kind == "5":
         data = {"response": "MAINTAIN", "reasoning": PROSE, "objections": [PROSE[:300]], "quotes": [QUOTE]}
     else:
