@@ -137,3 +137,31 @@ def test_decide_and_challenge_bound_their_later_phases_too(tmp_path: Path, capsy
     assert main([*argv, "--format", "json"]) == 0
     calls = json.loads(capsys.readouterr().out)["calls"]
     assert [(c["round"], c["max_tokens"]) for c in calls] == [(1, 8192)] * 3 + [(2, 6144)] * 3
+
+
+def test_decide_asks_no_key_the_engine_knows_and_still_reads_a_reply_that_gives_them(
+    llm_server: FakeLLMServer,
+) -> None:
+    """Decide's schema and template ask no judge, stance or round (moot writes those itself); the scripted
+    replies still carry `judge` and `round`, and the debate reads them as before."""
+    from .test_decide_support import OPTIONS, QUESTION, r1, r2
+
+    stances = {"risk": "A", "value": "B", "effort": "C"}  # each on its own option: both rounds run
+    for stance, option in stances.items():
+        others = {s: "not convinced" for s in stances if s != stance}
+        llm_server.script(f"{stance}-m", r1(option), r2(option, challenge=others))
+    judges = [
+        {"model": f"{s}-m", "provider": "openai", "api_base": llm_server.base_url, "api_key": "k", "stance": s}
+        for s in stances
+    ]
+    result = moot.decide_sync(QUESTION, OPTIONS, judges=judges, write_files=False)
+    assert result.outcome == "CONTESTED" and len(llm_server.requests) == 6
+    assert "judge: x" in r1("A") and "round: 1" in r1("A")  # the replies do give them
+    for request in llm_server.requests:
+        schema = request.body["response_format"]["json_schema"]["schema"]
+        assert not {"judge", "stance", "round"} & set(schema["properties"]), sorted(schema["properties"])
+        text = request.body["messages"][-1]["content"]
+        start = text.index("```yaml", text.index("Reply in this template"))  # not a report's fenced reply
+        template = text[start : text.index("```", start + 3)]
+        top = [line.split(":")[0] for line in template.splitlines() if line[:1].isalpha()]  # not a challenge's judge
+        assert top and not {"judge", "stance", "round"} & set(top), top
