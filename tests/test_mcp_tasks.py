@@ -358,3 +358,43 @@ def test_a_task_whose_panel_runs_programs_resumes_only_where_commands_are_allowe
     assert runs_programs({"judges": [{"model": "scripted"}, {"name": "gamma", "command": ["sh", "-c", "true"]}]})
     assert runs_programs({"panel": {"debate_judges": [{"cli": "claude"}]}})
     assert not runs_programs({"judges": [{"model": "gpt-5", "command": None, "cli": None}], "task": "command"})
+
+
+@pytest.mark.parametrize(("fail_under", "held"), [(4.5, True), (4.0, False)])
+def test_a_gate_holds_on_a_tasks_result_and_on_show_debate_after_wait_false(
+    tmp_path: Path, fail_under: float, held: bool
+) -> None:
+    """The panel ends on about 4.07. Asked with `fail_under`, the plain call, a task's completed result and
+    `show_debate` of a debate started with `wait: false` answer alike: below the gate, `isError` and a last
+    item `gate failed: ...` after the unchanged result; above it, the plain result."""
+    seen: dict[str, Any] = {}
+    gated_args = {**_args(tmp_path), "fail_under": fail_under}
+
+    async def with_tasks(client: Client) -> None:
+        task = await start_task(client, "evaluate", gated_args)
+        seen["task"] = CallToolResult.model_validate((await follow(client, task.task_id)).result)
+
+    async def without(client: Client) -> None:
+        seen["plain"] = await client.call_tool("evaluate", gated_args)
+        started = await client.call_tool("evaluate", {**gated_args, "wait": False})
+        debate_id = started.structured_content["debate_id"]
+        for _ in range(200):
+            shown = await client.call_tool("show_debate", {"debate_id": debate_id})
+            if shown.structured_content and shown.structured_content.get("status") == "finished":
+                break
+            await anyio.sleep(0.05)
+        seen["show"] = shown
+
+    _in_process(with_tasks)
+    _in_process(without, tasks=False)
+    plain = seen["plain"]
+    assert plain.structured_content is not None and plain.structured_content["status"] == "finished"
+    for name in ("plain", "task", "show"):
+        got = seen[name]
+        assert got.structured_content is not None and got.structured_content["status"] == "finished", name
+        assert got.structured_content["verdict"] == plain.structured_content["verdict"], name
+        assert bool(got.is_error) is held, name
+        last = got.content[-1]
+        assert (last.type == "text" and last.text.startswith("gate failed: score 4.")) is held, name
+        if held:
+            assert f"--fail-under {fail_under:g}" in last.text and json.loads(got.content[0].text)["debate_id"]

@@ -105,6 +105,35 @@ def test_evaluate_outage_then_resume_asks_only_what_failed(
     assert sorted((c["call_key"], c["attempt"], c["status"]) for c in shown) == sorted(history)
 
 
+@pytest.mark.parametrize(("scores", "code"), [((3.0, 3.1, 3.0), 1), ((4.8, 4.9, 4.8), 0)])
+def test_a_resumed_debate_applies_the_gate_and_report_it_was_started_with(
+    llm_server: FakeLLMServer,
+    artifact: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    scores: tuple[float, float, float],
+    code: int,
+) -> None:
+    """`--fail-under` given to the run that died holds for `moot resume` that finishes it: a verdict below it
+    exits 1 with the gate's reason, as the one-shot run does (not 0), and the `--html` report is written."""
+    base = llm_server.base_url
+    judges = evaluate_judges(tmp_path / "j.yaml", [base, base, base])
+    report = tmp_path / "report.html"
+    llm_server.script("judge-a", round1(scores[0], int(scores[0])))
+    llm_server.script("judge-b", DOWN)
+    llm_server.script("judge-c", DOWN)
+    assert main([*evaluate_args(judges, artifact), "--fail-under", "4.5", "--html", str(report)]) == 3
+    capsys.readouterr()
+    assert not report.exists()
+    llm_server.script("judge-b", round1(scores[1], int(scores[1])))
+    llm_server.script("judge-c", round1(scores[2], int(scores[2])))
+    assert main(["resume", only_debate(), "--format", "json"]) == code
+    out, err = capsys.readouterr()
+    assert json.loads(out)["rounds_completed"] == 1
+    assert ("gate failed" in err) == (code == 1) and (code == 0 or "4.5" in err)
+    assert report.is_file() and "<html" in report.read_text(encoding="utf-8").lower()
+
+
 def test_evaluate_resume_with_judges_pointing_at_a_new_endpoint(
     llm_server: FakeLLMServer, artifact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

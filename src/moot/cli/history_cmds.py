@@ -178,24 +178,27 @@ def resume(
             "--retry-dropped", help="Run a finished debate again that dropped a judge after a failed call (an outage)."
         ),
     ] = False,
-) -> None:
+) -> int:
     """Continue a debate that was interrupted or failed (an outage): completed calls are replayed from the store,
     failed ones are asked again. `--retry-dropped` does the same for a finished debate that went on without a
-    judge whose call failed."""
+    judge whose call failed. Its end applies what the debate was started with: its gate (exit 1 when the
+    verdict falls short, as the one-shot run) and its --html report."""
     from moot import api
+    from moot.api.outcome import stored_finish
+    from moot.cli.running import end_of
     from moot.store import Store
 
     check_format(fmt)
     store = Store.open_default()
-    row = store.get_debate(debate_id)
+    row = store.require_debate(debate_id)
     sink = progress_sink(progress, fmt)
     try:
         with showing(sink):
             result = asyncio.run(
                 api.resume(
-                    debate_id, judges=judges, store=store, on_event=sink, max_cost=max_cost, retry_dropped=retry_dropped
+                    row.id, judges=judges, store=store, on_event=sink, max_cost=max_cost, retry_dropped=retry_dropped
                 )
             )
     except KeyboardInterrupt:
-        raise Interrupted(row.id if row else debate_id) from None
-    emit(render_result(row.protocol if row else str(getattr(result, "protocol", "")), result, fmt))
+        raise Interrupted(row.id) from None
+    return end_of(row.protocol, result, fmt, stored_finish(row.request))

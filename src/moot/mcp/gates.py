@@ -2,14 +2,16 @@
 debate's end owes the client whichever tool receives it (the protocol's own, or the last `submit_replies`).
 
 A gate is checked before anything runs, stored with the debate (`moot.api.outcome`) and applied to the final
-result: one that falls short is returned with `isError: true` and a last text item `gate failed: <why>`
-(the result itself stays the first item, unchanged). A waiting state is returned as it is: no verdict yet,
-so nothing that reads as a pass. The HTML report given at the start (`html`) is written at the end too.
+result, whichever way the client reads it (the tool's reply, the last `submit_replies`, a task's result,
+`show_debate` after `wait: false`): one that falls short is returned with `isError: true` and a last text
+item `gate failed: <why>` (the result itself stays the first item, unchanged). A waiting state is returned
+as it is: no verdict yet, so nothing that reads as a pass. The HTML report given at the start (`html`) is
+written at the end too (by the tool that ran the debate, or the last `submit_replies`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -57,8 +59,14 @@ def ended(
     for a final result below the gate, `isError` with the reason."""
     if getattr(result, "status", None) == "waiting":
         return reply(result, None)
-    answer = reply(result, ending.html)
-    why = gate_failure(result.model_dump(mode="json"), fail_under=ending.fail_under, require=ending.require)
+    return gated(reply(result, ending.html), result.model_dump(mode="json"), ending)
+
+
+def gated(answer: CallToolResult, result: Mapping[str, Any], ending: Finish) -> CallToolResult:
+    """`answer` for the final `result`, with `isError` and a last item giving the reason when the result
+    falls short of the gate the debate was started with. Every door that returns a final result goes
+    through here: the tool that ran it, the last `submit_replies`, a task's result, `show_debate`."""
+    why = gate_failure(result, fail_under=ending.fail_under, require=ending.require)
     if why is None:
         return answer
     content = [*answer.content, TextContent(type="text", text=f"gate failed: {why}")]

@@ -36,9 +36,11 @@ from mcp.types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, Req
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
+from moot.api.outcome import stored_finish
 from moot.mcp.background import IN_BACKGROUND, keep, running_here, stop
 from moot.mcp.elicit import KEY as HUMAN_KEY
 from moot.mcp.elicit import chosen, question_request, record
+from moot.mcp.gates import gated
 from moot.mcp.typed import readable
 from moot.render.serialize import to_json
 from moot.store.connection import moot_home
@@ -146,7 +148,8 @@ def _input_requests(store: Store, row: DebateRow) -> dict[str, Any]:
 
 
 def _result(store: Store, row: DebateRow) -> dict[str, Any]:
-    """What the plain call returns for this debate now it has ended: its result, or its failure."""
+    """What the plain call returns for this debate now it has ended: its result (below the gate it was started
+    with: `isError` and the reason, as the plain call), or its failure."""
     from moot.api.history import debate_view
 
     if row.status == "failed" or row.result is None:
@@ -154,7 +157,7 @@ def _result(store: Store, row: DebateRow) -> dict[str, Any]:
         return failed.model_dump(by_alias=True, exclude_none=True, mode="json")
     data = debate_view(store, row)
     plain = readable(CallToolResult(content=[TextContent(type="text", text=to_json(data))], structured_content=data))
-    return plain.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return gated(plain, data, stored_finish(row.request)).model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def _question(row: DebateRow) -> dict[str, Any] | None:
