@@ -14,9 +14,15 @@ Printed per debate: input and output tokens (characters / 4), the share of input
 that repeat an earlier call's prefix byte for byte, and the cost at Anthropic's, OpenAI's and Gemini's list
 prices with their cache rules:
 
-- Anthropic caches the system block moot marks: a call whose system text an earlier call sent reads it at
-  the cache-read rate, the first one writes it at the write rate (1,024 tokens at least);
-- OpenAI and Gemini cache any repeated prefix automatically (1,024 tokens at least, in 128-token steps).
+- Anthropic caches the system block moot marks: a call whose system text a call of an earlier step sent
+  reads it at the cache-read rate; otherwise it writes it at the write rate (1,024 tokens at least);
+- OpenAI and Gemini cache a prefix repeated from a call of an earlier step automatically (1,024 tokens at
+  least, in 128-token steps).
+
+The calls of one step (a round's judges) go out together, and a vendor's cache serves a prefix only once
+the call that wrote it has been processed, so the judges of a step do not read each other's prefix (the
+rule `moot.engine.prefix_share` applies to the dry run's expected cached share). The prices take every
+judge on one model, the case where judges can share a cache at all.
 
 A `challenge` of three challengers and up to three rounds runs too (its question fixed, the artifact as
 context). Each evaluate judge reads the others' reports in an order drawn from what is judged (the
@@ -83,13 +89,16 @@ class Debate:
         systems: set[str] = set()
         for i, (call, out) in enumerate(zip(self.calls, self.outputs, strict=True)):
             tokens = len(call.schema + call.text) // 4
+            # a cache serves only what a call of an earlier step wrote: the calls of one step go out together
+            earlier = [e for e in self.calls[:i] if e.step != call.step]
             if vendor == "Anthropic":
                 system = call.text.split("\x00", 1)[0]
                 block = len(system) // 4 if len(system) // 4 >= bc.MIN_CACHEABLE_TOKENS else 0
                 read, write = (block, 0) if system in systems else (0, block)
-                systems.add(system)
+                if i + 1 == len(self.calls) or self.calls[i + 1].step != call.step:  # the step is done
+                    systems.update(c.text.split("\x00", 1)[0] for c in self.calls[: i + 1])
             else:
-                best = max((bc._common(call.text, e.text) for e in self.calls[:i]), default=0)
+                best = max((bc._common(call.text, e.text) for e in earlier), default=0)
                 read, write = bc.cacheable(best), 0
             usage = usage + Usage(input_tokens=tokens, output_tokens=len(out) // 4, cached_tokens=read,
                                   cache_write_tokens=write)  # fmt: skip
