@@ -73,10 +73,19 @@ def step_of(user: str) -> tuple[str, str]:
 
 
 def seen(request: Any) -> Seen:
+    """A request on the OpenAI wire or Anthropic's, as the same text (its system text first); a primer (a
+    one-word question moot sends before a step whose judges share a cache) is a step of its own."""
+    from moot.engine.priming import PRIMER_ASK, PRIMER_KIND
+
     body = request.body
-    text = "\x00".join(f"{m['role']}:{m['content']}" for m in body["messages"])
-    round_label, step = step_of(body["messages"][-1]["content"])
-    schema = json.dumps(body.get("response_format") or {}, sort_keys=True)
+    messages = list(body["messages"])
+    if request.wire == "anthropic":
+        system = "".join(b["text"] for b in body["system"]) if isinstance(body["system"], list) else body["system"]
+        messages = [{"role": "system", "content": system}, *messages]
+    text = "\x00".join(f"{m['role']}:{m['content']}" for m in messages)
+    user = messages[-1]["content"]
+    round_label, step = (PRIMER_KIND, PRIMER_KIND) if user == PRIMER_ASK else step_of(user)
+    schema = json.dumps(body.get("response_format") or body.get("output_config") or {}, sort_keys=True)
     return Seen(request.model, round_label, step, schema, text)
 
 
@@ -202,7 +211,11 @@ def _judge(model: str, base_url: str, **extra: Any) -> dict[str, Any]:
     return {"model": model, "provider": "openai", "api_base": base_url, "api_key": "local-bench", **extra}
 
 
-async def run_debate(protocol: str, base_url: str, n: int, artifact: Path, home: Path, text: str) -> None:
+async def run_debate(
+    protocol: str, base_url: str, n: int, artifact: Path, home: Path, text: str, judge: Any = None
+) -> None:
+    """One debate of `protocol` against the local server at `base_url`; `judge(model, base_url, stance=)`
+    makes evaluate's judges (default: the OpenAI wire, a model per judge)."""
     from moot import api
     from moot.store import Store
 
@@ -210,7 +223,7 @@ async def run_debate(protocol: str, base_url: str, n: int, artifact: Path, home:
     try:
         if protocol == "evaluate":
             stances = ["neutral", "for", "against"]
-            judges = [_judge(f"bench-{i}", base_url, stance=stances[i % 3]) for i in range(n)]
+            judges = [(judge or _judge)(f"bench-{i}", base_url, stance=stances[i % 3]) for i in range(n)]
             await api.evaluate(str(artifact), criteria=CRITERIA, judges=judges, reports_dir=None, store=store)
         elif protocol == "decide":
             judges = [_judge(f"bench-{i}", base_url, stance=STANCES[i % 3]) for i in range(n)]

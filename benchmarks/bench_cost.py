@@ -106,7 +106,19 @@ class Debate:
         return price or 0.0
 
 
-def moot_debate(protocol: str, artifact: Path) -> Debate:
+CLAUDE = "claude-sonnet-4-5"
+
+
+def one_claude(model: str, base_url: str, **extra: Any) -> dict[str, Any]:
+    """A judge on Anthropic's wire (its cache directive on), every seat on one model: `model` is dropped."""
+    root = base_url.removesuffix("/v1")
+    return {"model": CLAUDE, "provider": "anthropic", "api_base": root, "api_key": "local-bench", **extra}
+
+
+def moot_debate(protocol: str, artifact: Path, *, claude: bool = False) -> Debate:
+    """A moot debate against the local server: each judge on its own model on the OpenAI wire, or (`claude`,
+    evaluate) three seats on one Claude model on Anthropic's wire, where moot sends a primer first."""
+    from moot.engine.priming import PRIMER_ASK
     from moot.testing import FakeLLMServer, Reply
 
     reply = bc.REPLIES[protocol]
@@ -115,15 +127,20 @@ def moot_debate(protocol: str, artifact: Path) -> Debate:
     outputs: list[str] = []
 
     def respond(model: str, body: dict[str, Any]) -> Reply:
-        text = reply(model, body["messages"][-1]["content"])
+        user = body["messages"][-1]["content"]
+        stance = next((i for i, s in enumerate(STANCES) if f"Your stance: {s} " in user), 0)
+        text = "ready" if user == PRIMER_ASK else reply(f"bench-{stance}" if claude else model, user)
         outputs.append(text)
         return Reply(text=text)
 
     with FakeLLMServer() as server:
         server.responder = respond
-        asyncio.run(bc.run_debate(protocol, server.base_url, 3, artifact, home, artifact.read_text(encoding="utf-8")))
+        text = artifact.read_text(encoding="utf-8")
+        judge = one_claude if claude else None
+        asyncio.run(bc.run_debate(protocol, server.base_url, 3, artifact, home, text, judge))
         calls = [bc.seen(r) for r in server.requests]
-    return Debate(f"moot {protocol}", calls, outputs)
+    label = f"moot {protocol}" + (", one Claude" if claude else "")
+    return Debate(label, calls, outputs)
 
 
 STANCES = ["neutral", "for", "against"]
@@ -172,6 +189,11 @@ def bare_debate(artifact: Path) -> Debate:
     return Debate("bare SDK evaluate", calls, outputs)
 
 
+def primers(debate: Debate) -> int:
+    """How many primers moot sent in `debate`."""
+    return sum(c.step == "primer" for c in debate.calls)
+
+
 def single(debate: Debate) -> Debate:
     return Debate("one judge, one call", debate.calls[:1], debate.outputs[:1])
 
@@ -193,20 +215,23 @@ def main() -> None:
     artifacts = {"12-line": bc.SMALL, f"{args.large_kb} KB": bc.large_artifact(args.large_kb)}
     ratios: dict[str, float] = {}
     for size, artifact in artifacts.items():
-        evaluate, decide, challenge, bare = (
+        evaluate, claude, decide, challenge, bare = (
             moot_debate("evaluate", artifact),
+            moot_debate("evaluate", artifact, claude=True),
             moot_debate("decide", artifact),
             moot_debate("challenge", artifact),
             bare_debate(artifact),
         )
         print(f"\n{size} artifact ({len(artifact.read_text(encoding='utf-8')) / 1000:.1f} KB)")
         print(f"  {'':22}{'calls':>6}{'input':>10}{'output':>9}{'repeated':>10}" + "".join(f"{v:>12}" for v in PRICED))
-        for d in (evaluate, single(evaluate), decide, single(decide), challenge, single(challenge), bare):
+        for d in (evaluate, single(evaluate), claude, decide, single(decide), challenge, single(challenge), bare):
             print(row(d))
         ratios[f"{size}: evaluate prompt tokens / bare"] = evaluate.input_tokens / bare.input_tokens
         ratios[f"{size}: evaluate / one call, Anthropic cached"] = evaluate.cost("Anthropic") / single(evaluate).cost(
             "Anthropic"
         )
+        primed = claude.cost("Anthropic") / single(evaluate).cost("Anthropic")
+        ratios[f"{size}: evaluate on one Claude model (primer: {primers(claude)}) / one call, Anthropic"] = primed
         ratios[f"{size}: repeated share, evaluate"] = evaluate.repeated_share()
         ratios[f"{size}: repeated share, decide"] = decide.repeated_share()
         ratios[f"{size}: repeated share, challenge"] = challenge.repeated_share()

@@ -32,12 +32,13 @@ from moot.engine.budget import GRAMMAR_TYPICAL_SHARE, TYPICAL_REPLY_TOKENS, Call
 from moot.engine.core import Engine
 from moot.engine.host import host_answer, settle_host
 from moot.engine.prefix_share import PrefixLedger
+from moot.engine.priming import PRIMER_KIND, PRIMER_TOKENS, Written, primer_key, primers, written_by
 from moot.engine.steps import Call, Outcome, ProtocolSteps, Step
 from moot.errors import ContextOverflow, DebateAborted, DebateCancelled, UsageError
 from moot.judges.base import Seat
 from moot.judges.host import is_host
 from moot.schemas.events import Event
-from moot.schemas.messages import Prompt
+from moot.schemas.messages import Prompt, Usage
 from moot.schemas.reply_bounds import reply_minimum
 
 
@@ -109,6 +110,7 @@ class Runner(Generic[R]):
         self.protocol = protocol
         self.engine = engine
         self.dropped: dict[str, str] = {}
+        self.written: Written = set()  # the caches this run's calls have written (`moot.engine.priming`)
 
     async def run(self) -> R:
         t0 = time.monotonic()
@@ -135,8 +137,19 @@ class Runner(Generic[R]):
                 f"{e}; the debate is kept: make room, then continue with 'moot resume {self.engine.debate_id}'"
             ) from None
 
+    def _sending(self, step: Step) -> list[tuple[Seat, Prompt]]:
+        """The step's calls that will reach a vendor: not a host seat's, not one the store replays."""
+        return [
+            (c.seat, c.prompt)
+            for c in step.calls
+            if not is_host(c.seat) and self.engine.replayable(c.key, c.prompt) is None
+        ]
+
+    def _primers(self, step: Step) -> list[tuple[Seat, Prompt, str]]:
+        return [(seat, p, primer_key(step.round, seat)) for seat, p in primers(self._sending(step), self.written)]
+
     def _stopped_by_budget(self, step: Step) -> bool:
-        planned = [(c.seat, c.prompt, c.key) for c in step.calls]
+        planned = [(c.seat, c.prompt, c.key) for c in step.calls] + self._primers(step)
         reason = self.engine.round_gate(step.round, planned, step.reserve)
         if reason is None:
             return False
@@ -152,9 +165,19 @@ class Runner(Generic[R]):
         if step.phase:
             data["phase"] = step.phase
         self.engine.emit(Event("round_started", step.round, data=data))
+        await self._prime(step)
         answers = await concurrently([self._ask(step, call) for call in step.calls])
         settle_host(step, answers)
         return answers
+
+    async def _prime(self, step: Step) -> None:
+        """Write each cache the step's calls would write together, once, before they go (what the primer
+        answers is never read; a failed one only leaves the step as it would have been)."""
+        calls = self._primers(step)
+        await concurrently(
+            [self.engine.call(seat, p, key=key, round_no=step.round, kind=PRIMER_KIND) for seat, p, key in calls]
+        )
+        self.written |= written_by(self._sending(step))
 
     async def _ask(self, step: Step, call: Call[Any]) -> Answer[Any]:
         if is_host(call.seat):
@@ -225,9 +248,13 @@ def rehearse_plan(typical: ProtocolSteps[Any], worst: ProtocolSteps[Any], engine
     planned: list[tuple[Any, Any]] = []
     ledger = PrefixLedger()
     step_no = 0
+    written: Written = set()
     while (t_step := typical.plan()) is not None and (w_step := worst.plan()) is not None:
         check_context(engine, [(c.seat, c.prompt) for c in t_step.calls], t_step.round)
         planned += [(c.seat, c.prompt) for c in w_step.calls]
+        sending = [(c.seat, c.prompt) for c in t_step.calls if not is_host(c.seat)]
+        step_no = _rehearse_primers(engine, primers(sending, written), t_step, ledger, costs, step_no)
+        written |= written_by(sending)
         step_no += 1
         for t_call, w_call in zip(t_step.calls, w_step.calls, strict=True):
             repeated, cached = ledger.add(t_call.seat.label, step_no, t_call.prompt)
@@ -242,3 +269,26 @@ def rehearse_plan(typical: ProtocolSteps[Any], worst: ProtocolSteps[Any], engine
             break
     check_bounds(planned)
     return costs
+
+
+def _rehearse_primers(
+    engine: Engine,
+    calls: Sequence[tuple[Seat, Prompt]],
+    step: Step,
+    ledger: PrefixLedger,
+    costs: list[CallCost],
+    step_no: int,
+) -> int:
+    """The primers a step would send, priced as calls of a step of their own before it; the step number after."""
+    if not calls:
+        return step_no
+    step_no += 1
+    for seat, prompt in calls:
+        repeated, cached = ledger.add(seat.label, step_no, prompt)
+        cost = engine.call_cost(seat, prompt, step.round, cached=cached)
+        usage = Usage(input_tokens=cost.input_tokens, output_tokens=PRIMER_TOKENS)
+        typical = engine.seat_price(seat, usage.model_copy(update={"cached_tokens": cached}))
+        worst = engine.seat_price(seat, usage)  # never clarified: its reply is not read
+        primer = replace(cost, typical_usd=typical, worst_usd=worst, phase=PRIMER_KIND)
+        costs.append(replace(primer, repeated_tokens=repeated, cached_tokens=cached))
+    return step_no

@@ -37,6 +37,13 @@ class AnthropicJudge(VendorJudge):
     def __init__(self, *, provider: str = "anthropic", **settings: Any) -> None:
         super().__init__(provider=provider, **settings)
 
+    def cache_domain(self) -> str | None:
+        """The model's cache at its endpoint, where moot marks the system block (not with extended thinking on,
+        which would make the one-word primer think)."""
+        if not self.prompt_cache or self.reasoning_effort is not None:
+            return None
+        return f"anthropic {self.base_url or ''} {self.model}"
+
     def make_client(self) -> AsyncAnthropic:
         sdk = _sdk()
         return cast("AsyncAnthropic", self.stainless_client(sdk, sdk.AsyncAnthropic))

@@ -35,6 +35,16 @@ def system_message(system: str, *, provider: str, model: str, enabled: bool) -> 
     return {"role": "system", "content": system}
 
 
+def shares_cache(provider: str, model: str, base_url: str | None, *, enabled: bool) -> bool:
+    """Whether calls on this OpenAI-compatible route share a vendor's cache: OpenAI's own API, or a gateway
+    that passes `cache_control` on (the routes `system_message` and `prompt_cache_key` mark)."""
+    if not enabled:
+        return False
+    if provider == "openai":
+        return base_url is None
+    return provider in GATEWAYS and family_of(model, provider) in GATEWAY_CACHED_FAMILIES
+
+
 def prompt_cache_key(system: str, *, provider: str, base_url: str | None, enabled: bool) -> str | None:
     """OpenAI's `prompt_cache_key` for its own API (a hash of the shared prefix); None on any other route."""
     if not enabled or provider != "openai" or base_url is not None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from moot.errors import JudgeError, MissingExtra
 from moot.judges import structured
-from moot.judges.cache_hints import prompt_cache_key, system_message
+from moot.judges.cache_hints import prompt_cache_key, shares_cache, system_message
 from moot.judges.providers import VENDOR_CLOUDS, api_key_for, resolve
 from moot.judges.vendor import VendorJudge, sampled
 from moot.judges.wire_errors import map_stainless_error
@@ -45,6 +45,13 @@ class OpenAICompatJudge(VendorJudge):
         self.preferred_form = preferred_form  # what auto tries first
         self.enforced = enforced  # a local grammar: send the bounded schema, not the portable one
         self.max_tokens_param = max_tokens_param
+
+    def cache_domain(self) -> str | None:
+        """OpenAI's own API (its `prompt_cache_key` keeps a prefix on one cache) and a gateway that passes
+        `cache_control` on for Claude or Gemini; no other server: a local one reuses a prefix on its own."""
+        if not shares_cache(self.provider, self.model, self.base_url, enabled=self.prompt_cache):
+            return None
+        return f"{self.provider} {self.base_url or ''} {self.model}"
 
     def make_client(self) -> AsyncOpenAI:
         try:

@@ -43,6 +43,11 @@ class VendorJudge:
         self.prompt_cache = prompt_cache  # send the route's cache directive (moot.judges.cache_hints)
         self._lease: Lease | None = None
 
+    def cache_domain(self) -> str | None:
+        """The prompt cache this judge's calls share with every judge that names the same domain, on a route
+        where a call written first pays off for the calls after it (`moot.engine.priming`); None elsewhere."""
+        return None
+
     def __repr__(self) -> str:  # never show the key
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
 
