@@ -398,3 +398,41 @@ def test_a_gate_holds_on_a_tasks_result_and_on_show_debate_after_wait_false(
         assert (last.type == "text" and last.text.startswith("gate failed: score 4.")) is held, name
         if held:
             assert f"--fail-under {fail_under:g}" in last.text and json.loads(got.content[0].text)["debate_id"]
+
+
+def test_the_html_report_a_background_call_asked_for_is_there_at_its_end(tmp_path: Path) -> None:
+    """`html` given to a task-augmented call or a `wait: false` call: the file is written when the debate
+    ends, as the waiting call writes it; `html: "-"` puts the report in the task's result, as in the plain
+    call's."""
+    seen: dict[str, Any] = {}
+    files = {name: tmp_path / f"{name}.html" for name in ("task", "nowait")}
+
+    async def with_tasks(client: Client) -> None:
+        task = await start_task(client, "evaluate", {**_args(tmp_path), "html": str(files["task"])})
+        await follow(client, task.task_id)
+        inline = await start_task(client, "evaluate", {**_args(tmp_path), "html": "-"})
+        seen["inline"] = CallToolResult.model_validate((await follow(client, inline.task_id)).result)
+
+    async def without(client: Client) -> None:
+        seen["plain"] = await client.call_tool("evaluate", {**_args(tmp_path), "html": "-"})
+        started = await client.call_tool("evaluate", {**_args(tmp_path), "html": str(files["nowait"]), "wait": False})
+        for _ in range(200):
+            shown = await client.call_tool("show_debate", {"debate_id": started.structured_content["debate_id"]})
+            if shown.structured_content and shown.structured_content.get("status") == "finished":
+                break
+            await anyio.sleep(0.05)
+        for _ in range(100):  # written once the debate's last step is stored: a moment after it shows finished
+            if files["nowait"].exists():
+                break
+            await anyio.sleep(0.05)
+
+    _in_process(with_tasks)
+    _in_process(without, tasks=False)
+    for name, path in files.items():
+        assert path.is_file() and "<html" in path.read_text(encoding="utf-8").lower(), name
+    assert (
+        [c.type for c in seen["inline"].content]
+        == [c.type for c in seen["plain"].content]
+        == ["text", "resource", "text"]
+    )
+    assert "<html" in seen["inline"].content[1].resource.text.lower()

@@ -3,7 +3,8 @@
 Some clients cap a tool call at 60 s whatever progress they hear. With `wait: false` the tool returns
 `{"debate_id": ..., "status": "running"}` as soon as the debate is in the store; the debate goes on in the
 server process, and `show_debate` gives its status, then its result (or its waiting state, with host
-seats). A server stopped mid-way leaves the debate interrupted: `moot resume` finishes it.
+seats). The HTML report the call asked for is written when the debate ends, as the waiting tool writes
+it. A server stopped mid-way leaves the debate interrupted: `moot resume` finishes it.
 
 A task-augmented call (`moot.mcp.tasks`) starts its debate the same way (`IN_BACKGROUND` says so to the
 tool), and the debates running here are known by id, so that a task's cancel stops its calls at once.
@@ -49,9 +50,25 @@ async def stop(debate_id: str) -> None:
 async def start(prepared: Prepared, options: RunOptions) -> dict[str, Any]:
     """Start the debate as a task of the server's loop; its id and `running` once it is in the store."""
     options.debate_id = options.debate_id or new_debate_id()
-    keep(options.debate_id, run_prepared(prepared, options))
+    keep(options.debate_id, then_report(options.debate_id, run_prepared(prepared, options)))
     await asyncio.sleep(0)  # the task runs to its first await: the debate's row is written by then
     return {"debate_id": options.debate_id, "protocol": prepared.protocol, "status": "running"}
+
+
+async def then_report(debate_id: str, work: Coroutine[Any, Any, Any]) -> Any:
+    """`work` (the debate, to its end), then the HTML report its call asked for (`html`), written where it
+    asked, as the tool writes it when it waits for the verdict. A debate that ends waiting on a host seat
+    leaves it to its last `submit_replies`; `html: "-"` is a content item of the result, not a file."""
+    from moot.api.outcome import debate_finish
+    from moot.api.report import write_html_report
+    from moot.mcp.confine import HTML_IN_RESULT
+    from moot.store.shared import shared_store
+
+    result = await work
+    html = debate_finish(debate_id, shared_store()).html
+    if html and html != HTML_IN_RESULT and getattr(result, "status", None) != "waiting":
+        write_html_report(shared_store(), debate_id, html)
+    return result
 
 
 async def _quietly(work: Coroutine[Any, Any, Any]) -> None:

@@ -38,6 +38,7 @@ from pydantic import Field
 
 from moot.api.outcome import stored_finish
 from moot.mcp.background import IN_BACKGROUND, keep, running_here, stop
+from moot.mcp.confine import HTML_IN_RESULT, with_html
 from moot.mcp.elicit import KEY as HUMAN_KEY
 from moot.mcp.elicit import chosen, question_request, record
 from moot.mcp.gates import gated
@@ -156,8 +157,11 @@ def _result(store: Store, row: DebateRow) -> dict[str, Any]:
         failed = CallToolResult(content=[TextContent(type="text", text=row.error or row.status)], is_error=True)
         return failed.model_dump(by_alias=True, exclude_none=True, mode="json")
     data = debate_view(store, row)
-    plain = readable(CallToolResult(content=[TextContent(type="text", text=to_json(data))], structured_content=data))
-    return gated(plain, data, stored_finish(row.request)).model_dump(by_alias=True, exclude_none=True, mode="json")
+    plain = CallToolResult(content=[TextContent(type="text", text=to_json(data))], structured_content=data)
+    ending = stored_finish(row.request)
+    if ending.html == HTML_IN_RESULT:  # the report as a content item, as the plain call gives it
+        plain = with_html(plain, row.id)
+    return gated(readable(plain), data, ending).model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def _question(row: DebateRow) -> dict[str, Any] | None:
@@ -205,13 +209,14 @@ def resume_orphan(row: DebateRow, *, allow_commands: bool) -> None:
     """Continue here a task's debate whose server is gone, from the store (nothing done is paid again); one
     whose panel runs programs only on a server started with `--allow-commands` (else `moot resume` does)."""
     from moot.api.resume import resume
+    from moot.mcp.background import then_report
 
     if running_here(row.id) or row.status not in ("running", "interrupted") or not orphaned(row.id):
         return
     if runs_programs(row.request) and not allow_commands:
         return
     take_lease(row.id)
-    keep(row.id, resume(row.id, store=_store()))
+    keep(row.id, then_report(row.id, resume(row.id, store=_store())))
 
 
 # the methods
