@@ -3,8 +3,11 @@ vendor's prompt-cache prices.
 
 For the demo's 12-line artifact and a 40 KB one, a 3-judge 3-round `evaluate` and a 3-judge `decide` run
 in full against the local server (scripted replies that never converge, so every round runs; the judges on
-the OpenAI wire, so each request carries its reply schema). Beside them, in the same run:
+the OpenAI wire, each on its own model, so each request carries its reply schema). Beside them, in the
+same run:
 
+- **one Claude**: the same evaluate with its three seats on one Claude model on Anthropic's wire, where
+  moot sends a primer before round 1 (`moot.engine.priming`) when the shared block is long enough to cache;
 - **single**: one judge's one call on the same input (the debate's first request, alone);
 - **bare**: the same 3-judge 3-round evaluate written directly on the OpenAI SDK, with the shortest
   prompts that still carry the task, the criteria, the artifact, a stance and the other judges' replies
