@@ -145,11 +145,11 @@ class Runner(Generic[R]):
             if not is_host(c.seat) and self.engine.replayable(c.key, c.prompt) is None
         ]
 
-    def _primers(self, step: Step) -> list[tuple[Seat, Prompt, str]]:
-        return [(seat, p, primer_key(step.round, seat)) for seat, p in primers(self._sending(step), self.written)]
+    def _primers(self, step: Step, sending: Sequence[tuple[Seat, Prompt]]) -> list[tuple[Seat, Prompt, str]]:
+        return [(seat, p, primer_key(step.round, seat)) for seat, p in primers(sending, self.written)]
 
     def _stopped_by_budget(self, step: Step) -> bool:
-        planned = [(c.seat, c.prompt, c.key) for c in step.calls] + self._primers(step)
+        planned = [(c.seat, c.prompt, c.key) for c in step.calls] + self._primers(step, self._sending(step))
         reason = self.engine.round_gate(step.round, planned, step.reserve)
         if reason is None:
             return False
@@ -173,11 +173,12 @@ class Runner(Generic[R]):
     async def _prime(self, step: Step) -> None:
         """Write each cache the step's calls would write together, once, before they go (what the primer
         answers is never read; a failed one only leaves the step as it would have been)."""
-        calls = self._primers(step)
+        sending = self._sending(step)
+        calls = self._primers(step, sending)
         await concurrently(
             [self.engine.call(seat, p, key=key, round_no=step.round, kind=PRIMER_KIND) for seat, p, key in calls]
         )
-        self.written |= written_by(self._sending(step))
+        self.written |= written_by(sending)
 
     async def _ask(self, step: Step, call: Call[Any]) -> Answer[Any]:
         if is_host(call.seat):

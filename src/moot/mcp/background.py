@@ -65,9 +65,10 @@ async def then_report(debate_id: str, work: Coroutine[Any, Any, Any]) -> Any:
     from moot.store.shared import shared_store
 
     result = await work
-    html = debate_finish(debate_id, shared_store()).html
+    store = shared_store()
+    html = debate_finish(debate_id, store).html
     if html and html != HTML_IN_RESULT and getattr(result, "status", None) != "waiting":
-        write_html_report(shared_store(), debate_id, html)
+        write_html_report(store, debate_id, html)
     return result
 
 

@@ -42,8 +42,7 @@ from moot.mcp.confine import HTML_IN_RESULT, with_html
 from moot.mcp.elicit import KEY as HUMAN_KEY
 from moot.mcp.elicit import chosen, question_request, record
 from moot.mcp.gates import gated
-from moot.mcp.typed import readable
-from moot.render.serialize import to_json
+from moot.mcp.typed import json_result, readable
 from moot.store.connection import moot_home
 from moot.store.db import DebateRow, Store
 
@@ -157,7 +156,7 @@ def _result(store: Store, row: DebateRow) -> dict[str, Any]:
         failed = CallToolResult(content=[TextContent(type="text", text=row.error or row.status)], is_error=True)
         return failed.model_dump(by_alias=True, exclude_none=True, mode="json")
     data = debate_view(store, row)
-    plain = CallToolResult(content=[TextContent(type="text", text=to_json(data))], structured_content=data)
+    plain = json_result(data)
     ending = stored_finish(row.request)
     if ending.html == HTML_IN_RESULT:  # the report as a content item, as the plain call gives it
         plain = with_html(plain, row.id)
