@@ -20,31 +20,50 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 RAY = str(Path(sys.executable).with_name("ray"))
 COMMON = ["--block", "--num-cpus=1", "--object-store-memory=80000000", "--disable-usage-stats"]
 KEEPER = """
-import json, sys
+import json, os, sys
 from ray.cluster_utils import Cluster
+
+out = os.fdopen(os.dup(1), "w")  # the reports alone: whatever else writes to stdout (Ray does) goes to stderr
+os.dup2(2, 1)
 
 small = {"num_cpus": 1, "object_store_memory": 80 * 2**20}
 cluster = Cluster(initialize_head=True, head_node_args={**small, "include_dashboard": False})
 nodes = [cluster.add_node(**small) for _ in range(int(sys.argv[1]))]
 cluster.wait_for_nodes()
 
-def report():
+def report(**more):
     raylets = [node.all_processes["raylet"][0].process.pid for node in nodes]
-    print(json.dumps({"address": cluster.address, "raylets": raylets}), flush=True)
+    print(json.dumps({"address": cluster.address, "raylets": raylets, **more}), file=out, flush=True)
+
+def journaled(want):  # how many calls the batch's journal has received, once it has `want` (or after 300 s)
+    import time, ray
+    ray.init(address=cluster.address, namespace="moot", log_to_driver=False)
+    end, seq = time.monotonic() + 300, 0
+    while seq < want and time.monotonic() < end:
+        names = [a["name"] for a in ray.util.list_named_actors(all_namespaces=True)]
+        for name in [n for n in names if n.startswith("moot-journal-")]:
+            seq = ray.get(ray.get_actor(name, namespace="moot").size.remote())["seq"]
+        time.sleep(0.05)
+    ray.shutdown()  # the keeper is no member of the cluster between questions
+    return seq
 
 report()
 for line in sys.stdin:
     command, *args = line.split()
+    more = {}
     if command == "lose":
         cluster.remove_node(nodes.pop(int(args[0])), allow_graceful=False)
     elif command == "add":
         nodes.append(cluster.add_node(**small))
         cluster.wait_for_nodes()
-    report()
+    elif command == "journaled":
+        more["journaled"] = journaled(int(args[0]))
+    report(**more)
 cluster.shutdown()
 """
 
@@ -97,19 +116,25 @@ class ClusterKeeper:
         """The cluster's auth token: every process of it carries it (`ray_procs.tasks` finds them by it)."""
         return self.env["RAY_AUTH_TOKEN"]
 
-    def _read(self) -> None:
+    def _read(self) -> dict[str, Any]:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         assert line, "the cluster did not start"
-        state = json.loads(line)
+        state: dict[str, Any] = json.loads(line)
         self.address: str = state["address"]
         self.raylets: list[int] = state["raylets"]
+        return state
 
-    def _tell(self, command: str) -> None:
+    def _tell(self, command: str) -> dict[str, Any]:
         assert self.proc.stdin is not None
         self.proc.stdin.write(command + "\n")
         self.proc.stdin.flush()
-        self._read()
+        return self._read()
+
+    def journaled(self, calls: int) -> int:
+        """How many calls the running batch's journal has received, once it has `calls` (or after 300 s):
+        the keeper joins the cluster to ask it, so that the test process never does."""
+        return int(self._tell(f"journaled {calls}")["journaled"])
 
     def lose(self, index: int) -> None:
         self._tell(f"lose {index}")

@@ -7,8 +7,8 @@ driver a `moot batch` process of its own:
 - faults: a worker process killed, the driver killed with kill -9 (and rerun), a node removed. Every item
   ends with one result line, and no call whose reply was delivered is sent again. In the worker and driver
   kills the fast judges' replies go out, are read and are copied to the journal with a CPU-bound process on
-  every core (`busy`), as on a loaded CI runner, and the kill lands once the calls the test needs are
-  recorded (an event, not a wait): a call a worker had recorded is never paid twice, and only calls in flight
+  every core (`busy`), as on a loaded CI runner, and the kill lands once the calls the test needs are in
+  the journal (an event, not a wait): a call the journal had is never paid twice, and only calls in flight
   at the kill (sent by the lost worker, their replies not recorded by it) are sent again. Each records
   `in_flight` and `resent` (pytest's `record_property`), which `benchmarks/bench_ray.py --loaded` reports.
 
@@ -318,6 +318,8 @@ def test_a_driver_killed_with_kill_9_is_rerun(
     busy.start()
     holding.go.set()
     pids = tasks(cluster.token)
+    # the event the promise names: the journal has the fast calls (a worker's store has each a moment before)
+    assert cluster.journaled(2 * N) == 2 * N
     _until(lambda: _recorded_by(pids) == 2 * N, what="the fast calls in the workers' stores")
     assert _ok_calls() == 0
     lost = Lost(pids)
