@@ -85,7 +85,8 @@ def seen(request: Any) -> Seen:
     text = "\x00".join(f"{m['role']}:{m['content']}" for m in messages)
     user = messages[-1]["content"]
     round_label, step = (PRIMER_KIND, PRIMER_KIND) if user == PRIMER_ASK else step_of(user)
-    schema = json.dumps(body.get("response_format") or body.get("output_config") or {}, sort_keys=True)
+    # as the SDKs send it: compact JSON (the spaces `json.dumps` adds by default would count ~10 % more)
+    schema = json.dumps(body.get("response_format") or body.get("output_config") or {}, separators=(",", ":"))
     return Seen(request.model, round_label, step, schema, text)
 
 

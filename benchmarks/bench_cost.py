@@ -203,7 +203,7 @@ def single(debate: Debate) -> Debate:
 
 def row(d: Debate) -> str:
     costs = "".join(f"{'$' + format(d.cost(v), '.4f'):>12}" for v in PRICED)
-    return (f"  {d.label:22}{len(d.calls):>6}{d.input_tokens:>10,}{d.output_tokens:>9,}"
+    return (f"  {d.label:26}{len(d.calls):>6}{d.input_tokens:>10,}{d.output_tokens:>9,}"
             f"{100 * d.repeated_share():>9.0f}%{costs}")  # fmt: skip
 
 
@@ -226,7 +226,7 @@ def main() -> None:
             bare_debate(artifact),
         )
         print(f"\n{size} artifact ({len(artifact.read_text(encoding='utf-8')) / 1000:.1f} KB)")
-        print(f"  {'':22}{'calls':>6}{'input':>10}{'output':>9}{'repeated':>10}" + "".join(f"{v:>12}" for v in PRICED))
+        print(f"  {'':26}{'calls':>6}{'input':>10}{'output':>9}{'repeated':>10}" + "".join(f"{v:>12}" for v in PRICED))
         for d in (evaluate, single(evaluate), claude, decide, single(decide), challenge, single(challenge), bare):
             print(row(d))
         ratios[f"{size}: evaluate prompt tokens / bare"] = evaluate.input_tokens / bare.input_tokens
