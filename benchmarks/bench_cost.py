@@ -118,9 +118,16 @@ def one_claude(model: str, base_url: str, **extra: Any) -> dict[str, Any]:
     return {"model": CLAUDE, "provider": "anthropic", "api_base": root, "api_key": "local-bench", **extra}
 
 
-def moot_debate(protocol: str, artifact: Path, *, claude: bool = False) -> Debate:
-    """A moot debate against the local server: each judge on its own model on the OpenAI wire, or (`claude`,
-    evaluate) three seats on one Claude model on Anthropic's wire, where moot sends a primer first."""
+def no_schema(model: str, base_url: str, **extra: Any) -> dict[str, Any]:
+    """A judge on the OpenAI wire with `structured: off`: no reply schema on its requests (what the 1.5x
+    target would cost without structured output)."""
+    return {**bc._judge(model, base_url, **extra), "structured": "off"}
+
+
+def moot_debate(protocol: str, artifact: Path, *, claude: bool = False, schema: bool = True) -> Debate:
+    """A moot debate against the local server: each judge on its own model on the OpenAI wire (`schema`:
+    False, with `structured: off`), or (`claude`, evaluate) three seats on one Claude model on Anthropic's
+    wire, where moot sends a primer first."""
     from moot.engine.priming import PRIMER_ASK
     from moot.testing import FakeLLMServer, Reply
 
@@ -139,10 +146,10 @@ def moot_debate(protocol: str, artifact: Path, *, claude: bool = False) -> Debat
     with FakeLLMServer() as server:
         server.responder = respond
         text = artifact.read_text(encoding="utf-8")
-        judge = one_claude if claude else None
+        judge = one_claude if claude else (None if schema else no_schema)
         asyncio.run(bc.run_debate(protocol, server.base_url, 3, artifact, home, text, judge))
         calls = [bc.seen(r) for r in server.requests]
-    label = f"moot {protocol}" + (", one Claude" if claude else "")
+    label = f"moot {protocol}" + (", one Claude" if claude else "") + ("" if schema else ", no schema")
     return Debate(label, calls, outputs)
 
 
@@ -218,8 +225,9 @@ def main() -> None:
     artifacts = {"12-line": bc.SMALL, f"{args.large_kb} KB": bc.large_artifact(args.large_kb)}
     ratios: dict[str, float] = {}
     for size, artifact in artifacts.items():
-        evaluate, claude, decide, challenge, bare = (
+        evaluate, plain, claude, decide, challenge, bare = (
             moot_debate("evaluate", artifact),
+            moot_debate("evaluate", artifact, schema=False),
             moot_debate("evaluate", artifact, claude=True),
             moot_debate("decide", artifact),
             moot_debate("challenge", artifact),
@@ -227,9 +235,10 @@ def main() -> None:
         )
         print(f"\n{size} artifact ({len(artifact.read_text(encoding='utf-8')) / 1000:.1f} KB)")
         print(f"  {'':26}{'calls':>6}{'input':>10}{'output':>9}{'repeated':>10}" + "".join(f"{v:>12}" for v in PRICED))
-        for d in (evaluate, single(evaluate), claude, decide, single(decide), challenge, single(challenge), bare):
+        for d in (evaluate, single(evaluate), plain, claude, decide, single(decide), challenge, single(challenge), bare):
             print(row(d))
         ratios[f"{size}: evaluate prompt tokens / bare"] = evaluate.input_tokens / bare.input_tokens
+        ratios[f"{size}: evaluate prompt tokens / bare, no schema"] = plain.input_tokens / bare.input_tokens
         ratios[f"{size}: evaluate / one call, Anthropic cached"] = evaluate.cost("Anthropic") / single(evaluate).cost(
             "Anthropic"
         )
