@@ -235,7 +235,8 @@ def main() -> None:
         )
         print(f"\n{size} artifact ({len(artifact.read_text(encoding='utf-8')) / 1000:.1f} KB)")
         print(f"  {'':26}{'calls':>6}{'input':>10}{'output':>9}{'repeated':>10}" + "".join(f"{v:>12}" for v in PRICED))
-        for d in (evaluate, single(evaluate), plain, claude, decide, single(decide), challenge, single(challenge), bare):
+        rows = (evaluate, single(evaluate), plain, claude, decide, single(decide), challenge, single(challenge), bare)
+        for d in rows:
             print(row(d))
         ratios[f"{size}: evaluate prompt tokens / bare"] = evaluate.input_tokens / bare.input_tokens
         ratios[f"{size}: evaluate prompt tokens / bare, no schema"] = plain.input_tokens / bare.input_tokens
