@@ -20,10 +20,12 @@ from pydantic import BaseModel, Field
 
 from moot.api.gate import check_gate_options, gate_failure
 from moot.api.outcome import Finish
-from moot.mcp.confine import HTML_IN_RESULT
+from moot.mcp.confine import HTML_IN_RESULT, with_html
+from moot.mcp.typed import json_result, readable
 
 if TYPE_CHECKING:
     from moot.protocol.spec import ProtocolSpec
+    from moot.store.db import DebateRow, Store
 
 REQUIRE_HELP = (
     "CI gate: the verdict must be at least this ({words}); a result that falls short comes back with "
@@ -71,3 +73,17 @@ def gated(answer: CallToolResult, result: Mapping[str, Any], ending: Finish) -> 
         return answer
     content = [*answer.content, TextContent(type="text", text=f"gate failed: {why}")]
     return CallToolResult(content=content, structured_content=answer.structured_content, is_error=True)
+
+
+def stored_result(store: Store, row: DebateRow, *, inline_html: bool) -> CallToolResult:
+    """A finished debate's result read back from the store (a task's result, `show_debate`), held to the gate
+    it was started with; `inline_html`: with its report as a content item when it was started with
+    `html: "-"`, as the tool that ran it gives it."""
+    from moot.api.history import debate_view
+    from moot.api.outcome import stored_finish
+
+    data = debate_view(store, row)
+    answer, ending = json_result(data), stored_finish(row.request)
+    if inline_html and ending.html == HTML_IN_RESULT:
+        answer = with_html(answer, row.id)
+    return gated(readable(answer), data, ending)

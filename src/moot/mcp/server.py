@@ -44,7 +44,7 @@ from moot.mcp.confine import (
 )
 from moot.mcp.confirm import ConfirmFirst
 from moot.mcp.elicit import AskTheUser, settle
-from moot.mcp.gates import checked_finish, ended, gate_params, gated
+from moot.mcp.gates import checked_finish, ended, gate_params, stored_result
 from moot.mcp.progress import with_progress
 from moot.mcp.typed import json_result, moot_version, output_schemas, protocol_output_schema, readable, typed_tool
 from moot.protocol.spec import REQUIRED, SAME, Param
@@ -196,7 +196,6 @@ async def show_debate(
     inside the call's roots). A final result below the gate the debate was started with (`wait: false`) is
     returned as its tool would have: `isError` and a last item `gate failed: <why>`."""
     from moot.api.history import calls_view, debate_view
-    from moot.api.outcome import stored_finish
     from moot.store.shared import shared_store
 
     try:
@@ -205,8 +204,7 @@ async def show_debate(
             row = visible_debate(store, debate_id, folders)
             if calls or row.result is None:
                 return readable(json_result(calls_view(store, row) if calls else debate_view(store, row)))
-            data = debate_view(store, row)  # a final result: held to the gate it was started with
-            return gated(readable(json_result(data)), data, stored_finish(row.request))
+            return stored_result(store, row, inline_html=False)  # held to the gate it was started with
     except MootError as e:
         raise _tool_error(e) from None
 

@@ -36,13 +36,10 @@ from mcp.types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, Req
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
-from moot.api.outcome import stored_finish
 from moot.mcp.background import IN_BACKGROUND, keep, running_here, stop
-from moot.mcp.confine import HTML_IN_RESULT, with_html
 from moot.mcp.elicit import KEY as HUMAN_KEY
 from moot.mcp.elicit import chosen, question_request, record
-from moot.mcp.gates import gated
-from moot.mcp.typed import json_result, readable
+from moot.mcp.gates import stored_result
 from moot.store.connection import moot_home
 from moot.store.db import DebateRow, Store
 
@@ -150,17 +147,10 @@ def _input_requests(store: Store, row: DebateRow) -> dict[str, Any]:
 def _result(store: Store, row: DebateRow) -> dict[str, Any]:
     """What the plain call returns for this debate now it has ended: its result (below the gate it was started
     with: `isError` and the reason, as the plain call), or its failure."""
-    from moot.api.history import debate_view
-
     if row.status == "failed" or row.result is None:
         failed = CallToolResult(content=[TextContent(type="text", text=row.error or row.status)], is_error=True)
         return failed.model_dump(by_alias=True, exclude_none=True, mode="json")
-    data = debate_view(store, row)
-    plain = json_result(data)
-    ending = stored_finish(row.request)
-    if ending.html == HTML_IN_RESULT:  # the report as a content item, as the plain call gives it
-        plain = with_html(plain, row.id)
-    return gated(readable(plain), data, ending).model_dump(by_alias=True, exclude_none=True, mode="json")
+    return stored_result(store, row, inline_html=True).model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def _question(row: DebateRow) -> dict[str, Any] | None:
